@@ -1,0 +1,324 @@
+package subjxform.core
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import subjxform.core.DestinationSyntax._
+
+/**
+ * A subject transform compiled once from its source filter and destination, then applied to many
+ * subjects. Immutable and thread-safe: per-call scratch state lives in the caller's [[Workspace]].
+ *
+ * The destination is kept as nats-server keeps it, one entry per destination token in parallel
+ * arrays (operation, source token position, integer argument, bytes argument), and applied in one
+ * pass over the subject's UTF-8 bytes.
+ */
+final class SubjectTransform private (
+    val source: String,
+    val destination: String,
+    val strict: Boolean,
+    filter: SubjectFilter,
+    ops: Array[Int],
+    tokenArg: Array[Int], // source token position the operation reads
+    intArg: Array[Int], // partition count, character count, random ceiling
+    bytesArg: Array[Array[Byte]], // literal token, split separator
+    hashTokens: Array[Array[Int]]) // partition keys' source token positions; null = the whole subject
+  extends Serializable {
+
+  import SubjectTransform._
+
+  /** Whether the destination is empty: a matching subject comes back unchanged. */
+  def isIdentity: Boolean = ops.isEmpty
+
+  /** Whether the result can differ between two calls on the same subject (`{{random(n)}}`). */
+  val isRandom: Boolean = ops.contains(Op.Random)
+
+  // Only `split` can leave a token empty; nats-server builds such a subject and then drops it.
+  private val mayEmptyAToken = ops.contains(Op.Split)
+
+  /**
+   * Transforms the subject in `in[off, off+len)`. Returns the new subject's UTF-8 bytes (a new array,
+   * the only allocation), or null when the subject is not a literal subject, does not match the
+   * source, or the result has an empty token.
+   */
+  def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] = {
+    val ntok = ws.tokenize(in, off, len)
+    if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
+    if (ops.isEmpty) return java.util.Arrays.copyOfRange(in, off, off + len)
+    ws.outLen = 0
+    var i = 0
+    while (i < ops.length) {
+      if (i > 0) ws.put(Subjects.Sep)
+      val op = ops(i)
+      if (op == Op.Literal) {
+        val b = bytesArg(i)
+        ws.put(b, 0, b.length)
+      } else if (op == Op.Fwc) {
+        ws.put(in, ws.tokStart(filter.length - 1), off + len)
+      } else if (op == Op.Partition) {
+        partition(in, off, len, ws, intArg(i), hashTokens(i))
+      } else if (op == Op.Random) {
+        val n = math.abs(intArg(i).toLong)
+        ws.putDecimal(if (n == 0) 0 else ws.random.nextLong(n))
+      } else {
+        val t = tokenArg(i)
+        val s = ws.tokStart(t)
+        val e = ws.tokEnd(t)
+        (op: @annotation.switch) match {
+          case Op.Wildcard => ws.put(in, s, e)
+          case Op.Split => split(in, s, e, bytesArg(i), ws)
+          case _ => byCharacters(op, in, s, e, intArg(i), ws)
+        }
+      }
+      i += 1
+    }
+    if (mayEmptyAToken && hasEmptyToken(ws.out, ws.outLen)) return null
+    ws.result()
+  }
+
+  /** Convenience for tests and tools (allocates): the new subject, or null as [[apply]] says. */
+  def apply(subject: String): String = {
+    val b = subject.getBytes(UTF_8)
+    val r = apply(b, 0, b.length, new Workspace)
+    if (r == null) null else new String(r, UTF_8)
+  }
+
+  /** Whether a subject matches the source filter (the check `apply` makes before transforming). */
+  def matches(in: Array[Byte], off: Int, len: Int, ws: Workspace): Boolean = filter.matches(in, off, len, ws)
+
+  private def withSource(src: String): SubjectTransform =
+    new SubjectTransform(src, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
+
+  override def toString: String = s"SubjectTransform(${GoQuote(source)} -> ${GoQuote(destination)})"
+}
+
+object SubjectTransform {
+
+  /**
+   * Compiles `src` -> `dest` with exactly the acceptance of an entry in a nats-server `mappings` block
+   * (`strict`: of an import, where only `$N`/`{{wildcard(N)}}` may be used and every `*` must be).
+   * An empty `src` means `>`; an empty `dest` means "no transformation".
+   *
+   * @throws InvalidTransformException with nats-server's reason when the transform is invalid
+   */
+  def compile(src: String, dest: String, strict: Boolean = false): SubjectTransform = {
+    if (src.isEmpty) {
+      // ADR-36: no source means `>`. A mappings block, where the golden cases come from, rejects an
+      // empty key outright, so an invalid transform from "" is reported as nats-server reports that.
+      try return compile(">", dest, strict).withSource(src)
+      catch {
+        case e: InvalidTransformException =>
+          throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(src)} is not a valid subject",
+            sourceInvalid = true, detail = s"as \">\": ${e.reason}")
+      }
+    }
+    val source = src
+    def fail(reason: String) = throw new InvalidTransformException(src, dest, reason)
+    if (!Subjects.isValidSubject(source)) {
+      throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(source)} is not a valid subject",
+        sourceInvalid = true)
+    }
+    val filter = SubjectFilter.compile(source, sourceQuirk = true)
+    val empty = Array.empty[Int]
+    if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, empty, empty, empty, Array.empty, Array.empty)
+
+    val dtoks = Subjects.tokens(dest)
+    checkDestinationTokens(dtoks).foreach(fail)
+
+    val stoks = Subjects.tokens(source)
+    val hasFwc = stoks.last == ">"
+    if (dtoks.contains("*") || hasFwc != (dtoks.last == ">")) fail(InvalidSubject)
+    // Position in the source of the N-th `*` (1-based); nats-server reads index 0 or below as position 0.
+    val wildcardPositions = stoks.indices.filter(stoks(_) == "*").toArray
+    val npwcs = wildcardPositions.length
+    def position(index: Long): Int = if (index >= 1) wildcardPositions(index.toInt - 1) else 0
+
+    val n = dtoks.length
+    val ops = new Array[Int](n)
+    val tokenArg = new Array[Int](n)
+    val intArg = new Array[Int](n)
+    val bytesArg = new Array[Array[Byte]](n)
+    val hashTokens = new Array[Array[Int]](n)
+    var placeholders = 0L
+    for (i <- 0 until n) {
+      val token = dtoks(i)
+      val p = try parse(token, canonical(token)) catch { case e: SyntaxError => fail(e.reason) }
+      if (p.op == Op.Literal) {
+        ops(i) = if (token == ">") Op.Fwc else Op.Literal
+        bytesArg(i) = token.getBytes(UTF_8)
+      } else if (npwcs > 0 || hasFwc) {
+        if (strict && p.op != Op.Wildcard) fail(inToken(NotForImport, token))
+        ops(i) = p.op
+        intArg(i) = p.int
+        if (p.op != Op.Random) {
+          placeholders += p.indexes.length
+          p.indexes.find(_ > npwcs).foreach(bad => fail(inToken(IndexOutOfRange, s"$token: [$bad]")))
+          val positions = p.indexes.map(position)
+          if (p.op == Op.Partition) hashTokens(i) = if (positions.isEmpty) null else positions
+          else tokenArg(i) = positions(0)
+          if (p.op == Op.Split) bytesArg(i) = p.string.getBytes(UTF_8)
+        }
+      } else {
+        // A literal source has no wildcard to read: only whole-subject functions make sense.
+        if (p.op != Op.Partition && p.op != Op.Random) fail(inToken(IndexOutOfRange, token))
+        ops(i) = p.op
+        intArg(i) = p.int
+        hashTokens(i) = null
+      }
+    }
+    if (strict && (npwcs > 0 || hasFwc) && placeholders < npwcs) fail(inToken(NotUsingAllWildcards, dest))
+    new SubjectTransform(src, dest, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
+  }
+
+  /** The token checks nats-server's `ValidateMapping` makes before it builds a transform, in its order. */
+  private def checkDestinationTokens(dtoks: Array[String]): Option[String] = {
+    var afterFwc = false
+    for (t <- dtoks) {
+      if (t.isEmpty || afterFwc) return Some(inToken(InvalidTransform, t))
+      val c = canonical(t)
+      if (looksLikeFunction(c)) {
+        if (!namesKnownFunction(c)) return Some(inToken(UnknownFunction, t))
+      } else if (t == ">") afterFwc = true
+      else if (t.exists(Subjects.isNatsSpace)) return Some(InvalidTransform)
+    }
+    None
+  }
+
+  private final val FnvOffset = 0x811c9dc5
+  private final val FnvPrime = 0x01000193
+
+  private def fnv1a(h0: Int, in: Array[Byte], from: Int, until: Int): Int = {
+    var h = h0
+    var i = from
+    while (i < until) { h = (h ^ (in(i) & 0xff)) * FnvPrime; i += 1 }
+    h
+  }
+
+  /** FNV-1a 32 of the keys mod n, both unsigned: nats-server takes the count as uint32. */
+  private def partition(in: Array[Byte], off: Int, len: Int, ws: Workspace, n: Int, keys: Array[Int]): Unit = {
+    if (n == 0) { ws.putDecimal(0); return }
+    var h = FnvOffset
+    if (keys == null) h = fnv1a(h, in, off, off + len)
+    else {
+      var k = 0
+      while (k < keys.length) { h = fnv1a(h, in, ws.tokStart(keys(k)), ws.tokEnd(keys(k))); k += 1 }
+    }
+    ws.putDecimal(Integer.toUnsignedLong(h) % Integer.toUnsignedLong(n))
+  }
+
+  // Character counts are Unicode code points (SPEC §4), so results never cut a character in two.
+  @inline private def isContinuation(b: Byte): Boolean = (b & 0xc0) == 0x80
+
+  private def codePoints(in: Array[Byte], s: Int, e: Int): Int = {
+    var n = 0
+    var i = s
+    while (i < e) { if (i == s || !isContinuation(in(i))) n += 1; i += 1 }
+    n
+  }
+
+  /** The byte position `k` code points after `p`. */
+  private def advance(in: Array[Byte], p: Int, e: Int, k: Int): Int = {
+    var i = p
+    var c = 0
+    while (c < k && i < e) {
+      i += 1
+      while (i < e && isContinuation(in(i))) i += 1
+      c += 1
+    }
+    i
+  }
+
+  /** split/slice/left/right on token `in[s, e)`; each leaves the token whole unless 0 < k < length. */
+  private def byCharacters(op: Int, in: Array[Byte], s: Int, e: Int, k: Int, ws: Workspace): Unit = {
+    val n = codePoints(in, s, e)
+    if (k <= 0 || k >= n) { ws.put(in, s, e); return }
+    (op: @annotation.switch) match {
+      case Op.SplitFromLeft | Op.SplitFromRight =>
+        val m = advance(in, s, e, if (op == Op.SplitFromLeft) k else n - k)
+        ws.put(in, s, m); ws.put(Subjects.Sep); ws.put(in, m, e)
+      case Op.Left => ws.put(in, s, advance(in, s, e, k))
+      case Op.Right => ws.put(in, advance(in, s, e, n - k), e)
+      case Op.SliceFromLeft | Op.SliceFromRight =>
+        // From the right, the short remainder comes first; then pieces of k characters.
+        val first = if (op == Op.SliceFromLeft) k else { val r = n % k; if (r == 0) k else r }
+        var p = s
+        var q = advance(in, s, e, first)
+        ws.put(in, p, q)
+        while (q < e) {
+          p = q
+          q = advance(in, p, e, k)
+          ws.put(Subjects.Sep); ws.put(in, p, q)
+        }
+    }
+  }
+
+  private def indexOf(in: Array[Byte], from: Int, until: Int, sep: Array[Byte]): Int = {
+    val last = until - sep.length
+    var i = from
+    while (i <= last) {
+      var j = 0
+      while (j < sep.length && in(i + j) == sep(j)) j += 1
+      if (j == sep.length) return i
+      i += 1
+    }
+    -1
+  }
+
+  /**
+   * nats-server's split: the pieces between separators, empty pieces written as nothing, a `.` before a
+   * piece only when that piece is not empty and the first piece was not an empty one followed by it.
+   */
+  private def split(in: Array[Byte], s: Int, e: Int, sep: Array[Byte], ws: Workspace): Unit = {
+    if (sep.isEmpty) {
+      // Go's strings.Split on "" cuts between characters.
+      var p = s
+      while (p < e) {
+        val q = advance(in, p, e, 1)
+        if (p > s) ws.put(Subjects.Sep)
+        ws.put(in, p, q)
+        p = q
+      }
+      return
+    }
+    var first = true
+    var ps = s
+    var at = indexOf(in, s, e, sep)
+    var pe = if (at < 0) e else at
+    while (true) {
+      if (pe > ps) ws.put(in, ps, pe)
+      if (at < 0) return
+      val ns = at + sep.length
+      at = indexOf(in, ns, e, sep)
+      val npe = if (at < 0) e else at
+      if (npe > ns && !(first && pe == ps)) ws.put(Subjects.Sep)
+      first = false
+      ps = ns
+      pe = npe
+    }
+  }
+
+  private def hasEmptyToken(out: Array[Byte], len: Int): Boolean = {
+    if (len == 0 || out(0) == Subjects.Sep || out(len - 1) == Subjects.Sep) return true
+    var i = 1
+    while (i < len) { if (out(i) == Subjects.Sep && out(i - 1) == Subjects.Sep) return true; i += 1 }
+    false
+  }
+}
+
+/**
+ * An invalid transform, with nats-server's reason. `natsMessage` is the error nats-server gives for
+ * the same entry in a `mappings` block.
+ */
+final class InvalidTransformException(
+    val source: String,
+    val destination: String,
+    val reason: String,
+    val sourceInvalid: Boolean = false,
+    detail: String = "")
+  extends IllegalArgumentException(
+    s"invalid subject transform from ${GoQuote(source)} to ${GoQuote(destination)}: $reason" +
+      (if (detail.isEmpty) "" else s" ($detail)")) {
+
+  def natsMessage: String =
+    if (sourceInvalid) reason
+    else s"Error adding mapping for ${GoQuote(source)} to ${GoQuote(destination)} : $reason"
+}

@@ -1,0 +1,118 @@
+package subjxform.core
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+/** NATS subject syntax on UTF-8 bytes: the checks nats-server makes, without allocating. */
+object Subjects {
+  final val Sep: Byte = '.'
+  final val Pwc: Byte = '*'
+  final val Fwc: Byte = '>'
+
+  /** A literal subject as nats-server's `Match` checks it: no empty token, no lone `*` or `>` token. */
+  def isValidLiteral(in: Array[Byte], off: Int, len: Int): Boolean = {
+    if (len == 0) return false
+    val end = off + len
+    var start = off
+    var i = off
+    while (i <= end) {
+      if (i == end || in(i) == Sep) {
+        val n = i - start
+        if (n == 0) return false
+        if (n == 1 && (in(start) == Pwc || in(start) == Fwc)) return false
+        start = i + 1
+      }
+      i += 1
+    }
+    true
+  }
+
+  def isValidLiteral(subject: String): Boolean = {
+    val b = subject.getBytes(UTF_8)
+    isValidLiteral(b, 0, b.length)
+  }
+
+  /** nats-server's `IsValidSubject`: a subject or filter with `>` last at most, and no white space. */
+  def isValidSubject(subject: String): Boolean = {
+    if (subject.isEmpty) return false
+    var afterFwc = false
+    for (t <- tokens(subject)) {
+      if (t.isEmpty || afterFwc) return false
+      if (t == ">") afterFwc = true
+      else if (t.exists(isNatsSpace)) return false
+    }
+    true
+  }
+
+  /** The white space nats-server rejects in a subject token (Go's `\s` minus nothing, plus nothing). */
+  def isNatsSpace(c: Char): Boolean = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+
+  /** Splits on every `.`, keeping empty tokens (Go's `strings.Split`). */
+  def tokens(subject: String): Array[String] = subject.split("\\.", -1)
+}
+
+/**
+ * A compiled subject filter, matched against a literal subject's bytes.
+ *
+ * `sourceQuirk` reproduces how nats-server matches a transform's source (`isSubsetMatch`): there any
+ * token that starts with `*` matches any one token, although only a lone `*` counts as a wildcard
+ * for `$N`. Interest matching (`subject_matches`) treats such a token as a literal.
+ */
+final class SubjectFilter private (
+    private val literals: Array[Array[Byte]], // null where the token matches any one token
+    val endsWithFwc: Boolean) extends Serializable {
+
+  /** Number of tokens, the trailing `>` included. */
+  def length: Int = literals.length
+
+  /** Tokens of the subject are given by their boundaries in `ws` (already tokenized). */
+  def matchesTokens(in: Array[Byte], ws: Workspace, ntok: Int): Boolean = {
+    val n = literals.length
+    if (endsWithFwc) { if (ntok < n) return false }
+    else if (ntok != n) return false
+    val fixed = if (endsWithFwc) n - 1 else n
+    var i = 0
+    while (i < fixed) {
+      val lit = literals(i)
+      if (lit != null) {
+        val s = ws.tokStart(i)
+        val len = ws.tokEnd(i) - s
+        if (len != lit.length) return false
+        var j = 0
+        while (j < len) {
+          if (in(s + j) != lit(j)) return false
+          j += 1
+        }
+      }
+      i += 1
+    }
+    true
+  }
+
+  /** Matches a literal subject (false when it is not one). */
+  def matches(in: Array[Byte], off: Int, len: Int, ws: Workspace): Boolean = {
+    val ntok = ws.tokenize(in, off, len)
+    ntok > 0 && matchesTokens(in, ws, ntok)
+  }
+
+  def matches(subject: String): Boolean = {
+    val b = subject.getBytes(UTF_8)
+    matches(b, 0, b.length, new Workspace)
+  }
+}
+
+object SubjectFilter {
+  /** Compiles a valid filter; throws [[InvalidFilterException]] for an invalid one. */
+  def compile(filter: String, sourceQuirk: Boolean = false): SubjectFilter = {
+    if (!Subjects.isValidSubject(filter)) throw new InvalidFilterException(filter)
+    val toks = Subjects.tokens(filter)
+    val fwc = toks.last == ">"
+    val lits = toks.map { t =>
+      val any = t == "*" || (sourceQuirk && t.startsWith("*")) || t == ">"
+      if (any) null else t.getBytes(UTF_8)
+    }
+    new SubjectFilter(lits, fwc)
+  }
+}
+
+final class InvalidFilterException(val filter: String)
+  extends IllegalArgumentException(s"Subject ${GoQuote(filter)} is not a valid subject")

@@ -1,0 +1,64 @@
+package subjxform.spark
+
+import org.apache.spark.SparkConf
+import org.apache.spark.serializer.JavaSerializer
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjection
+import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Evaluates an expression every way Spark can: interpreted, after a serialisation round trip (as a
+ * task ships it), and compiled to Java (as whole-stage codegen does), like Spark's own
+ * `ExpressionEvalHelper.checkEvaluation`.
+ */
+trait ExpressionChecks {
+
+  /** A string input that the optimizer cannot fold: its value comes from the row. */
+  def column(ordinal: Int, dataType: DataType = StringType): Expression = BoundReference(ordinal, dataType, nullable = true)
+
+  def str(s: String): Literal = Literal.create(s, StringType)
+  def bool(b: java.lang.Boolean): Literal = Literal.create(b, BooleanType)
+
+  def row(values: Any*): InternalRow = InternalRow.fromSeq(values.map {
+    case s: String => UTF8String.fromString(s)
+    case v => v
+  })
+
+  private val serializer = new JavaSerializer(new SparkConf()).newInstance()
+
+  def interpreted(e: Expression, input: InternalRow): Any = scalaValue(e.eval(input))
+
+  def afterRoundTrip(e: Expression, input: InternalRow): Any = {
+    val copy = serializer.deserialize[Expression](serializer.serialize(e))
+    scalaValue(copy.eval(input))
+  }
+
+  def compiled(e: Expression, input: InternalRow): Any = compiled(e, Seq(input)).head
+
+  /** One generated projection over many rows: also checks per-task state carries across rows. */
+  def compiled(e: Expression, inputs: Seq[InternalRow]): Seq[Any] = {
+    val projection = GenerateUnsafeProjection.generate(Seq(e), subexpressionEliminationEnabled = false)
+    inputs.map { in =>
+      val out = projection(in)
+      if (out.isNullAt(0)) null
+      else e.dataType match {
+        case StringType => out.getUTF8String(0).toString
+        case BooleanType => out.getBoolean(0)
+      }
+    }
+  }
+
+  /** The value the expression gives, which must be the same all three ways. */
+  def evaluate(e: Expression, input: InternalRow = InternalRow.empty): Any = {
+    val results = Seq(interpreted(e, input), afterRoundTrip(e, input), compiled(e, input))
+    assert(results.distinct.size == 1, s"$e on $input: interpreted, round trip, codegen differ: $results")
+    results.head
+  }
+
+  private def scalaValue(v: Any): Any = v match {
+    case s: UTF8String => s.toString
+    case other => other
+  }
+}

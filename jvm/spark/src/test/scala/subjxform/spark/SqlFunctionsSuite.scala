@@ -1,0 +1,105 @@
+package subjxform.spark
+
+import org.apache.spark.SparkException
+import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
+import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.apache.spark.sql.execution.debug._
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The functions as a Spark SQL user meets them, in a local session with codegen fallback off. */
+class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
+
+  // Nothing registers the functions here: the jar's service entry must make Spark find them.
+  lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .appName("subjxform-tests")
+    .config("spark.sql.codegen.fallback", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .getOrCreate()
+
+  override def afterAll(): Unit = spark.stop()
+
+  private def one(sql: String): Any = spark.sql(sql).collect().head.get(0)
+
+  test("the functions are there with no configuration: found through the service entry") {
+    assert(one("SELECT subject_transform('a.b', 'a.*', 'b.<<wildcard(1)>>')") == "b.b")
+    assert(one("SELECT subject_matches('a.b', 'a.*')") == true)
+    assert(one("SELECT try_subject_transform('a.b', 'a.*', 'b.{{nope(1)}}')") == null)
+  }
+
+  test("inside whole-stage codegen, no fallback to interpretation, with constant and column transforms") {
+    // From a range, not a local Seq: Spark would evaluate a projection of local rows while optimizing.
+    val df = spark.range(0, 1000).selectExpr(
+      "concat('orders.', if(id % 2 = 0, 'eu', 'us'), '.', id) AS subject",
+      "if(id % 3 = 0, 'orders.*.*', 'orders.>') AS src",
+      "if(id % 3 = 0, 'o.$2.$1', 'p.>') AS dest")
+    for (expr <- Seq("subject_transform(subject, 'orders.*.*', 'o.$2.$1')", "subject_transform(subject, src, dest)")) {
+      val q = df.selectExpr(s"$expr AS out")
+      val plan = q.queryExecution.executedPlan
+      val stages = plan.collect { case w: WholeStageCodegenExec => w }
+      assert(stages.nonEmpty, plan.treeString)
+      val generated = stages.map(_.doCodeGen()._2.body).mkString
+      assert(generated.contains("subjxform.spark.PerRow.transform"), s"not compiled into the stage: $expr")
+    }
+    val outs = df.selectExpr("subject", "subject_transform(subject, src, dest)").collect()
+    val engine = Map(true -> subjxform.core.SubjectTransform.compile("orders.*.*", "o.$2.$1"),
+      false -> subjxform.core.SubjectTransform.compile("orders.>", "p.>"))
+    outs.zipWithIndex.foreach { case (r, id) => assert(r.getString(1) == engine(id % 3 == 0)(r.getString(0))) }
+    assert(outs(0).getString(1) == "o.0.eu" && outs(1).getString(1) == "p.us.1")
+  }
+
+  test("an invalid constant transform fails when the query is analysed, before any data is read") {
+    val neverRead = spark.range(10).selectExpr("raise_error('the data was read') AS subject")
+    val e = intercept[AnalysisException] {
+      neverRead.selectExpr("subject_transform(subject, 'a.*', 'b.{{wildcard(2)}}')")
+    }
+    assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(e.getMessage.contains("wildcard index out of range in {{wildcard(2)}}"))
+    val sqlError = intercept[AnalysisException](spark.sql("SELECT subject_transform('a', 'a.>', 'b')"))
+    assert(sqlError.getMessage.contains("invalid subject"))
+  }
+
+  test("an invalid transform in a column fails the job with the row's transform named") {
+    import spark.implicits._
+    val df = Seq(("a.b", "a.*", "b.$1"), ("a.c", "a.*", "b.{{split(1,-,x)}}")).toDF("subject", "src", "dest")
+    val e = intercept[SparkException](df.selectExpr("subject_transform(subject, src, dest)").collect())
+    assert(e.getMessage.contains("too many arguments passed to the function in {{split(1,-,x)}}"))
+    assert(e.getMessage.contains("\"b.{{split(1,-,x)}}\""))
+    val tried = df.selectExpr("try_subject_transform(subject, src, dest)").collect().map(_.getString(0)).toSeq
+    assert(tried == Seq("b.b", null))
+  }
+
+  test("random destinations are nondeterministic to the optimizer") {
+    val q = spark.range(200).selectExpr("subject_transform('a.b', 'a.*', 'b.{{random(5)}}') AS r")
+    assert(!q.queryExecution.analyzed.expressions.forall(_.deterministic))
+    val values = q.collect().map(_.getString(0)).distinct.sorted.toSeq
+    assert(values == Seq("b.0", "b.1", "b.2", "b.3", "b.4"))
+  }
+
+  test("DESCRIBE FUNCTION EXTENDED documents each function, and every documented example holds") {
+    for ((id, info, _) <- SubjxformFunctions.all) {
+      val text = spark.sql(s"DESCRIBE FUNCTION EXTENDED ${id.funcName}").collect().map(_.getString(0)).mkString("\n")
+      assert(text.contains("Usage:") && text.contains("Examples:") && text.contains("Since: 0.1.0"), text)
+      assert(info.getGroup == "string_funcs")
+      val examples = info.getExamples.split("\n").map(_.trim).filter(_.nonEmpty).dropWhile(_ != "Examples:").drop(1)
+      assert(examples.nonEmpty)
+      examples.grouped(2).foreach { case Array(query, expected) =>
+        val actual = Option(spark.sql(query.stripPrefix("> ")).collect().head.get(0)).fold("NULL")(_.toString)
+        assert(actual == expected, s"$query gave $actual, documented $expected")
+      }
+    }
+  }
+
+  test("register() adds the functions to a running session; the extension class loads as spark.sql.extensions loads it") {
+    val session = spark.newSession().asInstanceOf[org.apache.spark.sql.classic.SparkSession]
+    session.sql("DROP TEMPORARY FUNCTION IF EXISTS subject_transform")
+    SubjxformFunctions.register(session)
+    assert(session.sql("SELECT subject_transform('x.y', 'x.*', 'z.$1')").collect().head == Row("z.y"))
+    // What Spark does with each class named in spark.sql.extensions:
+    val ext = new org.apache.spark.sql.SparkSessionExtensions
+    Class.forName(classOf[SubjxformExtensions].getName).getConstructor().newInstance()
+      .asInstanceOf[org.apache.spark.sql.SparkSessionExtensions => Unit](ext)
+    assert(SubjxformFunctions.all.map(_._1.funcName).toSet == Set("subject_transform", "try_subject_transform", "subject_matches"))
+  }
+}

@@ -1,0 +1,143 @@
+package subjxform.spark
+
+import org.apache.spark.SparkException
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.scalatest.funsuite.AnyFunSuite
+
+import subjxform.core.Golden
+
+class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks {
+
+  private def transform(subject: String, src: String, dest: String) =
+    SubjectTransformExpression(str(subject), str(src), str(dest), Literal.FalseLiteral)
+
+  test("constant transforms give the same result interpreted, after a round trip and compiled") {
+    assert(evaluate(transform("bar.a.b", "bar.*.*", "baz.{{wildcard(2)}}.{{wildcard(1)}}")) == "baz.b.a")
+    assert(evaluate(transform("neworders.customerid2", "neworders.*", "neworders.$1.{{partition(3,1)}}")) ==
+      "neworders.customerid2.2")
+    assert(evaluate(transform("a.b", "a.*", "b.<<wildcard(1)>>")) == "b.b")
+    assert(evaluate(transform("x.b", "a.*", "b.$1")) == null)
+  }
+
+  test("a NULL argument gives NULL") {
+    val nullStr = Literal.create(null, org.apache.spark.sql.types.StringType)
+    assert(evaluate(SubjectTransformExpression(nullStr, str("a.*"), str("b.$1"), Literal.FalseLiteral)) == null)
+    assert(evaluate(SubjectTransformExpression(str("a.b"), nullStr, str("b.$1"), Literal.FalseLiteral)) == null)
+    assert(evaluate(SubjectTransformExpression(str("a.b"), str("a.*"), nullStr, Literal.FalseLiteral)) == null)
+    assert(evaluate(SubjectTransformExpression(str("a.b"), str("a.*"), str("b.$1"), bool(null))) == null)
+    val fromColumns = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    assert(evaluate(fromColumns, row(null, "a.*", "b.$1")) == null)
+    assert(evaluate(fromColumns, row("a.b", null, "b.$1")) == null)
+    assert(evaluate(fromColumns, row("a.b", "a.*", null)) == null)
+  }
+
+  test("every golden case, with constant src and dest, in all three evaluation modes") {
+    val failures = Golden.transformCases.filter(c => c.accepted && c.subject.isDefined && c.expected.isDefined &&
+      c.randomPattern.isEmpty).groupBy(c => (c.src, c.dest)).toSeq.flatMap { case ((src, dest), cases) =>
+      val e = SubjectTransformExpression(column(0), str(src), str(dest), Literal.FalseLiteral)
+      val inputs = cases.map(c => row(c.subject.get))
+      val viaCodegen = compiled(e, inputs)
+      cases.zip(inputs).zip(viaCodegen).flatMap { case ((c, in), generated) =>
+        val results = Seq(interpreted(e, in), generated)
+        if (results.forall(r => c.agrees(r.asInstanceOf[String]))) None else Some(s"${c.id}: $results, expected ${c.expected}")
+      }
+    }
+    assert(failures.isEmpty, failures.take(20).mkString("\n"))
+  }
+
+  test("every golden case, with src and dest from columns, through one generated projection") {
+    val cases = Golden.transformCases.filter(c => c.subject.isDefined && (c.expected.isDefined || !c.accepted))
+    val e = TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val inputs = cases.map(c => row(c.subject.get, c.src, c.dest))
+    val results = compiled(e, inputs)
+    val failures = cases.zip(inputs).zip(results).flatMap { case ((c, in), generated) =>
+      val expected = if (c.accepted) c else c.copy(expected = Some(None), randomPattern = None)
+      val both = Seq(generated, interpreted(e, in))
+      if (both.forall(r => expected.agrees(r.asInstanceOf[String]))) None else Some(s"${c.id}: $both")
+    }
+    assert(failures.isEmpty, failures.take(20).mkString("\n"))
+  }
+
+  test("an invalid constant transform fails analysis with the function, the token and nats-server's reason") {
+    val e = intercept[AnalysisException] {
+      transform("a.b", "a.*", "b.{{wildcard(2)}}").checkInputDataTypes()
+    }
+    assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(e.getMessage.contains("`subject_transform`"))
+    assert(e.getMessage.contains("`dest`"))
+    assert(e.getMessage.contains("invalid mapping destination: wildcard index out of range in {{wildcard(2)}}"))
+
+    val badSource = intercept[AnalysisException](transform("a.b", "a b.*", "b.$1").checkInputDataTypes())
+    assert(badSource.getMessage.contains("`src`"))
+    assert(badSource.getMessage.contains("Subject \"a b.*\" is not a valid subject"))
+  }
+
+  test("an invalid transform from columns is a runtime error naming it, or NULL in try_subject_transform") {
+    val strictE = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val input = row("a.b", "a.*", "b.{{foo(1)}}")
+    for (run <- Seq[() => Any](() => interpreted(strictE, input), () => compiled(strictE, input))) {
+      val e = intercept[SparkException](run())
+      assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+      assert(e.getMessage.contains("unknown function in {{foo(1)}}"))
+      assert(e.getMessage.contains("\"a.*\" to \"b.{{foo(1)}}\""))
+    }
+    val tryE = TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    assert(evaluate(tryE, input) == null)
+    assert(evaluate(TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)) == null)
+    assert(TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)
+      .checkInputDataTypes().isSuccess)
+  }
+
+  test("strict mode accepts only what an import mapping accepts") {
+    val ok = SubjectTransformExpression(str("a.x.y"), str("a.*.*"), str("b.$2.{{wildcard(1)}}"), bool(true))
+    assert(evaluate(ok) == "b.y.x")
+    val e = intercept[AnalysisException] {
+      SubjectTransformExpression(str("a.x.y"), str("a.*.*"), str("b.$2"), bool(true)).checkInputDataTypes()
+    }
+    assert(e.getMessage.contains("not using all of the token wildcard(s) in b.$2"))
+    val fn = intercept[AnalysisException] {
+      SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), bool(true)).checkInputDataTypes()
+    }
+    assert(fn.getMessage.contains("the only mapping function allowed for import transforms is {{Wildcard()}}"))
+    assert(SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), column(0, org.apache.spark.sql.types.BooleanType))
+      .checkInputDataTypes().isFailure)
+  }
+
+  test("random makes the expression nondeterministic; other constant transforms are deterministic") {
+    assert(!transform("a.b", "a.*", "b.{{random(10)}}").deterministic)
+    assert(transform("a.b", "a.*", "b.{{partition(10,1)}}").deterministic)
+    assert(!SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral).deterministic)
+    val draws = compiled(transform("a.b", "a.*", "b.{{random(10)}}"), Seq.fill(500)(InternalRow.empty))
+    val values = draws.map(_.toString.stripPrefix("b.").toInt)
+    assert(values.forall(v => v >= 0 && v < 10))
+    assert(values.distinct.size == 10)
+  }
+
+  test("the column cache stays bounded and correct across many distinct transforms") {
+    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val inputs = (0 until 5000).map(i => row(s"p$i.x", s"p$i.*", s"q.$$1.$i"))
+    val results = compiled(e, inputs)
+    assert(results == (0 until 5000).map(i => s"q.x.$i"))
+    val cache = e.newCache()
+    (0 until 5000).foreach(i => cache.get(org.apache.spark.unsafe.types.UTF8String.fromString(s"p$i.*"),
+      org.apache.spark.unsafe.types.UTF8String.fromString("q"), failOnError = true))
+    assert(cache.size == PlanCache.DefaultCapacity)
+  }
+
+  test("subject_matches: interest matching, NULLs, invalid filters") {
+    def m(s: String, f: String) = evaluate(SubjectMatchesExpression(str(s), str(f)))
+    assert(m("orders.eu.42", "orders.*.>") == true)
+    assert(m("orders.eu", "orders.*.>") == false)
+    assert(m("orders.eu", ">") == true)
+    assert(m("a.*x", "a.*x") == true)
+    assert(m("a.b", "a.*x") == false) // `*x` is a literal token for interest matching
+    assert(m("a..b", ">") == false)
+    assert(evaluate(SubjectMatchesExpression(column(0), column(1)), row(null, "a")) == null)
+    val e = intercept[AnalysisException](SubjectMatchesExpression(str("a"), str("a.>.b")).checkInputDataTypes())
+    assert(e.getMessage.contains("`filter`"))
+    val fromColumn = SubjectMatchesExpression(column(0), column(1))
+    intercept[SparkException](compiled(fromColumn, row("a", "a..b")))
+  }
+}

@@ -1,0 +1,1 @@
+"""subjxform: NATS subject transforms as Spark SQL functions."""
