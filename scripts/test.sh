@@ -9,12 +9,4 @@ PY="${PYTHON:-python3}"
 bash scripts/setup.sh
 scripts/sbt test
 
-set +e
 "$PY" -m pytest -q tests "$@"
-rc=$?
-set -e
-if [[ $rc == 5 ]]; then
-  echo "test.sh: pytest collected no tests (exit 5) - treating as success" >&2
-  rc=0
-fi
-exit $rc

@@ -1,0 +1,55 @@
+"""Column functions: each calls the SQL function of the same name, so they work in classic
+PySpark and under Spark Connect alike (the work happens in the JVM, never in Python)."""
+
+from __future__ import annotations
+
+from typing import Union
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+ColumnOrName = Union[Column, str]
+ColumnOrValue = Union[Column, str]
+
+
+def _column(c: ColumnOrName) -> Column:
+    return F.col(c) if isinstance(c, str) else c
+
+
+def _value(v: ColumnOrValue) -> Column:
+    """A plain string is a constant (a transform compiled once); a Column varies per row."""
+    return F.lit(v) if isinstance(v, str) else v
+
+
+def subject_transform(subject: ColumnOrName, src: ColumnOrValue, dest: ColumnOrValue, strict: bool = False) -> Column:
+    """Applies the NATS subject transform ``src`` -> ``dest`` to ``subject``, as nats-server does.
+
+    ``subject`` is a column name or Column; ``src`` and ``dest`` are strings (constants, compiled once;
+    an invalid transform fails the query before any data is read) or Columns. Returns NULL when the
+    subject does not match ``src`` (or is not a literal subject, or the result has an empty token).
+    ``strict=True`` accepts only what an import/export mapping accepts.
+
+    >>> df.select(subject_transform("subject", "orders.*.*", "shipments.{{wildcard(2)}}.$1"))  # doctest: +SKIP
+    orders.eu.42 -> shipments.42.eu
+    >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
+    unchanged when not matching, as Core NATS mappings behave
+    """
+    return F.call_function("subject_transform", _column(subject), _value(src), _value(dest), F.lit(strict))
+
+
+def try_subject_transform(
+    subject: ColumnOrName, src: ColumnOrValue, dest: ColumnOrValue, strict: bool = False
+) -> Column:
+    """Like :func:`subject_transform`, but an invalid transform gives NULL instead of an error.
+
+    >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
+    """
+    return F.call_function("try_subject_transform", _column(subject), _value(src), _value(dest), F.lit(strict))
+
+
+def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
+    """Whether subscription interest on ``filter`` receives ``subject`` (``*`` one token, ``>`` the rest).
+
+    >>> df.where(subject_matches("subject", "orders.*.>"))  # doctest: +SKIP
+    """
+    return F.call_function("subject_matches", _column(subject), _value(filter))

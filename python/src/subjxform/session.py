@@ -1,0 +1,43 @@
+"""Getting the functions into a Spark session."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
+
+
+def jar_path() -> str:
+    """The path of ``subjxform.jar`` inside this package, for ``spark.jars`` or ``--jars``."""
+    path = Path(str(resources.files("subjxform") / "jars" / "subjxform.jar"))
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing: build it with scripts/setup.sh (or `scripts/sbt jar`) from a source checkout"
+        )
+    return str(path)
+
+
+def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Adds the jar and the SQL extensions to a session builder: ``configure(SparkSession.builder).getOrCreate()``.
+
+    The jar alone is enough (Spark finds the extension through its service entry); naming the
+    extension as well makes the functions available however the session is created.
+    """
+    return builder.config("spark.jars", jar_path()).config("spark.sql.extensions", EXTENSIONS_CLASS)
+
+
+def register(spark: SparkSession) -> None:
+    """Registers the functions in a session that is already running (with the jar on its classpath).
+
+    Under Spark Connect the server owns the functions: start it with the jar instead.
+    """
+    jvm_session = getattr(spark, "_jsparkSession", None)
+    if jvm_session is None:
+        raise RuntimeError(
+            "register() needs a classic SparkSession; for Spark Connect start the server with "
+            f"--jars {jar_path()} (the functions then load by themselves)"
+        )
+    spark._jvm.subjxform.spark.SubjxformFunctions.register(jvm_session)

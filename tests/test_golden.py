@@ -1,0 +1,88 @@
+"""The golden cases (produced by a real nats-server 2.15.1) through Spark DataFrames."""
+
+from __future__ import annotations
+
+import filecmp
+import re
+
+import pytest
+from pyspark.errors import AnalysisException
+from pyspark.sql import functions as F
+
+from conftest import GOLDEN, ROOT, golden
+from subjxform import try_subject_transform
+
+SHARED_GOLDEN = ROOT.parent / "shared" / "golden"
+CASES = golden("transform_cases.jsonl")
+
+
+@pytest.mark.skipif(not SHARED_GOLDEN.is_dir(), reason="no ../shared/golden beside this checkout")
+@pytest.mark.parametrize("name", ["transform_cases.jsonl", "map_cases.jsonl"])
+def test_the_repo_copy_is_byte_identical_to_shared_golden(name):
+    assert filecmp.cmp(GOLDEN / name, SHARED_GOLDEN / name, shallow=False), f"tests/golden/{name} differs"
+
+
+def fits(case: dict, actual: str | None) -> bool:
+    """Whether `actual` is what the case pins; `<random(n)>` is an integer token in [0, abs(n))."""
+    if not case.get("random"):
+        return actual == case["expected"]
+    pattern = case["expected_pattern"]
+    if pattern is None or actual is None:
+        return pattern is None and actual is None
+    bounds = [abs(int(n)) for n in re.findall(r"<random\((-?\d+)\)>", pattern)]
+    regex = "".join(
+        re.escape(part) + ("(\\d+)" if i < len(bounds) else "")
+        for i, part in enumerate(re.split(r"<random\(-?\d+\)>", pattern))
+    )
+    m = re.fullmatch(regex, actual)
+    return bool(m) and all((int(v) == 0) if b == 0 else (0 <= int(v) < b) for v, b in zip(m.groups(), bounds))
+
+
+def test_every_case_through_one_dataframe_with_transforms_from_columns(spark):
+    pinned = [c for c in CASES if c["subject"] is not None and ("expected" in c or c.get("random") or not c["accepted"])]
+    df = spark.createDataFrame(
+        [(i, c["subject"], c["src"], c["dest"]) for i, c in enumerate(pinned)],
+        "i int, subject string, src string, dest string",
+    )
+    out = dict(df.select("i", try_subject_transform("subject", F.col("src"), F.col("dest")).alias("t")).collect())
+    failures = []
+    for i, c in enumerate(pinned):
+        want = c if c["accepted"] else {"expected": None}
+        if not fits(want, out[i]):
+            failures.append((c["id"], c["src"], c["dest"], c["subject"], out[i], c.get("expected")))
+    assert not failures, failures[:20]
+
+
+def test_every_case_with_constant_transforms_through_spark_sql(spark):
+    accepted = [c for c in CASES if c["accepted"] and c["subject"] is not None and not c.get("random") and "expected" in c]
+    by_transform: dict[tuple[str, str], list[dict]] = {}
+    for c in accepted:
+        by_transform.setdefault((c["src"], c["dest"]), []).append(c)
+    # One query per distinct transform would be slow; a column per transform in one wide select is not:
+    # each is still a constant, compiled once, inside one generated stage.
+    items = list(by_transform.items())
+    failures = []
+    for start in range(0, len(items), 100):
+        chunk = items[start : start + 100]
+        subjects = sorted({c["subject"] for _, cases in chunk for c in cases})
+        df = spark.createDataFrame([(s,) for s in subjects], "subject string")
+        cols = [try_subject_transform("subject", src, dest).alias(f"t{k}") for k, ((src, dest), _) in enumerate(chunk)]
+        rows = {r["subject"]: r for r in df.select("subject", *cols).collect()}
+        for k, ((src, dest), cases) in enumerate(chunk):
+            for c in cases:
+                if rows[c["subject"]][f"t{k}"] != c["expected"]:
+                    failures.append((c["id"], rows[c["subject"]][f"t{k}"], c["expected"]))
+    assert not failures, failures[:20]
+
+
+def nats_reason(error: str) -> str:
+    """The reason in nats-server's config error, without its `Error adding mapping for ... : ` prefix."""
+    return error.split(" : ", 1)[1] if error.startswith("Error adding mapping") else error
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c["accepted"]], ids=lambda c: c["id"])
+def test_rejected_cases_fail_analysis_with_nats_servers_reason(spark, case):
+    df = spark.createDataFrame([("x",)], "subject string")
+    with pytest.raises(AnalysisException) as err:
+        df.select(F.call_function("subject_transform", F.col("subject"), F.lit(case["src"]), F.lit(case["dest"])))
+    assert nats_reason(case["error"]) in str(err.value)
