@@ -15,7 +15,7 @@ import sys, importlib.metadata as md, importlib.util, os
 want, root = sys.argv[1], sys.argv[2]
 assert md.version("subjxform") == want
 assert md.version("pyspark") == "4.2.0"
-for m in ("pytest", "pyarrow", "pandas"):
+for m in ("pytest", "pyarrow", "pandas", "matplotlib"):
     assert importlib.util.find_spec(m) is not None, m
 spec = importlib.util.find_spec("subjxform")
 assert spec and os.path.realpath(spec.origin).startswith(os.path.realpath(os.path.join(root, "python", "src")))
@@ -23,8 +23,8 @@ PYEOF
 then
   echo "setup: python package subjxform $want_version already installed (editable)"
 else
-  echo "setup: pip install -e '.[test]'"
-  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[test]'
+  echo "setup: pip install -e '.[test,demo]'"
+  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[test,demo]'
 fi
 
 # --- Scala jar --------------------------------------------------------------
