@@ -10,3 +10,5 @@ bash scripts/setup.sh
 scripts/sbt test
 
 "$PY" -m pytest -q tests "$@"
+# The Python API module again, as a Spark Connect client of a server started with the jar.
+SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q tests/test_functions.py "$@"

@@ -4,6 +4,7 @@ test also proves the user's line works with ``--jars`` alone."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,80 @@ def spark() -> SparkSession:
 def golden(name: str) -> list[dict]:
     with open(GOLDEN / name, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def connect_url():
+    """A Spark Connect server in its own process, started with nothing but ``--jars subjxform.jar``."""
+    import subprocess
+    import time
+
+    import pyspark
+
+    spark_home = Path(pyspark.__file__).parent
+    port = free_port()
+    log = open(ROOT / "target" / "connect-server.log", "w") if (ROOT / "target").is_dir() else subprocess.DEVNULL
+    server = subprocess.Popen(
+        [
+            str(spark_home / "bin" / "spark-submit"),
+            "--master", "local[2]",
+            "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+            "--jars", subjxform.jar_path(),
+            "--conf", f"spark.connect.grpc.binding.port={port}",
+            "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf", "spark.ui.enabled=false",
+            "--conf", "spark.sql.codegen.fallback=false",
+            "spark-internal",
+        ],
+        env={**os.environ, "SPARK_HOME": str(spark_home), "SPARK_LOCAL_IP": "127.0.0.1"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 180
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"the Spark Connect server exited with {server.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the Spark Connect server did not start within 180 s")
+                time.sleep(0.5)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+# `SUBJXFORM_SPARK_MODE=connect` runs the tests that take `session` as a Spark Connect client of a
+# server started with the jar. A separate pytest run (scripts/test.sh does both): PySpark's functions
+# pick classic or Connect columns per process, so the two modes cannot share one.
+SPARK_MODE = os.environ.get("SUBJXFORM_SPARK_MODE", "classic")
+
+
+@pytest.fixture(scope="session")
+def session(request):
+    if SPARK_MODE == "connect":
+        client = SparkSession.builder.remote(request.getfixturevalue("connect_url")).getOrCreate()
+        yield client
+        client.stop()
+    else:
+        yield request.getfixturevalue("spark")
+
+
+classic_only = pytest.mark.skipif(SPARK_MODE == "connect", reason="needs the classic in-process JVM")

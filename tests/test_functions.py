@@ -1,4 +1,7 @@
-"""The functions end to end, as a PySpark user calls them: F.expr, Spark SQL and the Python API."""
+"""The functions end to end, as a PySpark user calls them: F.expr, Spark SQL and the Python API.
+
+Tests taking `session` also run as a Spark Connect client of a server started with the jar
+(`SUBJXFORM_SPARK_MODE=connect`, see conftest and scripts/test.sh)."""
 
 from __future__ import annotations
 
@@ -7,33 +10,34 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import subjxform
+from conftest import classic_only
 from subjxform import subject_matches, subject_transform, try_subject_transform
 
 
-@pytest.fixture(scope="module")
-def subjects(spark):
-    return spark.createDataFrame(
+@pytest.fixture
+def subjects(session):
+    return session.createDataFrame(
         [("a.x",), ("orders.eu.42",), ("other.thing",), (None,)], "subject string"
     )
 
 
-def test_the_users_line_works_with_the_jar_alone(spark, subjects):
-    assert spark.conf.get("spark.sql.extensions", None) in (None, "")
+def test_the_users_line_works_with_the_jar_alone(session, subjects):
+    assert session.conf.get("spark.sql.extensions", None) in (None, "")
     out = subjects.select(F.expr("subject_transform(subject,'a.*','b.<<wildcard(1)>>')").alias("out"))
     assert [r.out for r in out.collect()] == ["b.x", None, None, None]
 
 
-def test_spark_sql_query(spark, subjects):
+def test_spark_sql_query(session, subjects):
     subjects.createOrReplaceTempView("messages")
-    rows = spark.sql(
+    rows = session.sql(
         """SELECT subject, subject_transform(subject, 'orders.*.*', 'shipments.{{wildcard(2)}}.$1') AS moved
            FROM messages WHERE subject_matches(subject, 'orders.>')"""
     ).collect()
     assert [(r.subject, r.moved) for r in rows] == [("orders.eu.42", "shipments.42.eu")]
 
 
-def test_python_api_takes_names_or_columns_and_strings_or_columns(spark):
-    df = spark.createDataFrame([("orders.eu.42", "orders.*.*", "x.$2")], "subject string, src string, dest string")
+def test_python_api_takes_names_or_columns_and_strings_or_columns(session):
+    df = session.createDataFrame([("orders.eu.42", "orders.*.*", "x.$2")], "subject string, src string, dest string")
     row = df.select(
         subject_transform("subject", "orders.*.*", "x.$1").alias("by_name"),
         subject_transform(F.col("subject"), F.col("src"), F.col("dest")).alias("by_column"),
@@ -55,8 +59,8 @@ def test_coalesce_gives_core_nats_unchanged_when_not_matching(subjects):
     assert [r.s for r in out.collect()] == ["b.x", "orders.eu.42", "other.thing", None]
 
 
-def test_nulls_give_null(spark):
-    df = spark.createDataFrame([("a.b", None), (None, "a.*")], "subject string, src string")
+def test_nulls_give_null(session):
+    df = session.createDataFrame([("a.b", None), (None, "a.*")], "subject string, src string")
     out = df.select(
         subject_transform("subject", F.col("src"), "x.$1").alias("t"),
         subject_matches("subject", F.col("src")).alias("m"),
@@ -65,18 +69,18 @@ def test_nulls_give_null(spark):
     assert df.select(subject_transform("subject", F.lit(None).cast("string"), "x").alias("t")).first().t is None
 
 
-def test_invalid_constant_transform_fails_at_analysis_before_reading(spark):
-    poisoned = spark.range(5).select(F.expr("raise_error('the data was read')").cast("string").alias("subject"))
+def test_invalid_constant_transform_fails_at_analysis_before_reading(session):
+    poisoned = session.range(5).select(F.expr("raise_error('the data was read')").cast("string").alias("subject"))
     with pytest.raises(AnalysisException) as err:
-        poisoned.select(subject_transform("subject", "a.*", "b.{{wildcard(2)}}"))
+        poisoned.select(subject_transform("subject", "a.*", "b.{{wildcard(2)}}")).schema  # analysis only
     message = str(err.value)
     assert "INVALID_PARAMETER_VALUE.PATTERN" in message
     assert "`subject_transform`" in message and "`dest`" in message
     assert "invalid mapping destination: wildcard index out of range in {{wildcard(2)}}" in message
 
 
-def test_invalid_transform_in_a_row_fails_the_job_naming_it_unless_try(spark):
-    df = spark.createDataFrame(
+def test_invalid_transform_in_a_row_fails_the_job_naming_it_unless_try(session):
+    df = session.createDataFrame(
         [("a.b", "a.*", "b.$1"), ("a.c", "a.*", "b.{{nope(1)}}")], "subject string, src string, dest string"
     )
     with pytest.raises(Exception) as err:
@@ -87,21 +91,22 @@ def test_invalid_transform_in_a_row_fails_the_job_naming_it_unless_try(spark):
     assert [r.t for r in tried] == ["b.b", None]
 
 
-def test_strict_mode_is_the_import_export_rule(spark):
-    df = spark.createDataFrame([("a.x.y",)], "subject string")
+def test_strict_mode_is_the_import_export_rule(session):
+    df = session.createDataFrame([("a.x.y",)], "subject string")
     assert df.select(subject_transform("subject", "a.*.*", "b.$2.$1", strict=True).alias("t")).first().t == "b.y.x"
     with pytest.raises(AnalysisException, match="not using all of the token wildcard"):
-        df.select(subject_transform("subject", "a.*.*", "b.$1", strict=True))
+        df.select(subject_transform("subject", "a.*.*", "b.$1", strict=True)).schema
     assert df.select(subject_transform("subject", "a.*.*", "b.$1").alias("t")).first().t == "b.x"
 
 
-def test_random_destination_draws_in_range(spark):
-    rows = spark.range(300).select(
+def test_random_destination_draws_in_range(session):
+    rows = session.range(300).select(
         subject_transform(F.lit("a.b"), "a.*", "{{random(4)}}.$1").alias("r")
     ).collect()
     assert {r.r for r in rows} == {"0.b", "1.b", "2.b", "3.b"}
 
 
+@classic_only
 def test_register_on_a_running_session(spark):
     subjxform.register(spark)  # idempotent: the service entry registered them already
     assert spark.sql("SELECT subject_transform('x.y', 'x.*', '$1.z') AS t").first().t == "y.z"
@@ -117,6 +122,6 @@ def test_jar_path_and_module_entry_point():
     assert printed.stdout.strip() == path
 
 
-def test_describe_function_documents_usage_and_examples(spark):
-    text = "\n".join(r[0] for r in spark.sql("DESCRIBE FUNCTION EXTENDED subject_transform").collect())
+def test_describe_function_documents_usage_and_examples(session):
+    text = "\n".join(r[0] for r in session.sql("DESCRIBE FUNCTION EXTENDED subject_transform").collect())
     assert "Usage:" in text and "Examples:" in text and "{{partition(3,1)}}" in text
