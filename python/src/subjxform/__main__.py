@@ -1,17 +1,8 @@
-"""``python -m subjxform jar`` prints the jar's path (for ``spark-submit --jars``)."""
+"""``python -m subjxform ...``: the same as the ``subjxform`` command."""
 
 import sys
 
-from subjxform.session import jar_path
-
-
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["jar"]:
-        print(jar_path())
-        return 0
-    print("usage: python -m subjxform jar", file=sys.stderr)
-    return 2
-
+from subjxform.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

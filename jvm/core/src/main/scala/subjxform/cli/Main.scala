@@ -1,0 +1,73 @@
+package subjxform.cli
+
+import java.io.{BufferedReader, InputStreamReader, PrintStream}
+import java.nio.charset.StandardCharsets.UTF_8
+
+import subjxform.core.{InvalidTransformException, SubjectTransform, Subjects}
+
+/**
+ * The command line, on the same engine as the Spark functions and without Spark:
+ * `subjxform mapping [--strict] SRC DEST [SUBJECT...]` behaves like `nats server mapping`.
+ * Started by the Python console script `subjxform` (which adds the Scala library to the classpath).
+ */
+object Main {
+  val NoMatch = "no matching transforms available" // nats-server's ErrNoTransforms
+  val BadSubject = "invalid subject" // nats-server's ErrBadSubject
+
+  def main(args: Array[String]): Unit = {
+    val out = new PrintStream(System.out, true, UTF_8)
+    val code = args.toList match {
+      case "mapping" :: rest => mapping(rest, new BufferedReader(new InputStreamReader(System.in, UTF_8)), out)
+      case _ =>
+        out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
+        2
+    }
+    out.flush()
+    sys.exit(code)
+  }
+
+  /** What `nats server mapping` prints for one subject: the new subject, or `Error: <reason>`. */
+  def show(tr: SubjectTransform, subject: String): String = {
+    val bytes = subject.getBytes(UTF_8)
+    if (!Subjects.isValidLiteral(bytes, 0, bytes.length)) s"Error: $BadSubject"
+    else if (!tr.matches(bytes, 0, bytes.length, new subjxform.core.Workspace)) s"Error: $NoMatch"
+    else Option(tr(subject)).getOrElse("Error: the result has an empty token (nats-server drops such a message)")
+  }
+
+  def mapping(args: List[String], in: BufferedReader, out: PrintStream): Int = {
+    val strict = args.contains("--strict")
+    args.filterNot(_ == "--strict") match {
+      case src :: dest :: subjects =>
+        val tr =
+          try SubjectTransform.compile(src, dest, strict)
+          catch {
+            case e: InvalidTransformException =>
+              out.println(s"Error: ${e.reason}")
+              return 1
+          }
+        if (subjects.nonEmpty) subjects.foreach { s => out.println(show(tr, s)); out.println() }
+        else {
+          out.println("Enter subjects to test, empty subject terminates.")
+          out.println()
+          var line = prompt(in, out)
+          while (line != null && line.nonEmpty) {
+            out.println(show(tr, line))
+            out.println()
+            line = prompt(in, out)
+          }
+        }
+        0
+      case _ =>
+        out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
+        2
+    }
+  }
+
+  private def prompt(in: BufferedReader, out: PrintStream): String = {
+    out.print("? Subject ")
+    out.flush()
+    val line = in.readLine()
+    if (line == null) out.println()
+    if (line == null) null else line.trim
+  }
+}

@@ -1,0 +1,49 @@
+"""``subjxform`` on the command line (also ``python -m subjxform``).
+
+    subjxform jar                                   the jar's path, for --jars / spark.jars
+    subjxform mapping [--strict] SRC DEST [SUBJECT...]
+                                                    try a transform, like `nats server mapping`
+                                                    (no subject: an interactive prompt)
+
+The work is done by the jar's Spark-free engine in a plain JVM: no Spark session is started.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from subjxform.session import jar_path
+
+JVM_COMMANDS = {"mapping"}
+
+
+def java_command(args: list[str]) -> list[str]:
+    """A JVM with the jar and pyspark's Scala library, tuned to start fast (it runs for a moment)."""
+    import pyspark
+
+    java_home = os.environ.get("JAVA_HOME")
+    java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
+    if not java:
+        raise SystemExit("subjxform: java was not found (set JAVA_HOME or put java on PATH)")
+    scala = sorted((Path(pyspark.__file__).parent / "jars").glob("scala-library-*.jar"))
+    if not scala:
+        raise SystemExit("subjxform: the Scala library was not found in the pyspark installation")
+    classpath = os.pathsep.join([jar_path(), str(scala[-1])])
+    return [java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", classpath,
+            "subjxform.cli.Main", *args]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["jar"]:
+        print(jar_path())
+        return 0
+    if args[:1] and args[0] in JVM_COMMANDS:
+        command = java_command(args)
+        sys.stdout.flush()
+        os.execv(command[0], command)  # the JVM takes over this process: stdin, stdout, exit code
+    print(__doc__.strip(), file=sys.stderr)
+    return 2
