@@ -35,6 +35,10 @@ final class SubjectTransform private (
   // Only `split` can leave a token empty; nats-server builds such a subject and then drops it.
   private val mayEmptyAToken = ops.contains(Op.Split)
 
+  // Only literals and whole tokens (`$N`, `>`): the result's size is known before it is built, so it
+  // is written straight into the result array, without the workspace buffer and its final copy.
+  private val sizeKnownUpFront = ops.forall(op => op == Op.Literal || op == Op.Wildcard || op == Op.Fwc)
+
   /**
    * Transforms the subject in `in[off, off+len)`. Returns the new subject's UTF-8 bytes (a new array,
    * the only allocation), or null when the subject is not a literal subject, does not match the
@@ -44,6 +48,7 @@ final class SubjectTransform private (
     val ntok = ws.tokenize(in, off, len)
     if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
     if (ops.isEmpty) return java.util.Arrays.copyOfRange(in, off, off + len)
+    if (sizeKnownUpFront) return tokensOnly(in, off + len, ws)
     ws.outLen = 0
     var i = 0
     while (i < ops.length) {
@@ -73,6 +78,40 @@ final class SubjectTransform private (
     }
     if (mayEmptyAToken && hasEmptyToken(ws.out, ws.outLen)) return null
     ws.result()
+  }
+
+  /** [[apply]] for a destination of literals, `$N` and `>` only, on a matched subject ending at `end`. */
+  private def tokensOnly(in: Array[Byte], end: Int, ws: Workspace): Array[Byte] = {
+    val fwcStart = if (filter.endsWithFwc) ws.tokStart(filter.length - 1) else end
+    var size = ops.length - 1 // the separators
+    var i = 0
+    while (i < ops.length) {
+      val op = ops(i)
+      size +=
+        (if (op == Op.Literal) bytesArg(i).length
+        else if (op == Op.Fwc) end - fwcStart
+        else ws.tokEnd(tokenArg(i)) - ws.tokStart(tokenArg(i)))
+      i += 1
+    }
+    val out = new Array[Byte](size)
+    var at = 0
+    i = 0
+    while (i < ops.length) {
+      if (i > 0) { out(at) = Subjects.Sep; at += 1 }
+      val op = ops(i)
+      if (op == Op.Literal) {
+        val b = bytesArg(i)
+        System.arraycopy(b, 0, out, at, b.length)
+        at += b.length
+      } else {
+        val s = if (op == Op.Fwc) fwcStart else ws.tokStart(tokenArg(i))
+        val e = if (op == Op.Fwc) end else ws.tokEnd(tokenArg(i))
+        System.arraycopy(in, s, out, at, e - s)
+        at += e - s
+      }
+      i += 1
+    }
+    out
   }
 
   /** Convenience for tests and tools (allocates): the new subject, or null as [[apply]] says. */
@@ -229,23 +268,26 @@ object SubjectTransform {
 
   /** split/slice/left/right on token `in[s, e)`; each leaves the token whole unless 0 < k < length. */
   private def byCharacters(op: Int, in: Array[Byte], s: Int, e: Int, k: Int, ws: Workspace): Unit = {
-    val n = codePoints(in, s, e)
+    // ASCII (the usual subject): a character is a byte, so no character needs counting or walking.
+    val ascii = Swar.isAscii(in, s, e)
+    val n = if (ascii) e - s else codePoints(in, s, e)
     if (k <= 0 || k >= n) { ws.put(in, s, e); return }
+    @inline def after(p: Int, chars: Int): Int = if (ascii) math.min(p + chars, e) else advance(in, p, e, chars)
     (op: @annotation.switch) match {
       case Op.SplitFromLeft | Op.SplitFromRight =>
-        val m = advance(in, s, e, if (op == Op.SplitFromLeft) k else n - k)
+        val m = after(s, if (op == Op.SplitFromLeft) k else n - k)
         ws.put(in, s, m); ws.put(Subjects.Sep); ws.put(in, m, e)
-      case Op.Left => ws.put(in, s, advance(in, s, e, k))
-      case Op.Right => ws.put(in, advance(in, s, e, n - k), e)
+      case Op.Left => ws.put(in, s, after(s, k))
+      case Op.Right => ws.put(in, after(s, n - k), e)
       case Op.SliceFromLeft | Op.SliceFromRight =>
         // From the right, the short remainder comes first; then pieces of k characters.
         val first = if (op == Op.SliceFromLeft) k else { val r = n % k; if (r == 0) k else r }
         var p = s
-        var q = advance(in, s, e, first)
+        var q = after(s, first)
         ws.put(in, p, q)
         while (q < e) {
           p = q
-          q = advance(in, p, e, k)
+          q = after(p, k)
           ws.put(Subjects.Sep); ws.put(in, p, q)
         }
     }

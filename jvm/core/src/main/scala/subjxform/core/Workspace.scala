@@ -20,7 +20,8 @@ final class Workspace(seed: Long) {
 
   /**
    * Records the token boundaries of `in[off, off+len)`. Returns the number of tokens, or 0 when the
-   * bytes are not a literal subject (an empty token, or a lone `*` or `>` token).
+   * bytes are not a literal subject (an empty token, or a lone `*` or `>` token). Separators are
+   * found eight bytes at a time, so the cost is one word per 8 bytes plus a few steps per token.
    */
   def tokenize(in: Array[Byte], off: Int, len: Int): Int = {
     if (len == 0) return 0
@@ -28,20 +29,37 @@ final class Workspace(seed: Long) {
     var n = 0
     var start = off
     var i = off
-    while (i <= end) {
-      if (i == end || in(i) == Subjects.Sep) {
-        val tl = i - start
-        if (tl == 0) return 0
-        if (tl == 1 && (in(start) == Subjects.Pwc || in(start) == Subjects.Fwc)) return 0
-        if (n == tokStart.length) growTokens()
-        tokStart(n) = start
-        tokEnd(n) = i
+    while (i + 8 <= end) {
+      var dots = Swar.dots(Swar.word(in, i))
+      while (dots != 0) {
+        val p = i + (java.lang.Long.numberOfTrailingZeros(dots) >>> 3)
+        if (!record(in, start, p, n)) return 0
+        n += 1
+        start = p + 1
+        dots &= dots - 1
+      }
+      i += 8
+    }
+    while (i < end) {
+      if (in(i) == '.') {
+        if (!record(in, start, i, n)) return 0
         n += 1
         start = i + 1
       }
       i += 1
     }
-    n
+    if (!record(in, start, end, n)) return 0
+    n + 1
+  }
+
+  /** Stores token `n` = `in[start, end)`; false when it cannot be in a literal subject. */
+  @inline private def record(in: Array[Byte], start: Int, end: Int, n: Int): Boolean = {
+    val tl = end - start
+    if (tl == 0 || (tl == 1 && (in(start) == '*' || in(start) == '>'))) return false
+    if (n == tokStart.length) growTokens()
+    tokStart(n) = start
+    tokEnd(n) = end
+    true
   }
 
   private def growTokens(): Unit = {

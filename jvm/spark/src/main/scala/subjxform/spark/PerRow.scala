@@ -35,19 +35,19 @@ object PerRow {
 
 /**
  * Compiled plans for arguments that come from columns: the last one used (rows usually repeat it),
- * then a bounded LRU map keyed by copies of the argument strings. Failures are cached too, so a
- * `try_` function over many rows with the same invalid transform compiles it once. `compile` signals
- * invalid arguments with an `IllegalArgumentException`, which `onError` turns into the Spark error.
- * One per task (generated-code mutable state or a transient field), so no locking.
+ * then a bounded LRU map. Lookups use the row's strings as they are; only a new entry stores copies
+ * (a row's strings may point into a buffer the next row overwrites), so a hit allocates no string.
+ * Failures are cached too, so a `try_` function over many rows with the same invalid transform
+ * compiles it once. `compile` signals invalid arguments with an `IllegalArgumentException`, which
+ * `onError` turns into the Spark error. One per task (generated-code mutable state or a transient
+ * field), so no locking.
  */
 final class PlanCache[P <: AnyRef](
     compile: (String, String) => P,
     onError: IllegalArgumentException => Exception,
     capacity: Int = PlanCache.DefaultCapacity) {
-  private final class Entry(val plan: P, val error: Exception)
+  private final class Entry(val a: UTF8String, val b: UTF8String, val plan: P, val error: Exception)
 
-  private var lastA: UTF8String = _
-  private var lastB: UTF8String = _
   private var last: Entry = _
 
   private val lru = new java.util.LinkedHashMap[(UTF8String, UTF8String), Entry](64, 0.75f, true) {
@@ -59,22 +59,19 @@ final class PlanCache[P <: AnyRef](
 
   /** The plan for these arguments; throws the compile error when `failOnError`, else returns null. */
   def get(a: UTF8String, b: UTF8String, failOnError: Boolean): P = {
-    val e =
-      if (last != null && a == lastA && b == lastB) last
-      else {
-        val key = (a.clone(), if (b == null) null else b.clone())
-        var found = lru.get(key)
-        if (found == null) {
-          found =
-            try new Entry(compile(key._1.toString, if (key._2 == null) null else key._2.toString), null)
-            catch { case err: IllegalArgumentException => new Entry(null.asInstanceOf[P], onError(err)) }
-          lru.put(key, found)
-        }
-        lastA = key._1
-        lastB = key._2
-        last = found
-        found
+    var e = last
+    if (e == null || a != e.a || b != e.b) {
+      e = lru.get((a, b))
+      if (e == null) {
+        val ka = a.clone()
+        val kb = if (b == null) null else b.clone()
+        e =
+          try new Entry(ka, kb, compile(ka.toString, if (kb == null) null else kb.toString), null)
+          catch { case err: IllegalArgumentException => new Entry(ka, kb, null.asInstanceOf[P], onError(err)) }
+        lru.put((ka, kb), e)
       }
+      last = e
+    }
     if (e.error != null && failOnError) throw e.error
     e.plan
   }
