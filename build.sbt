@@ -119,12 +119,15 @@ lazy val spark = (project in file("jvm/spark"))
     }
   )
 
-// JMH benchmarks (not aggregated: run with `scripts/sbt "bench/Jmh/run -i 3 -wi 3 -f1"`).
+// JMH benchmarks (not aggregated): `bash bench/run.sh --jmh` (see bench/README.md).
 lazy val bench = (project in file("jvm/bench"))
   .dependsOn(core)
   .enablePlugins(JmhPlugin)
   .settings(
     name := "subjxform-bench",
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+    javacOptions ++= Seq("--release", "17", "-encoding", "UTF-8"),
+    // runMain (CpuTimeBench, OutputSizes) in its own JVM, not sbt's
+    Compile / run / fork := true,
     publish / skip := true
   )

@@ -22,15 +22,19 @@ def read_cases() -> dict[str, tuple[str, str]]:
 
 
 def read_go(path: str) -> dict[tuple[str, str], tuple[float, float, float]]:
-    """(kind, case) -> (ns/op, B/op, allocs/op) from `go test -bench -benchmem` lines."""
+    """(kind, case) -> (wall ns/op, cpu ns/op, B/op, allocs/op) from `go test -bench -benchmem` lines
+    (cpu-ns/op: a metric the Go benchmark reports from its thread's CPU time)."""
     out = {}
-    pat = re.compile(r"^BenchmarkSubjxformCases/(\w+)/(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op")
+    pat = re.compile(r"^BenchmarkSubjxformCases/(\w+)/(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) cpu-ns/op"
+                     r"\s+(\d+) B/op\s+(\d+) allocs/op")
     for line in Path(path).read_text().splitlines():
         m = pat.match(line.strip())
         if m:
             key = (m.group(1), m.group(2))
-            val = (float(m.group(3)), float(m.group(4)), float(m.group(5)))
-            out[key] = min(out.get(key, val), val)  # best of repeated -count runs
+            val = tuple(float(m.group(i)) for i in range(3, 7))
+            old = out.get(key, val)
+            # best of repeated -count runs, each measure on its own
+            out[key] = tuple(min(a, b) for a, b in zip(old, val))
     return out
 
 
@@ -38,6 +42,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("jmh_json")
     ap.add_argument("sizes_tsv")
+    ap.add_argument("cpu_tsv", help="CpuTimeBench output: name<TAB>CPU ns/op")
     ap.add_argument("--go", help="go test -bench output for the same cases")
     ap.add_argument("--out", default=str(BENCH / "JMH.md"))
     args = ap.parse_args()
@@ -47,6 +52,7 @@ def main() -> None:
     for line in Path(args.sizes_tsv).read_text().splitlines():
         name, out_bytes, heap_bytes = line.split("\t")
         sizes[name] = (float(out_bytes), float(heap_bytes))
+    cpu = dict((l.split("\t")[0], float(l.split("\t")[1])) for l in Path(args.cpu_tsv).read_text().splitlines() if l)
     results = json.loads(Path(args.jmh_json).read_text())
     go = read_go(args.go) if args.go else {}
 
@@ -64,40 +70,47 @@ def main() -> None:
             rows[r["params"]["name"]] = (score, err, alloc)
 
     lines = [
-        "# Engine micro-benchmarks (JMH)",
+        "# Engine micro-benchmarks",
         "",
         f"Written by `bash bench/run.sh --jmh` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {jvm}.",
         "One compiled transform per case of bench/cases.tsv applied to the 1024 subjects of "
         "bench/subjects-sample.txt in turn (`SubjectTransform.apply` on UTF-8 bytes with a reused Workspace).",
-        "bytes/op: JMH `-prof gc` (`gc.alloc.rate.norm`); *result array* is the mean heap size of the "
-        "returned byte array, so bytes/op = result array means nothing else is allocated.",
+        "",
+        "- *JMH ns/op*: wall time, mean ± 99.9% error (JMH, 1 fork). On shared cores these swing widely.",
+        "- *CPU ns/op*: the same loop timed by the thread's CPU time (CpuTimeBench), best of 7 rounds of "
+        "4M operations: the steadier number, and the one compared with nats-server.",
+        "- *bytes/op*: JMH `-prof gc` (`gc.alloc.rate.norm`); *result array*: the mean heap size of the "
+        "returned byte array. bytes/op = result array: nothing else is allocated.",
     ]
     if go:
         lines += [
-            "nats-server: `go test -bench` of its `subjectTransform.Match` (tokenize, validate, match, transform: "
-            "the same work) and `TransformSubject` (no validation or matching) on the same cases and subjects, "
-            "measured separately on the same machine (nats-server's code is not part of this repository).",
+            "- *nats-server*: a Go benchmark (`go test -bench`, same machine, measured separately; its code is "
+            "not in this repository) of `subjectTransform.Match` (tokenize, validate, match, transform: the same "
+            "work as `apply`) and `TransformSubject` (no validation or matching), on the same cases and "
+            "subjects, timed by thread CPU time as well; best of the runs.",
         ]
     lines += [""]
-    head = "| case | src -> dest | ns/op | bytes/op | result array (bytes) |"
-    sep = "|---|---|---:|---:|---:|"
+    head = "| case | src -> dest | JMH ns/op | CPU ns/op | bytes/op | result array |"
+    sep = "|---|---|---:|---:|---:|---:|"
     if go:
-        head += " nats-server Match ns/op | B/op | allocs/op | TransformSubject ns/op | Match / subjxform |"
+        head += " Go Match CPU ns/op | Go B/op | Go allocs/op | Go TransformSubject CPU ns/op | Go Match / subjxform |"
         sep += "---:|---:|---:|---:|---:|"
     lines += [head, sep]
     if floor:
         lines.append(f"| (floor: copy the subject) | `Arrays.copyOf` | {floor[0]:.1f} ± {floor[1]:.1f} | "
-                     f"{floor[2]:.1f} | |" + (" | | | | |" if go else ""))
+                     f"{cpu.get('copy_floor', float('nan')):.1f} | {floor[2]:.1f} | |" + (" | | | | |" if go else ""))
     for name in cases:
         if name not in rows:
             continue
         score, err, alloc = rows[name]
         src, dest = cases[name]
-        line = f"| {name} | `{src}` -> `{dest}` | {score:.1f} ± {err:.1f} | {alloc:.1f} | {sizes.get(name, (0, 0))[1]:.1f} |"
+        mine = cpu.get(name, float("nan"))
+        line = (f"| {name} | `{src}` -> `{dest}` | {score:.1f} ± {err:.1f} | {mine:.1f} | {alloc:.1f} | "
+                f"{sizes.get(name, (0, 0))[1]:.1f} |")
         if go:
             m = go.get(("Match", name))
             t = go.get(("TransformSubject", name))
-            line += (f" {m[0]:.1f} | {m[1]:.0f} | {m[2]:.0f} | {t[0]:.1f} | {m[0] / score:.2f} |" if m and t
+            line += (f" {m[1]:.1f} | {m[2]:.0f} | {m[3]:.0f} | {t[1]:.1f} | {m[1] / mine:.1f} x |" if m and t
                      else " | | | | |")
         lines.append(line)
     lines.append("")

@@ -18,10 +18,11 @@ if [[ "${1:-}" == "--jmh" ]]; then
   go_results=""
   if [[ "${1:-}" == "--go" ]]; then go_results="$2"; shift 2; fi
   mkdir -p target
-  "$ROOT/scripts/sbt" "bench/runMain subjxform.bench.OutputSizes target/jmh-output-sizes.tsv" \
+  "$ROOT/scripts/sbt" "bench/runMain subjxform.bench.OutputSizes $ROOT/target/jmh-output-sizes.tsv" \
+    "bench/runMain subjxform.bench.CpuTimeBench $ROOT/target/jmh-cpu.tsv" \
     "bench/Jmh/run -prof gc -rf json -rff $ROOT/target/jmh.json $*"
-  "$PY" bench/jmh_report.py target/jmh.json target/jmh-output-sizes.tsv ${go_results:+--go "$go_results"} \
-    --out bench/JMH.md
+  "$PY" bench/jmh_report.py target/jmh.json target/jmh-output-sizes.tsv target/jmh-cpu.tsv \
+    ${go_results:+--go "$go_results"} --out bench/JMH.md
   exit 0
 fi
 
