@@ -34,13 +34,13 @@ object PerRow {
 }
 
 /**
- * Compiled plans for arguments that come from columns: the last one used (rows usually repeat it),
- * then a bounded LRU map. Lookups use the row's strings as they are; only a new entry stores copies
- * (a row's strings may point into a buffer the next row overwrites), so a hit allocates no string.
- * Failures are cached too, so a `try_` function over many rows with the same invalid transform
- * compiles it once. `compile` signals invalid arguments with an `IllegalArgumentException`, which
- * `onError` turns into the Spark error. One per task (generated-code mutable state or a transient
- * field), so no locking.
+ * Compiled plans for arguments that come from columns: a few recently used ones compared directly
+ * (rows usually take their transform from a handful of values), then a bounded LRU map. Lookups use
+ * the row's strings as they are; only a new entry stores copies (a row's strings may point into a
+ * buffer the next row overwrites), so a hit allocates nothing. Failures are cached too, so a `try_`
+ * function over many rows with the same invalid transform compiles it once. `compile` signals
+ * invalid arguments with an `IllegalArgumentException`, which `onError` turns into the Spark error.
+ * One per task (generated-code mutable state or a transient field), so no locking.
  */
 final class PlanCache[P <: AnyRef](
     compile: (String, String) => P,
@@ -48,7 +48,8 @@ final class PlanCache[P <: AnyRef](
     capacity: Int = PlanCache.DefaultCapacity) {
   private final class Entry(val a: UTF8String, val b: UTF8String, val plan: P, val error: Exception)
 
-  private var last: Entry = _
+  // Recently used entries, most recent first: a byte comparison or two beats hashing both strings.
+  private val recent = new Array[Entry](PlanCache.Recent)
 
   private val lru = new java.util.LinkedHashMap[(UTF8String, UTF8String), Entry](64, 0.75f, true) {
     override def removeEldestEntry(e: java.util.Map.Entry[(UTF8String, UTF8String), Entry]): Boolean =
@@ -59,19 +60,30 @@ final class PlanCache[P <: AnyRef](
 
   /** The plan for these arguments; throws the compile error when `failOnError`, else returns null. */
   def get(a: UTF8String, b: UTF8String, failOnError: Boolean): P = {
-    var e = last
-    if (e == null || a != e.a || b != e.b) {
+    var e: Entry = null
+    var i = 0
+    while (e == null && i < recent.length && recent(i) != null) {
+      val r = recent(i)
+      if (a == r.a && b == r.b) e = r
+      else i += 1
+    }
+    if (e == null) {
       e = lru.get((a, b))
       if (e == null) {
-        val ka = a.clone()
-        val kb = if (b == null) null else b.clone()
+        // copy(), not clone(): clone() keeps the caller's array when the string spans all of it
+        val ka = a.copy()
+        val kb = if (b == null) null else b.copy()
         e =
           try new Entry(ka, kb, compile(ka.toString, if (kb == null) null else kb.toString), null)
           catch { case err: IllegalArgumentException => new Entry(ka, kb, null.asInstanceOf[P], onError(err)) }
         lru.put((ka, kb), e)
       }
-      last = e
+      i = recent.length - 1 // a new recent entry: the least recent one makes room
     }
+    if (i > 0) { // move to the front
+      System.arraycopy(recent, 0, recent, 1, i)
+      recent(0) = e
+    } else if (recent(0) == null) recent(0) = e
     if (e.error != null && failOnError) throw e.error
     e.plan
   }
@@ -79,4 +91,5 @@ final class PlanCache[P <: AnyRef](
 
 object PlanCache {
   final val DefaultCapacity = 1024
+  final val Recent = 8
 }

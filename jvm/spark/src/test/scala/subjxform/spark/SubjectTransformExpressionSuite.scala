@@ -126,6 +126,23 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     assert(cache.size == PlanCache.DefaultCapacity)
   }
 
+  test("the column cache gives each row its own plan when rows cycle through more values than it keeps recent") {
+    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    // 11 distinct dests (more than PlanCache.Recent), in a pseudo-random order, some repeated back to back
+    val rnd = new scala.util.Random(7)
+    val picks = Seq.fill(3000)(rnd.nextInt(11))
+    val results = compiled(e, picks.map(k => row("a.b", "a.*", s"x$k.$$1")))
+    assert(results == picks.map(k => s"x$k.b"))
+    // the strings a hit is compared with are the cache's copies, not the caller's (reused) buffers
+    val cache = e.newCache()
+    val buffer = "a.*".getBytes("UTF-8")
+    val src = org.apache.spark.unsafe.types.UTF8String.fromBytes(buffer)
+    val first = cache.get(src, org.apache.spark.unsafe.types.UTF8String.fromString("y.$1"), failOnError = true)
+    buffer(0) = 'c'.toByte // the caller's buffer now says "c.*"
+    val other = cache.get(src, org.apache.spark.unsafe.types.UTF8String.fromString("y.$1"), failOnError = true)
+    assert(first("a.b") == "y.b" && other("c.b") == "y.b" && other("a.b") == null)
+  }
+
   test("subject_matches: interest matching, NULLs, invalid filters") {
     def m(s: String, f: String) = evaluate(SubjectMatchesExpression(str(s), str(f)))
     assert(m("orders.eu.42", "orders.*.>") == true)
