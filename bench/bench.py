@@ -48,7 +48,7 @@ def pick(values: list[str], hash_expr: str) -> str:
     return f"element_at({sql_array(values)}, cast(pmod({hash_expr}, {len(values)}) AS INT) + 1)"
 
 
-# Realistic subjects of 3-6 tokens and 24-56 bytes, mixed row by row (a hash of the id picks the kind):
+# Realistic subjects of 3-6 tokens and 24-52 bytes, mixed row by row (a hash of the id picks the kind):
 #   orders.<region>.c<customer>.o<order>                           4 tokens
 #   payments.<region>.acct<account>                                3 tokens
 #   shipments.<region>.<carrier>.wh<warehouse>.<parcel>            5 tokens
@@ -315,7 +315,7 @@ def render(spark, args, cases, table, best, codegen, skipped_map) -> str:
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']}; {m['os']}",
         f"- Spark {spark.version} (`{args.master}`, driver memory {args.driver_memory}), Java {java}, "
         f"Python {platform.python_version()}",
-        f"- Data: {n:,} subjects of 3-6 tokens (24-56 bytes) from 4 kinds mixed row by row, cached in memory; "
+        f"- Data: {n:,} subjects of 3-6 tokens (24-52 bytes) from 4 kinds mixed row by row, cached in memory; "
         "cases from bench/cases.tsv",
         f"- Each case: `df.select(expr).agg(sum(length(...))).collect()`, best of {args.rounds} rounds "
         f"(Python UDFs: best of {args.udf_rounds}); rounds interleave all cases.",
