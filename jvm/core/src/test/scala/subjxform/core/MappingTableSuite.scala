@@ -126,6 +126,20 @@ class MappingTableSuite extends AnyFunSuite {
     assert(withDefault("foo", "") == "foo.any")
   }
 
+  test("what a nats-server 2.15.1 in a cluster delivered (probed by publishing through it)") {
+    // Cluster "east", the source listed only for "west": nats-server delivered none of 20 messages.
+    val sourceInWest = MappingTable.compile("foo: [{destination: foo, weight: 100%, cluster: west}]")
+    assert(sourceInWest("foo", "east") == null && sourceInWest("foo") == null)
+    assert(sourceInWest("foo", "west") == "foo")
+    // Another destination for "west": east keeps the subject.
+    val otherInWest = MappingTable.compile("foo: [{destination: bar, weight: 100%, cluster: west}]")
+    assert(otherInWest("foo", "east") == "foo" && otherInWest("foo", "west") == "bar")
+    // A source token like `*x` matches any token, and the remainder delivers the literal source.
+    val quirk = MappingTable.compile("\"a.*x\": [{destination: q, weight: 50%}]")
+    val ws = new Workspace(3)
+    assert(Seq.fill(200)(quirk("a.b", null, ws)).toSet == Set("q", "a.*x"))
+  }
+
   test("a subject that is not a literal subject gives NULL") {
     val t = MappingTable.compile("""{">": "x.>"}""")
     assert(t("a..b") == null && t("a.*") == null && t("") == null)
