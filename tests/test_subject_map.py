@@ -141,6 +141,19 @@ def test_a_seed_makes_a_run_reproducible_across_partitions(spark):
     assert {r.m for r in unseeded.collect()} == {"myservice.requests.x", "myservice.requests.fail.x"}
 
 
+def test_a_weighted_table_can_be_grouped_by_like_rand(spark):
+    # Spark's analyzer pulls Nondeterministic expressions out of GROUP BY; it must see ours as one.
+    df = spark.range(1000).select(F.lit("myservice.requests").alias("subject"))
+    grouped = {r.routed_to: r["count"] for r in df.groupBy(subject_map("subject", CANARY, seed=5).alias("routed_to")).count().collect()}
+    assert set(grouped) == {"myservice.requests.v1", "myservice.requests.v2"} and sum(grouped.values()) == 1000
+    df.createOrReplaceTempView("requests")
+    sql_grouped = spark.sql(
+        "SELECT subject_map(subject, 'myservice.requests: [{destination: v1, weight: 50}]', NULL, 1) AS m, count(*) AS n "
+        "FROM requests GROUP BY 1"
+    ).collect()
+    assert {r.m for r in sql_grouped} == {"v1", "myservice.requests"}
+
+
 def test_weighted_tables_are_nondeterministic_to_the_optimizer(spark):
     weighted = spark.range(1).select(subject_map(F.lit("x"), CANARY).alias("m"))
     plain = spark.range(1).select(subject_map(F.lit("x"), SIMPLE).alias("m"))

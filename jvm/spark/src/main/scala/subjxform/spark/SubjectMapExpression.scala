@@ -1,10 +1,10 @@
 package subjxform.spark
 
-import org.apache.spark.TaskContext
-import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, InternalRow}
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistryBase
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{DataTypeMismatch, TypeCheckSuccess}
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal, Nondeterministic}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
@@ -16,15 +16,8 @@ import subjxform.core.{InvalidMappingsException, MappingTable, Workspace}
 /**
  * `subject_map(subject, mappings [, cluster [, seed]])`: Core NATS account mappings, a thin Catalyst
  * shell around a compiled [[MappingTable]]. A constant table is compiled once (an invalid one fails
- * analysis); tables from a column are kept in a per-task [[PlanCache]].
- *
- * Randomness. A weighted table draws a destination per row, so the expression must then be
- * nondeterministic; a table without weights must stay deterministic (so Spark may still push filters
- * through it, dedupe it, cache it). Spark's `Nondeterministic` trait would make it nondeterministic
- * always (its `deterministic` is final), so it is not mixed in: `deterministic` follows the table, and
- * the expression seeds its own workspace instead of waiting for `initialize(partitionIndex)`, from
- * `seed + the task's partition id`, the same number whether the row is interpreted or compiled, so a
- * seeded query gives the same rows on every run over the same partitions (like `rand(seed)`).
+ * analysis); tables from a column are kept in a per-task [[PlanCache]]. This class is the deterministic
+ * form; the registry turns it into [[RandomSubjectMapExpression]] when the table draws at random.
  */
 @ExpressionDescription(
   usage = """
@@ -64,7 +57,7 @@ import subjxform.core.{InvalidMappingsException, MappingTable, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
-  extends Expression with ImplicitCastInputTypes {
+  extends SubjectMapBase {
 
   def this(subject: Expression, mappings: Expression) =
     this(subject, mappings, Literal.create(null, StringType), Literal.create(null, LongType))
@@ -72,8 +65,79 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, Literal.create(null, LongType))
 
+  // The registry builds this class only for constant tables without weights (see `forTable`).
+  override lazy val deterministic: Boolean =
+    children.forall(_.deterministic) && mappings.foldable && !drawsAtRandom
+
+  override protected def workspaceFor(ctx: CodegenContext, self: String): String =
+    ctx.addMutableState(classOf[Workspace].getName, "subjectMapWorkspace", v => s"$v = $self.newWorkspace(0);")
+
+  @transient private lazy val workspace = newWorkspace(0)
+
+  override def eval(input: InternalRow): Any = evalWith(workspace, input)
+
+  /** The weighted form of this expression when its table draws at random (or may: from a column). */
+  def forTable: Expression =
+    if (drawsAtRandom || !mappings.foldable) RandomSubjectMapExpression(subject, mappings, cluster, seed) else this
+
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
+}
+
+/**
+ * `subject_map` over a table that draws at random (weights, `{{random(n)}}`) or comes from a column:
+ * a Spark `Nondeterministic` expression, so the analyzer treats it as it treats `rand()` (e.g. pulls
+ * it out of a GROUP BY), and its workspace is seeded per partition like `rand(seed)`'s.
+ */
+case class RandomSubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
+  extends SubjectMapBase with Nondeterministic {
+
+  @transient private var workspace: Workspace = _
+
+  override protected def initializeInternal(partitionIndex: Int): Unit = workspace = newWorkspace(partitionIndex)
+
+  override protected def evalInternal(input: InternalRow): Any = evalWith(workspace, input)
+
+  override protected def workspaceFor(ctx: CodegenContext, self: String): String = {
+    val ws = ctx.addMutableState(classOf[Workspace].getName, "subjectMapWorkspace")
+    ctx.addPartitionInitializationStatement(s"$ws = $self.newWorkspace(partitionIndex);")
+    ws
+  }
+
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExpression =
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
+}
+
+object SubjectMapExpression {
+  /**
+   * The registry entry: Spark's description of [[SubjectMapExpression]] and its builder, whose result
+   * becomes a [[RandomSubjectMapExpression]] when the table draws at random. Spark calls a builder
+   * once the arguments are resolved, so a constant table can be read there.
+   */
+  private[spark] def registration: SubjxformFunctions.Description = {
+    val (info, build) = FunctionRegistryBase.build[SubjectMapExpression]("subject_map", since = None)
+    (FunctionIdentifier("subject_map"), info, args => build(args) match {
+      case m: SubjectMapExpression => m.forTable
+      case other => other
+    })
+  }
+}
+
+/**
+ * What both forms share. Randomness: a table with weights draws a destination per row, so the
+ * expression must then be nondeterministic, but a table without them must stay deterministic (so Spark
+ * may still push filters through it, dedupe it, cache it). Spark's `Nondeterministic` trait makes an
+ * expression nondeterministic always (its `deterministic` is final) and is what Spark's analyzer and
+ * projections look for (to pull it out of a GROUP BY, to seed it per partition), hence two classes.
+ */
+abstract class SubjectMapBase extends Expression with ImplicitCastInputTypes {
+  def subject: Expression
+  def mappings: Expression
+  def cluster: Expression
+  def seed: Expression
+
   override def prettyName: String = "subject_map"
-  override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed)
+  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
   override def inputTypes = Seq(StringType, StringType, StringType, LongType)
   override def dataType: DataType = StringType
@@ -82,16 +146,15 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
   override def stateful: Boolean = true
 
   /** The compiled constant table; None when it is NULL (every result is NULL). */
-  @transient private lazy val constant: Option[Either[InvalidMappingsException, MappingTable]] =
+  @transient protected lazy val constant: Option[Either[InvalidMappingsException, MappingTable]] =
     Option(mappings.eval()).map { m =>
       try Right(MappingTable.compile(m.toString))
       catch { case e: InvalidMappingsException => Left(e) }
     }
 
-  private def seedValue: Option[Long] = Option(seed.eval()).map(_.asInstanceOf[Long])
+  protected def drawsAtRandom: Boolean = mappings.foldable && constant.exists(_.exists(_.isRandom))
 
-  override lazy val deterministic: Boolean =
-    children.forall(_.deterministic) && mappings.foldable && !constant.exists(_.exists(_.isRandom))
+  private def seedValue: Option[Long] = Option(seed.eval()).map(_.asInstanceOf[Long])
 
   override def checkInputDataTypes(): TypeCheckResult = {
     val types = super.checkInputDataTypes()
@@ -108,13 +171,12 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
     new PlanCache[MappingTable]((m, _) => MappingTable.compile(m),
       e => Errors.atRuntime(prettyName, "mappings", e.getMessage))
 
-  /** A task's workspace: seeded from `seed` and the partition when a seed is given. */
-  private[spark] def newWorkspace(): Workspace = seedValue match {
-    case Some(s) => new Workspace(s + Option(TaskContext.get()).map(_.partitionId().toLong).getOrElse(0L))
+  /** A partition's workspace: seeded with `seed + partitionIndex` when a seed is given, as `rand(seed)`. */
+  def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
+    case Some(s) => new Workspace(s + partitionIndex)
     case None => new Workspace
   }
 
-  @transient private lazy val workspace = newWorkspace()
   @transient private lazy val cache = newCache()
 
   private def constantTable: MappingTable = constant match {
@@ -123,7 +185,7 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
     case None => null
   }
 
-  override def eval(input: InternalRow): Any = {
+  protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
     val s = subject.eval(input).asInstanceOf[UTF8String]
     if (s == null) return null
     val table =
@@ -136,14 +198,17 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
     else SubjectMapPerRow.map(table, workspace, s, cluster.eval(input).asInstanceOf[UTF8String])
   }
 
+  /** The generated-code variable of this instance's workspace, created and seeded as each form needs. */
+  protected def workspaceFor(ctx: CodegenContext, self: String): String
+
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val perRow = SubjectMapPerRow.getClass.getName.stripSuffix("$")
     val tableClass = classOf[MappingTable].getName
     if (mappings.foldable && constantTable == null) {
       return ev.copy(code = code"boolean ${ev.isNull} = true; UTF8String ${ev.value} = null;")
     }
-    val self = ctx.addReferenceObj("subjectMapExpr", this, getClass.getName)
-    val ws = ctx.addMutableState(classOf[Workspace].getName, "subjectMapWorkspace", v => s"$v = $self.newWorkspace();")
+    val self = ctx.addReferenceObj("subjectMapExpr", this, classOf[SubjectMapBase].getName)
+    val ws = workspaceFor(ctx, self)
     val subj = subject.genCode(ctx)
     val clus = cluster.genCode(ctx)
     val table = ctx.freshName("table")
@@ -179,9 +244,6 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
       else s"$prettyName(${subject.sql}, ${mappings.sql}, ${cluster.sql})"
     } else super.sql
   }
-
-  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
 }
 
 /** What generated code calls per row: hands the strings' bytes to the table without copying them. */

@@ -21,7 +21,7 @@ object SubjxformFunctions {
     describe[SubjectTransformExpression]("subject_transform"),
     describe[TrySubjectTransformExpression]("try_subject_transform"),
     describe[SubjectMatchesExpression]("subject_matches"),
-    describe[SubjectMapExpression]("subject_map"))
+    SubjectMapExpression.registration)
 
   private def describe[T <: Expression: ClassTag](name: String): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.

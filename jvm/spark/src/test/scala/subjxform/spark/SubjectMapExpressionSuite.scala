@@ -1,9 +1,12 @@
 package subjxform.spark
 
+import org.apache.spark.SparkConf
 import org.apache.spark.SparkException
+import org.apache.spark.serializer.JavaSerializer
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjection
 import org.apache.spark.sql.types.{LongType, StringType}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -16,6 +19,31 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   private def long(v: Long) = Literal.create(v, LongType)
   private def map(subject: String, mappings: String, cluster: String = null) =
     SubjectMapExpression(str(subject), str(mappings), Literal.create(cluster, StringType), noSeed)
+
+  /** As the registry builds it: the weighted form when the table draws at random or is a column. */
+  private def registered(e: SubjectMapExpression): Expression = e.forTable
+
+  private def initialized(e: Expression): Expression = { e.foreach { case n: Nondeterministic => n.initialize(0); case _ => }; e }
+
+  private val serializer = new JavaSerializer(new SparkConf()).newInstance()
+
+  /** Compiled as a task compiles it: partition initialization (where seeds are set) runs first. */
+  private def compiledInPartition(e: Expression, inputs: Seq[InternalRow], partition: Int = 0): Seq[String] = {
+    val projection = GenerateUnsafeProjection.generate(Seq(e), subexpressionEliminationEnabled = false)
+    projection.initialize(partition)
+    inputs.map { in => val out = projection(in); if (out.isNullAt(0)) null else out.getUTF8String(0).toString }
+  }
+
+  /** Interpreted, after a round trip and compiled, each initialized for partition 0, which must agree. */
+  private def evaluateEveryWay(e: Expression, input: InternalRow = InternalRow.empty): String = {
+    def str(v: Any) = Option(v).map(_.toString).orNull
+    val results = Seq(
+      str(initialized(e).eval(input)),
+      str(initialized(serializer.deserialize[Expression](serializer.serialize(e))).eval(input)),
+      compiledInPartition(e, Seq(input)).head)
+    assert(results.distinct.size == 1, s"$e on $input: interpreted, round trip, codegen differ: $results")
+    results.head
+  }
 
   private val canary = "myservice.requests: [{destination: myservice.requests.v1, weight: 98%}, " +
     "{destination: myservice.requests.v2, weight: 2%}]"
@@ -35,10 +63,11 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   test("NULL subject or table gives NULL; NULL cluster means no cluster") {
     assert(evaluate(SubjectMapExpression(Literal.create(null, StringType), str("a: b"), noCluster, noSeed)) == null)
     assert(evaluate(SubjectMapExpression(str("a"), Literal.create(null, StringType), noCluster, noSeed)) == null)
-    val fromColumns = SubjectMapExpression(column(0), column(1), column(2), noSeed)
-    assert(evaluate(fromColumns, row("a", null, "w")) == null)
-    assert(evaluate(fromColumns, row("a", "a: b", null)) == "b")
-    assert(evaluate(fromColumns, row("a", "a: [{destination: w, weight: 100, cluster: w}]", "w")) == "w")
+    val fromColumns = registered(SubjectMapExpression(column(0), column(1), column(2), noSeed))
+    assert(fromColumns.isInstanceOf[RandomSubjectMapExpression])
+    assert(evaluateEveryWay(fromColumns, row("a", null, "w")) == null)
+    assert(evaluateEveryWay(fromColumns, row("a", "a: b", null)) == "b")
+    assert(evaluateEveryWay(fromColumns, row("a", "a: [{destination: w, weight: 100, cluster: w}]", "w")) == "w")
   }
 
   test("every golden case, constant table and from a column, through one generated projection") {
@@ -47,8 +76,8 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
         c.expected.get.orNull, c.id)
     }
     val cases = Golden.mapCases.filter(c => c.accepted && c.expected.isDefined)
-    val e = SubjectMapExpression(column(0), column(1), noCluster, noSeed)
-    val results = compiled(e, cases.map(c => row(c.subject, c.mappings)))
+    val e = registered(SubjectMapExpression(column(0), column(1), noCluster, noSeed))
+    val results = compiledInPartition(e, cases.map(c => row(c.subject, c.mappings)))
     assert(cases.zip(results).forall { case (c, r) => r == c.expected.get.orNull })
   }
 
@@ -63,31 +92,36 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("an invalid table from a column is a runtime error naming it") {
-    val e = SubjectMapExpression(column(0), column(1), noCluster, noSeed)
+    val e = registered(SubjectMapExpression(column(0), column(1), noCluster, noSeed))
     val input = row("a", "a: [{destination: b, weight: 101%}]")
-    for (run <- Seq[() => Any](() => interpreted(e, input), () => compiled(e, input))) {
+    for (run <- Seq[() => Any](() => initialized(e).eval(input), () => compiledInPartition(e, Seq(input)))) {
       val err = intercept[SparkException](run())
       assert(err.getMessage.contains("rule \"a\", destination \"b\": Invalid weight 101 for mapping destination"))
     }
   }
 
-  test("weighted tables are nondeterministic, others deterministic; a column table may be weighted") {
-    assert(!map("x", canary).deterministic)
-    assert(map("x", "a: b").deterministic)
-    assert(map("x", "a: [{destination: b, weight: 100%}]").deterministic)
-    assert(!map("x", """{"a.*": "b.{{random(3)}}"}""").deterministic)
-    assert(!SubjectMapExpression(column(0), column(1), noCluster, noSeed).deterministic)
+  test("weighted tables are nondeterministic (Spark's Nondeterministic), others deterministic; a column table may be weighted") {
+    def form(e: SubjectMapExpression) = { val r = registered(e); (r.deterministic, r.isInstanceOf[Nondeterministic]) }
+    assert(form(map("x", canary)) == (false, true))
+    assert(form(map("x", "a: b")) == (true, false))
+    assert(form(map("x", "a: [{destination: b, weight: 100%}]")) == (true, false))
+    assert(form(map("x", """{"a.*": "b.{{random(3)}}"}""")) == (false, true))
+    assert(form(SubjectMapExpression(column(0), column(1), noCluster, noSeed)) == (false, true))
+    val weighted = registered(map("myservice.requests", canary))
+    assert(Set("myservice.requests.v1", "myservice.requests.v2").contains(evaluateEveryWay(weighted)))
   }
 
-  test("a seed makes the draws reproducible, the same interpreted and compiled") {
-    def seeded(seed: Long) = SubjectMapExpression(str("myservice.requests"), str(canary), noCluster, long(seed))
+  test("a seed makes the draws reproducible per partition, the same interpreted and compiled") {
+    def seeded(seed: Long) = registered(SubjectMapExpression(str("myservice.requests"), str(canary), noCluster, long(seed)))
     val rows = Seq.fill(3000)(InternalRow.empty)
-    val viaCodegen = compiled(seeded(7), rows)
+    val viaCodegen = compiledInPartition(seeded(7), rows)
     val e = seeded(7)
-    val viaInterpreter = rows.map(interpreted(e, _))
+    e.foreach { case n: Nondeterministic => n.initialize(0); case _ => }
+    val viaInterpreter = rows.map(e.eval(_).toString)
     assert(viaCodegen == viaInterpreter)
-    assert(viaCodegen == compiled(seeded(7), rows))
-    assert(viaCodegen != compiled(seeded(8), rows))
+    assert(viaCodegen == compiledInPartition(seeded(7), rows))
+    assert(viaCodegen != compiledInPartition(seeded(7), rows, partition = 1))
+    assert(viaCodegen != compiledInPartition(seeded(8), rows))
     assert(viaCodegen.toSet == Set("myservice.requests.v1", "myservice.requests.v2"))
   }
 
