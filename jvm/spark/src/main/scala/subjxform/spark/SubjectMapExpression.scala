@@ -112,7 +112,8 @@ object SubjectMapExpression {
   /**
    * The registry entry: Spark's description of [[SubjectMapExpression]] and its builder, whose result
    * becomes a [[RandomSubjectMapExpression]] when the table draws at random. Spark calls a builder
-   * once the arguments are resolved, so a constant table can be read there.
+   * once the arguments are resolved, so a constant table can be read there; a table that is not
+   * (yet) known to be constant gets the weighted form, the safe side.
    */
   private[spark] def registration: SubjxformFunctions.Description = {
     val (info, build) = FunctionRegistryBase.build[SubjectMapExpression]("subject_map", since = None)
