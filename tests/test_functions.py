@@ -125,3 +125,20 @@ def test_jar_path_and_module_entry_point():
 def test_describe_function_documents_usage_and_examples(session):
     text = "\n".join(r[0] for r in session.sql("DESCRIBE FUNCTION EXTENDED subject_transform").collect())
     assert "Usage:" in text and "Examples:" in text and "{{partition(3,1)}}" in text
+
+
+def test_subject_map_from_python_with_a_dict_a_cluster_column_and_a_seed(session):
+    from subjxform import subject_map
+
+    table = {
+        "orders.*": "orders.central.{{wildcard(1)}}",
+        "foo": [{"destination": "foo.west", "weight": "100%", "cluster": "west"}],
+        "svc": [{"destination": "svc.v1", "weight": 50}, {"destination": "svc.v2", "weight": 50}],
+    }
+    df = session.createDataFrame([("orders.7", None), ("foo", "west"), ("foo", "east")], "subject string, cluster string")
+    out = [r.m for r in df.select(subject_map("subject", table, cluster=F.col("cluster")).alias("m")).collect()]
+    assert out == ["orders.central.7", "foo.west", "foo"]
+    draws = lambda: [r.m for r in session.range(50).select(subject_map(F.lit("svc"), table, seed=3).alias("m")).collect()]
+    assert draws() == draws() and set(draws()) == {"svc.v1", "svc.v2"}
+    with pytest.raises(AnalysisException, match="total weight needs to be <= 100"):
+        df.select(subject_map("subject", "a: [{destination: b, weight: 60}, {destination: c, weight: 50}]")).collect()

@@ -14,7 +14,8 @@ module only names them. Put the jar on the classpath and Spark finds the functio
 
 from importlib.metadata import PackageNotFoundError, version
 
-from subjxform.functions import subject_matches, subject_transform, try_subject_transform
+from subjxform.functions import subject_map, subject_matches, subject_transform, try_subject_transform
+from subjxform.mappings import MappingProblem, validate_mappings
 from subjxform.session import configure, jar_path, register
 
 try:
@@ -26,6 +27,9 @@ __all__ = [
     "subject_transform",
     "try_subject_transform",
     "subject_matches",
+    "subject_map",
+    "validate_mappings",
+    "MappingProblem",
     "register",
     "jar_path",
     "configure",

@@ -3,7 +3,8 @@ PySpark and under Spark Connect alike (the work happens in the JVM, never in Pyt
 
 from __future__ import annotations
 
-from typing import Union
+import json
+from typing import Optional, Union
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -53,3 +54,36 @@ def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
     >>> df.where(subject_matches("subject", "orders.*.>"))  # doctest: +SKIP
     """
     return F.call_function("subject_matches", _column(subject), _value(filter))
+
+
+MappingsValue = Union[Column, str, dict]
+
+
+def _mappings_text(mappings: MappingsValue) -> Column:
+    """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once."""
+    if isinstance(mappings, dict):
+        return F.lit(json.dumps(mappings))
+    return _value(mappings)
+
+
+def subject_map(
+    subject: ColumnOrName,
+    mappings: MappingsValue,
+    cluster: Optional[ColumnOrValue] = None,
+    seed: Optional[int] = None,
+) -> Column:
+    """Applies a Core NATS account mapping table to ``subject``, as nats-server does.
+
+    ``mappings`` is the content of a nats-server ``mappings { }`` block, in its config syntax or as
+    JSON, or a Python dict in the JSON shape (``{"orders.*": "orders.central.{{wildcard(1)}}",
+    "svc": [{"destination": "svc.v2", "weight": "2%"}, ...]}``), or a Column. An invalid table fails the
+    query before any data is read. One rule applies (a literal rule equal to the subject, else the
+    first matching wildcard rule); no match leaves the subject unchanged; a dropped message (artificial
+    loss) is NULL. ``cluster`` (a string or Column) picks a rule's cluster-scoped destinations.
+    Weighted choices are random; ``seed`` makes them reproducible (like ``rand(seed)``).
+
+    >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
+    """
+    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster)
+    seed_col = F.lit(None).cast("long") if seed is None else F.lit(int(seed)).cast("long")
+    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, seed_col)

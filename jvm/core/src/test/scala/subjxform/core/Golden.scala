@@ -50,6 +50,24 @@ object Golden {
       randomPattern = if (random) str(v, "expected_pattern") else None)
   }
 
+  final case class MapCase(
+      id: String,
+      mappings: String,
+      subject: String,
+      accepted: Boolean,
+      error: Option[String],
+      expected: Option[Option[String]]) // None: the case pins no result; Some(None): NULL
+
+  lazy val mapCases: Seq[MapCase] = lines("map_cases.jsonl").map { v =>
+    MapCase(
+      id = v("id").str,
+      mappings = v("mappings").str,
+      subject = v("subject").str,
+      accepted = v("accepted").bool,
+      error = str(v, "error"),
+      expected = v.obj.get("expected").map(x => if (x.isNull) None else Some(x.str)))
+  }
+
   private val RandomToken = "<random\\((-?\\d+)\\)>".r
 
   /** `expected_pattern` with each `<random(n)>` standing for an integer token in [0, abs(n)). */

@@ -20,7 +20,8 @@ object SubjxformFunctions {
   val all: Seq[Description] = Seq(
     describe[SubjectTransformExpression]("subject_transform"),
     describe[TrySubjectTransformExpression]("try_subject_transform"),
-    describe[SubjectMatchesExpression]("subject_matches"))
+    describe[SubjectMatchesExpression]("subject_matches"),
+    SubjectMapExpression.registration)
 
   private def describe[T <: Expression: ClassTag](name: String): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.

@@ -1,0 +1,540 @@
+package subjxform.core
+
+import scala.collection.mutable
+
+/**
+ * A value of nats-server's configuration language, as its parser leaves it. Strings remember whether
+ * they were quoted: nats-server cuts an unquoted `{{...}}` at its first `}`, and we refuse that.
+ */
+sealed trait ConfValue { def line: Int }
+
+object ConfValue {
+  final case class Str(value: String, quoted: Boolean, line: Int) extends ConfValue
+  final case class Integer(value: Long, line: Int) extends ConfValue
+  final case class Decimal(value: Double, line: Int) extends ConfValue
+  final case class Bool(value: Boolean, line: Int) extends ConfValue
+  final case class DateTime(value: String, line: Int) extends ConfValue
+  final case class Null(line: Int) extends ConfValue // JSON's null only
+  final case class Arr(items: Vector[ConfValue], line: Int) extends ConfValue
+  /** Keys in written order; a repeated key replaces the earlier value, as in nats-server's Go map. */
+  final case class Obj(entries: Vector[(String, ConfValue)], repeatedKeys: Vector[String], line: Int) extends ConfValue {
+    def get(key: String): Option[ConfValue] = entries.collectFirst { case (k, v) if k == key => v }
+  }
+
+  /** Go's `%v` of the value nats-server would hold, for messages that quote it. */
+  def goText(v: ConfValue): String = v match {
+    case Str(s, _, _) => s
+    case Integer(n, _) => n.toString
+    case Decimal(d, _) =>
+      if (d == math.rint(d) && math.abs(d) < 1e21) java.math.BigDecimal.valueOf(d).toBigInteger.toString
+      else d.toString.replace("E", "e+").replace("e+-", "e-")
+    case Bool(b, _) => b.toString
+    case DateTime(s, _) => s
+    case Null(_) => "<nil>"
+    case Arr(items, _) => items.map(goText).mkString("[", " ", "]")
+    case Obj(entries, _, _) => entries.sortBy(_._1).map { case (k, x) => s"$k:${goText(x)}" }.mkString("map[", " ", "]")
+  }
+}
+
+/** A text that neither nats-server's configuration parser nor a JSON parser accepts. */
+final class ConfSyntaxException(message: String) extends IllegalArgumentException(message)
+
+/**
+ * Reads the body of a nats-server `mappings { ... }` block (or the block with its braces, or JSON)
+ * into [[ConfValue]]s, accepting what nats-server 2.15's configuration lexer accepts and reading it
+ * the same way: keys quoted or bare; `=`, `:` or white space before a value; values ended by a new
+ * line, `,` or `;`; `#` and `//` comments; bare strings; numbers with size suffixes (`1k`); a number
+ * followed by other characters (`98%`) is a bare string. Tests compare this reader with the
+ * nats-server binary. Compile time only: nothing here runs per row.
+ */
+object ConfSyntax {
+  import ConfValue._
+
+  /** JSON first (it has escapes like `\u00e9` nats-server's lexer lacks); otherwise nats-server syntax. */
+  def parseMappings(text: String): Obj =
+    Json.parse(text) match {
+      case Some(o: Obj) => unwrapMappingsKey(o)
+      case Some(other) => throw new ConfSyntaxException(s"the mappings must be a JSON object, not ${ConfValue.goText(other)}")
+      case None => unwrapMappingsKey(new Reader(text).document())
+    }
+
+  /** `mappings { ... }` / `mappings = {...}` pasted whole is the block itself. */
+  private def unwrapMappingsKey(o: Obj): Obj = o.entries match {
+    case Vector((k, inner: Obj)) if k.equalsIgnoreCase("mappings") => inner
+    case _ => o
+  }
+
+  private final val EOF = -1
+
+  /** Go's `unicode.IsSpace`. */
+  private def isSpace(c: Int): Boolean =
+    c == ' ' || (c >= '\t' && c <= '\r') || c == 0x85 || c == 0xa0 || (c > 0xff && Character.isSpaceChar(c))
+  private def isBlank(c: Int): Boolean = c == ' ' || c == '\t'
+  private def isNewLine(c: Int): Boolean = c == '\n' || c == '\r'
+  private def isDigit(c: Int): Boolean = c != EOF && Character.isDigit(c)
+  private def isKeySeparator(c: Int): Boolean = c == '=' || c == ':'
+  private def isSizeSuffix(c: Int): Boolean = "kKmMgGtTpPeE".indexOf(c) >= 0 && c != EOF
+
+  private final class Reader(text: String) {
+    private var pos = 0
+    private var line = 1
+    /** Maps being built, innermost last: where `$name` references are looked up. */
+    private val scopes = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[String, ConfValue]]
+
+    private def peek: Int = if (pos >= text.length) EOF else text.codePointAt(pos)
+    private def peekAt(ahead: Int): Int = {
+      var p = pos
+      var i = 0
+      while (i < ahead && p < text.length) { p += Character.charCount(text.codePointAt(p)); i += 1 }
+      if (p >= text.length) EOF else text.codePointAt(p)
+    }
+    private def next(): Int = {
+      val c = peek
+      if (c != EOF) { pos += Character.charCount(c); if (c == '\n') line += 1 }
+      c
+    }
+
+    private def fail(message: String): Nothing = throw new ConfSyntaxException(s"Parse error on line $line: '$message'")
+    private def show(c: Int): String = if (c == EOF) "\\x00" else if (c == '\n') "\\n" else new String(Character.toChars(c))
+
+    private def skipComment(): Unit = while (peek != EOF && !isNewLine(peek)) next()
+
+    /** The block body at the top: entries until the end of the text, or a `{ ... }` around them. */
+    def document(): Obj = {
+      var first = true
+      while (first) {
+        val c = peek
+        if (isSpace(c)) next()
+        else if (c == '#') skipComment()
+        else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
+        else first = false
+      }
+      if (peek == '{') {
+        next()
+        val o = mapBody(closing = true)
+        while (peek != EOF) {
+          val c = next()
+          if (c == '#') skipComment()
+          else if (c == '/' && peek == '/') skipComment()
+          else if (!isSpace(c)) fail(s"Unexpected '${show(c)}' after the closing '}'.")
+        }
+        o
+      } else mapBody(closing = false)
+    }
+
+    private def mapBody(closing: Boolean): Obj = {
+      val startLine = line
+      val entries = mutable.LinkedHashMap.empty[String, ConfValue]
+      val repeated = mutable.ArrayBuffer.empty[String]
+      scopes += entries
+      var done = false
+      while (!done) {
+        val c = peek
+        if (c == EOF) {
+          if (closing) fail("Unexpected EOF processing map.")
+          done = true
+        } else if (isSpace(c)) next()
+        else if (isKeySeparator(c)) fail(s"Unexpected key separator '${show(c)}'.")
+        else if (c == ']') fail("Unexpected array end ']' processing map.")
+        else if (c == '}') {
+          next()
+          if (!closing) fail("Unexpected '}': the block is already closed.")
+          done = true
+        } else if (c == '#') skipComment()
+        else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
+        else {
+          val key = readKey()
+          val keyLine = line
+          while (isSpace(peek)) next()
+          if (isKeySeparator(peek)) next()
+          while (isSpace(peek)) next()
+          val v = peek
+          if (v == ',') fail("Unexpected map value terminator ','.")
+          if (v == '}' || v == EOF) fail(s"key \"$key\" on line $keyLine has no value")
+          val value = readValue()
+          if (entries.contains(key)) repeated += key
+          entries(key) = value
+          done = valueEnd(closing)
+        }
+      }
+      scopes.remove(scopes.length - 1)
+      Obj(entries.toVector, repeated.toVector, startLine)
+    }
+
+    /** After a map value: blanks, a comment, then `,` `;` a new line or `}`. Returns whether the map ended. */
+    private def valueEnd(closing: Boolean): Boolean = {
+      while (true) {
+        val c = next()
+        if (isBlank(c)) ()
+        else if (c == '#') skipComment()
+        else if (c == '/') { if (peek == '/') skipComment() else return false } // a lone `/` ends the value
+        else if (c == ',' || c == ';' || isNewLine(c)) return false
+        else if (c == '}') { if (closing) return true; fail("Unexpected '}': the block is already closed.") }
+        else if (c == EOF && !closing) return true
+        else fail(s"Expected a map value terminator ',' or a map terminator '}', but got '${show(c)}' instead.")
+      }
+      false
+    }
+
+    private def readKey(): String = {
+      val c = next()
+      if (c == '\'' || c == '"') {
+        val sb = new java.lang.StringBuilder
+        while (peek != c) {
+          if (peek == EOF) fail(s"Unexpected EOF processing ${if (c == '"') "double " else ""}quoted map key.")
+          sb.appendCodePoint(next())
+        }
+        next()
+        sb.toString
+      } else {
+        // nats-server drops a lone `/` that starts a key (it was looking for a `//` comment).
+        val sb = new java.lang.StringBuilder
+        if (c != '/') sb.appendCodePoint(c) else if (peek != EOF) sb.appendCodePoint(next())
+        var reading = true
+        while (reading) {
+          val d = peek
+          if (d == EOF) fail("Unexpected EOF processing map key.")
+          if (isSpace(d)) {
+            if (sb.toString.equalsIgnoreCase("include")) fail("include is not supported in mappings given to subject_map")
+            reading = false
+          } else if (isKeySeparator(d)) reading = false
+          else sb.appendCodePoint(next())
+        }
+        sb.toString
+      }
+    }
+
+    private def readValue(): ConfValue = {
+      while (isBlank(peek)) next()
+      val at = line
+      peek match {
+        case '[' => next(); readArray(at)
+        case '{' => next(); mapBody(closing = true)
+        case '\'' =>
+          next()
+          val sb = new java.lang.StringBuilder
+          while (peek != '\'') { if (peek == EOF) fail("Unexpected EOF."); sb.appendCodePoint(next()) }
+          next()
+          Str(sb.toString, quoted = true, at)
+        case '"' =>
+          next()
+          val sb = new java.lang.StringBuilder
+          while (peek != '"') {
+            if (peek == EOF) fail("Unexpected EOF.")
+            val c = next()
+            if (c == '\\') escape(sb) else sb.appendCodePoint(c)
+          }
+          next()
+          Str(sb.toString, quoted = true, at)
+        case '-' =>
+          next()
+          if (!isDigit(peek)) fail(if (peek == '.') "Floats must start with a digit, not '.'." else s"Expected a digit but got '${show(peek)}'.")
+          negativeNumber(at)
+        case '(' => fail("(...) blocks are not supported in mappings given to subject_map; use a quoted string")
+        case '.' => next(); fail("Floats must start with a digit")
+        case c if isNewLine(c) => fail("Expected value but found new line")
+        case c if isDigit(c) => numberOrString(at)
+        case _ => bareString(new java.lang.StringBuilder, pos, at)
+      }
+    }
+
+    private def escape(sb: java.lang.StringBuilder): Unit = next() match {
+      case 't' => sb.append('\t')
+      case 'n' => sb.append('\n')
+      case 'r' => sb.append('\r')
+      case '"' => sb.append('"')
+      case '\\' => sb.append('\\')
+      case 'x' =>
+        val a = next()
+        val b = next()
+        if (isNewLine(a) || isNewLine(b)) fail("Expected two hexadecimal digits after '\\x', but hit end of line")
+        val hex = s"${show(a)}${show(b)}"
+        if (!hex.forall(ch => Character.digit(ch, 16) >= 0) || hex.length != 2)
+          fail(s"Expected two hexadecimal digits after '\\x', but got '$hex'")
+        // nats-server adds the byte itself to the string: only ASCII survives as text.
+        sb.append(java.lang.Integer.parseInt(hex, 16).toChar)
+      case c =>
+        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: \\xXX, \\t, \\n, \\r, \\\", \\\\.")
+    }
+
+    /**
+     * A bare string: up to a new line, blank, `,` `;` `]` `}` or a `'` (which it swallows); `\` escapes
+     * work. `true`/`false`/`on`/`off`/`yes`/`no` are booleans and `$name` a variable reference.
+     */
+    private def bareString(sb: java.lang.StringBuilder, start: Int, at: Int): ConfValue = {
+      var escaped = false
+      var tailStart = start
+      while (true) {
+        val c = peek
+        if (c == EOF || isNewLine(c) || isBlank(c) || c == ';' || c == ',' || c == ']' || c == '}') {
+          val s = sb.toString
+          if (escaped) return Str(s, quoted = false, at)
+          val tail = text.substring(tailStart, pos)
+          if (Set("true", "on", "yes").contains(tail.toLowerCase)) return Bool(true, at)
+          if (Set("false", "off", "no").contains(tail.toLowerCase)) return Bool(false, at)
+          if (tail.startsWith("$")) return variable(tail.substring(1), at)
+          if (s.contains("{{")) unquotedFunction(s, at)
+          return Str(s, quoted = false, at)
+        }
+        next()
+        if (c == '\'') {
+          val s = sb.toString
+          if (s.contains("{{")) unquotedFunction(s, at)
+          return Str(s, quoted = false, at)
+        }
+        if (c == '\\') { escape(sb); escaped = true; tailStart = pos }
+        else sb.appendCodePoint(c)
+      }
+      throw new IllegalStateException
+    }
+
+    /** nats-server would keep only what comes before the first `}`: say so instead of guessing. */
+    private def unquotedFunction(cut: String, at: Int): Nothing = {
+      var p = pos
+      while (p < text.length && !isSpace(text.codePointAt(p)) && text.charAt(p) != ',' && text.charAt(p) != ';') p += 1
+      var whole = cut + text.substring(pos, p)
+      while (whole.endsWith("}") && whole.count(_ == '}') > whole.count(_ == '{')) whole = whole.dropRight(1)
+      throw new ConfSyntaxException(
+        s"unquoted destination on line $at holds {{...}}: nats-server reads an unquoted value only up to its " +
+          s"first '}' (here ${GoQuote(cut)}); put the destination in quotes: ${GoQuote(whole)}")
+    }
+
+    private def variable(name: String, at: Int): ConfValue = {
+      if (name.startsWith("2a$")) return Str("$" + name, quoted = false, at) // a bcrypt hash, not a reference
+      scopes.reverseIterator.flatMap(_.get(name)).nextOption().getOrElse {
+        fail(s"variable reference for '$name' on line $at can not be found " +
+          "(a destination that starts with $ must be quoted)")
+      }
+    }
+
+    private def isNumberEnd(c: Int): Boolean =
+      c == EOF || isNewLine(c) || isBlank(c) || c == '}' || c == ';' || c == ','
+
+    /** After a leading digit: an integer, a float, an IP address, a date, or a bare string (`98%`). */
+    private def numberOrString(at: Int): ConfValue = {
+      val start = pos
+      next()
+      while (true) {
+        val c = peek
+        if (c == '-') {
+          next()
+          if (pos - start != 5) fail("All ISO8601 dates must be in full Zulu form.")
+          for (f <- "00-00T00:00:00Z") {
+            val d = next()
+            if (f == '0' && !isDigit(d)) fail(s"Expected digit in ISO8601 datetime, but found '${show(d)}' instead.")
+            if (f != '0' && f != d) fail(s"Expected '$f' in ISO8601 datetime, but found '${show(d)}' instead.")
+          }
+          return DateTime(text.substring(start, pos), at)
+        } else if (isDigit(c)) next()
+        else if (c == '.') { next(); return fraction(start, at) }
+        else if (isSizeSuffix(c)) { next(); return sizedNumber(start, at) }
+        else if (!isNumberEnd(c)) {
+          // Not a number after all: the text so far and this character open a bare string.
+          next()
+          return bareString(new java.lang.StringBuilder(text.substring(start, pos)), start, at)
+        } else return integer(text.substring(start, pos))
+      }
+      throw new IllegalStateException
+    }
+
+    private def negativeNumber(at: Int): ConfValue = {
+      val start = pos - 1
+      while (isDigit(peek)) next()
+      if (peek == '.') { next(); fraction(start, at) }
+      else if (isSizeSuffix(peek)) { next(); sizedNumber(start, at) }
+      else integer(text.substring(start, pos))
+    }
+
+    private def fraction(start: Int, at: Int): ConfValue = {
+      if (!isDigit(peek)) fail(s"Floats must have a digit after the '.', but got '${show(peek)}' instead.")
+      while (isDigit(peek)) next()
+      if (peek == '.') {
+        // An IP address (127.0.0.1:4222): a string.
+        while (isDigit(peek) || peek == '.' || peek == ':' || peek == '-') next()
+        return Str(text.substring(start, pos), quoted = false, at)
+      }
+      val s = text.substring(start, pos)
+      try Decimal(s.toDouble, at)
+      catch { case _: NumberFormatException => throw new ConfSyntaxException(s"expected float, but got '$s'") }
+    }
+
+    private def sizedNumber(start: Int, at: Int): ConfValue = {
+      while ("bBiI".indexOf(peek) >= 0 && peek != EOF) next()
+      if (isNumberEnd(peek) || isDigit(peek)) integer(text.substring(start, pos))
+      else bareString(new java.lang.StringBuilder(text.substring(start, pos)), start, at)
+    }
+
+    private def integer(s: String): ConfValue = {
+      val digits = s.takeWhile(ch => Character.isDigit(ch) || ch == '-')
+      val n = try digits.toLong catch {
+        case _: NumberFormatException =>
+          if (digits.length > 1 && digits.drop(1).forall(Character.isDigit)) throw new ConfSyntaxException(s"integer '$s' is out of the range")
+          throw new ConfSyntaxException(s"expected integer, but got '$s'")
+      }
+      val scale: Long = s.substring(digits.length).trim.toLowerCase match {
+        case "" => 1L
+        case "k" => 1000L
+        case "kb" | "ki" | "kib" => 1024L
+        case "m" => 1000L * 1000
+        case "mb" | "mi" | "mib" => 1024L * 1024
+        case "g" => 1000L * 1000 * 1000
+        case "gb" | "gi" | "gib" => 1024L * 1024 * 1024
+        case "t" => 1000L * 1000 * 1000 * 1000
+        case "tb" | "ti" | "tib" => 1024L * 1024 * 1024 * 1024
+        case "p" => 1000L * 1000 * 1000 * 1000 * 1000
+        case "pb" | "pi" | "pib" => 1024L * 1024 * 1024 * 1024 * 1024
+        case "e" => 1000L * 1000 * 1000 * 1000 * 1000 * 1000
+        case "eb" | "ei" | "eib" => 1024L * 1024 * 1024 * 1024 * 1024 * 1024
+        case other => throw new ConfSyntaxException(s"unknown size suffix '$other' in '$s'")
+      }
+      Integer(n * scale, line)
+    }
+
+    private def readArray(at: Int): ConfValue = {
+      val items = Vector.newBuilder[ConfValue]
+      while (true) {
+        val c = peek
+        if (isSpace(c)) next()
+        else if (c == '#') skipComment()
+        else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
+        else if (c == ',' || c == '/') fail("Unexpected array value terminator ','.")
+        else if (c == ']') { next(); return Arr(items.result(), at) }
+        else {
+          items += readValue()
+          var inGap = true
+          while (inGap) {
+            val d = next()
+            if (isBlank(d)) ()
+            else if (d == '#') skipComment()
+            else if (d == '/') { if (peek == '/') skipComment() else inGap = false }
+            else if (d == ',' || isNewLine(d)) inGap = false
+            else if (d == ']') return Arr(items.result(), at)
+            else fail(s"Expected an array value terminator ',' or an array terminator ']', but got '${show(d)}' instead.")
+          }
+        }
+      }
+      throw new IllegalStateException
+    }
+  }
+
+  /** Strict JSON (RFC 8259) into the same values; None when the text is not JSON. */
+  private object Json {
+    def parse(text: String): Option[ConfValue] =
+      try {
+        val p = new JsonReader(text)
+        val v = p.value()
+        p.skipWs()
+        if (p.atEnd) Some(v) else None
+      } catch { case _: JsonError => None }
+
+    private final class JsonError extends Exception(null, null, false, false)
+
+    private final class JsonReader(s: String) {
+      private var i = 0
+      private var line = 1
+      def atEnd: Boolean = i >= s.length
+      private def err(): Nothing = throw new JsonError
+      def skipWs(): Unit = while (i < s.length && " \t\r\n".indexOf(s.charAt(i)) >= 0) { if (s.charAt(i) == '\n') line += 1; i += 1 }
+      private def expect(c: Char): Unit = { if (i >= s.length || s.charAt(i) != c) err(); i += 1 }
+
+      def value(): ConfValue = {
+        skipWs()
+        if (atEnd) err()
+        val at = line
+        s.charAt(i) match {
+          case '{' =>
+            i += 1
+            val entries = mutable.LinkedHashMap.empty[String, ConfValue]
+            val repeated = mutable.ArrayBuffer.empty[String]
+            skipWs()
+            if (!atEnd && s.charAt(i) == '}') { i += 1; return Obj(Vector.empty, Vector.empty, at) }
+            var more = true
+            while (more) {
+              skipWs()
+              val k = string()
+              skipWs(); expect(':')
+              val v = value()
+              if (entries.contains(k)) repeated += k
+              entries(k) = v
+              skipWs()
+              if (!atEnd && s.charAt(i) == ',') i += 1 else { expect('}'); more = false }
+            }
+            Obj(entries.toVector, repeated.toVector, at)
+          case '[' =>
+            i += 1
+            val items = Vector.newBuilder[ConfValue]
+            skipWs()
+            if (!atEnd && s.charAt(i) == ']') { i += 1; return Arr(Vector.empty, at) }
+            var more = true
+            while (more) {
+              items += value()
+              skipWs()
+              if (!atEnd && s.charAt(i) == ',') i += 1 else { expect(']'); more = false }
+            }
+            Arr(items.result(), at)
+          case '"' => Str(string(), quoted = true, at)
+          case 't' => literal("true"); Bool(true, at)
+          case 'f' => literal("false"); Bool(false, at)
+          case 'n' => literal("null"); Null(at)
+          case _ => number(at)
+        }
+      }
+
+      private def literal(w: String): Unit = { if (!s.startsWith(w, i)) err(); i += w.length }
+
+      private def number(at: Int): ConfValue = {
+        val start = i
+        if (i < s.length && s.charAt(i) == '-') i += 1
+        def digits(): Int = { val b = i; while (i < s.length && s.charAt(i) >= '0' && s.charAt(i) <= '9') i += 1; i - b }
+        if (i < s.length && s.charAt(i) == '0') i += 1 else if (digits() == 0) err()
+        var integral = true
+        if (i < s.length && s.charAt(i) == '.') { i += 1; if (digits() == 0) err(); integral = false }
+        if (i < s.length && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+          i += 1
+          if (i < s.length && (s.charAt(i) == '+' || s.charAt(i) == '-')) i += 1
+          if (digits() == 0) err()
+          integral = false
+        }
+        val t = s.substring(start, i)
+        if (integral) t.toLongOption.map(Integer(_, at)).getOrElse(Decimal(t.toDouble, at)) else Decimal(t.toDouble, at)
+      }
+
+      private def string(): String = {
+        expect('"')
+        val sb = new java.lang.StringBuilder
+        while (true) {
+          if (atEnd) err()
+          val c = s.charAt(i)
+          i += 1
+          c match {
+            case '"' => return sb.toString
+            case '\\' =>
+              if (atEnd) err()
+              val e = s.charAt(i)
+              i += 1
+              e match {
+                case '"' => sb.append('"')
+                case '\\' => sb.append('\\')
+                case '/' => sb.append('/')
+                case 'b' => sb.append('\b')
+                case 'f' => sb.append('\f')
+                case 'n' => sb.append('\n')
+                case 'r' => sb.append('\r')
+                case 't' => sb.append('\t')
+                case 'u' =>
+                  if (i + 4 > s.length) err()
+                  val h = s.substring(i, i + 4)
+                  if (!h.forall(ch => Character.digit(ch, 16) >= 0)) err()
+                  sb.append(java.lang.Integer.parseInt(h, 16).toChar)
+                  i += 4
+                case _ => err()
+              }
+            case ch if ch < 0x20 => err()
+            case ch => sb.append(ch)
+          }
+        }
+        throw new IllegalStateException
+      }
+    }
+  }
+}

@@ -1,0 +1,398 @@
+package subjxform.core
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import scala.collection.mutable
+
+import subjxform.core.ConfValue._
+
+/**
+ * A Core NATS account mapping table (the content of a nats-server `mappings { }` block), compiled once
+ * and applied to many subjects. Immutable and thread-safe: the random draw and all scratch state live
+ * in the caller's [[Workspace]].
+ *
+ * One rule applies, never recursively: a literal rule equal to the subject, otherwise the first
+ * matching wildcard rule in written order (nats-server's own order is that of a Go map: unspecified).
+ * The rule's destinations are those of the caller's cluster when it has any, else the cluster-less
+ * ones; one is drawn by weight exactly as nats-server draws it (an integer in [0, 100) against the
+ * running total), the remainder keeping the subject unless the source is itself a destination.
+ */
+final class MappingTable private (
+    val rules: Array[MappingTable.Rule],
+    literalSlots: Array[Int], // open addressing on the FNV-1a hash of a literal rule's subject; -1 = empty
+    scanOrder: Array[Int]) // rules a subject can match without being equal to them, in written order
+  extends Serializable {
+
+  import MappingTable._
+
+  /** Whether two applications to the same subject can differ (a weighted draw or `{{random(n)}}`). */
+  val isRandom: Boolean = rules.exists(r => (r.default +: r.clusterChoices).exists(_.isRandom))
+
+  /**
+   * Maps the subject in `in[off, off+len)` for a server in the cluster `cluster[cOff, cOff+cLen)`
+   * (`cluster == null`: no cluster). Returns the new subject's UTF-8 bytes; [[MappingTable.Unchanged]]
+   * when no rule matches; null when the subject is not a literal subject, when the draw drops the
+   * message (artificial loss), or when the mapped subject has an empty token.
+   */
+  def apply(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace): Array[Byte] = {
+    val ntok = ws.tokenize(in, off, len)
+    if (ntok == 0) return null
+    var rule = literalRule(in, off, len)
+    if (rule == null) {
+      var i = 0
+      while (rule == null && i < scanOrder.length) {
+        val r = rules(scanOrder(i))
+        if (r.filter.matchesTokens(in, ws, ntok)) rule = r
+        i += 1
+      }
+      if (rule == null) return Unchanged
+    }
+    val choice = if (cluster == null || rule.clusterNames.isEmpty) rule.default else rule.choiceFor(cluster, cOff, cLen)
+    val picked = choice.pick(ws)
+    if (picked < 0) null else choice.transforms(picked).apply(in, off, len, ws)
+  }
+
+  /** Convenience for tests and tools (allocates): the mapped subject, or null as [[apply]] says. */
+  def apply(subject: String, cluster: String = null, ws: Workspace = new Workspace): String = {
+    val b = subject.getBytes(UTF_8)
+    val c = if (cluster == null) null else cluster.getBytes(UTF_8)
+    val r = apply(b, 0, b.length, c, 0, if (c == null) 0 else c.length, ws)
+    if (r eq Unchanged) subject else if (r == null) null else new String(r, UTF_8)
+  }
+
+  private def literalRule(in: Array[Byte], off: Int, len: Int): Rule = {
+    if (literalSlots.isEmpty) return null
+    val mask = literalSlots.length - 1
+    var slot = hash(in, off, len) & mask
+    while (true) {
+      val r = literalSlots(slot)
+      if (r < 0) return null
+      if (sameBytes(rules(r).sourceBytes, in, off, len)) return rules(r)
+      slot = (slot + 1) & mask
+    }
+    null
+  }
+
+  override def toString: String = s"MappingTable(${rules.map(r => GoQuote(r.source)).mkString(", ")})"
+}
+
+object MappingTable {
+
+  /** What [[MappingTable.apply]] returns when no rule matches: the caller keeps its subject as it is. */
+  val Unchanged: Array[Byte] = new Array[Byte](0)
+
+  /**
+   * The destinations one rule offers one cluster: transforms and their running weight totals.
+   * `fixed` short-cuts the draw when its outcome is certain: an index, or [[Drop]] when every weight is 0.
+   */
+  final case class Choice(transforms: Array[SubjectTransform], runningTotals: Array[Int], fixed: Int) {
+    def isRandom: Boolean = fixed == Draw || transforms.exists(_.isRandom)
+
+    /** The index of the chosen transform, or -1 when the message is dropped. */
+    def pick(ws: Workspace): Int =
+      if (fixed >= 0) fixed
+      else if (fixed == Drop) -1
+      else {
+        val w = ws.random.nextInt(100)
+        var i = 0
+        while (i < runningTotals.length) { if (w < runningTotals(i)) return i; i += 1 }
+        -1
+      }
+  }
+
+  private final val Draw = -1
+  private final val Drop = -2
+
+  final case class Rule(
+      source: String,
+      filter: SubjectFilter,
+      default: Choice,
+      clusterNames: Array[Array[Byte]],
+      clusterChoices: Array[Choice]) {
+    val sourceBytes: Array[Byte] = source.getBytes(UTF_8)
+
+    def choiceFor(cluster: Array[Byte], off: Int, len: Int): Choice = {
+      var i = 0
+      while (i < clusterNames.length) {
+        if (sameBytes(clusterNames(i), cluster, off, len)) return clusterChoices(i)
+        i += 1
+      }
+      default
+    }
+  }
+
+  private def hash(in: Array[Byte], off: Int, len: Int): Int = {
+    var h = 0x811c9dc5
+    var i = off
+    while (i < off + len) { h = (h ^ (in(i) & 0xff)) * 0x01000193; i += 1 }
+    h ^ (h >>> 16)
+  }
+
+  private def sameBytes(a: Array[Byte], in: Array[Byte], off: Int, len: Int): Boolean = {
+    if (a.length != len) return false
+    var i = 0
+    while (i < len) { if (a(i) != in(off + i)) return false; i += 1 }
+    true
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Compilation and validation
+
+  /**
+   * Compiles a mapping table given as JSON or as the body of a nats-server `mappings` block.
+   *
+   * @throws InvalidMappingsException listing every error (nats-server's message, with its rule and
+   *   destination) when nats-server would reject the block or the text cannot be read
+   */
+  def compile(text: String): MappingTable = {
+    val (rules, problems) = analyse(text)
+    val errors = problems.filter(_.isError)
+    if (errors.nonEmpty) throw new InvalidMappingsException(errors)
+    build(rules)
+  }
+
+  /** Every problem of the table: errors (nats-server would reject it) and warnings, rule by rule. */
+  def validate(text: String): Seq[MappingProblem] = analyse(text)._2
+
+  /** [[validate]] as a JSON array of `{rule, destination, severity, message}`, for callers outside the JVM. */
+  def validateJson(text: String): String =
+    validate(text).map { p =>
+      Seq("rule" -> p.rule, "destination" -> p.destination, "severity" -> p.severity, "message" -> p.message)
+        .map { case (k, v) => s"${jsonString(k)}:${if (v == null) "null" else jsonString(v)}" }.mkString("{", ",", "}")
+    }.mkString("[", ",", "]")
+
+  private def jsonString(s: String): String = {
+    val b = new java.lang.StringBuilder("\"")
+    s.foreach {
+      case '"' => b.append("\\\"")
+      case '\\' => b.append("\\\\")
+      case c if c < 0x20 => b.append(f"\\u${c.toInt}%04x")
+      case c => b.append(c)
+    }
+    b.append('"').toString
+  }
+
+  /** One destination entry as nats-server's `parseAccountMapDest` reads it. */
+  private final case class Entry(subject: String, weight: Int, cluster: String)
+
+  /** A rule that passed every check, with its destinations still in written order. */
+  private final case class Checked(source: String, entries: Seq[(Entry, SubjectTransform)])
+
+  private def analyse(text: String): (Seq[Checked], Seq[MappingProblem]) = {
+    val problems = mutable.ArrayBuffer.empty[MappingProblem]
+    def error(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "error", message)
+    def warning(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "warning", message)
+
+    val doc =
+      try ConfSyntax.parseMappings(text)
+      catch { case e: ConfSyntaxException => return (Nil, Seq(MappingProblem(null, null, "error", e.getMessage))) }
+
+    doc.repeatedKeys.distinct.foreach(k => warning(k, null,
+      s"rule ${GoQuote(k)} is written more than once: the last one replaces the others (as in nats-server)"))
+
+    def parseEntry(rule: String, v: ConfValue): Option[Entry] = v match {
+      case o: Obj =>
+        val dest = o.entries.collectFirst {
+          case (k, Str(s, _, _)) if k.equalsIgnoreCase("dest") || k.equalsIgnoreCase("destination") => s
+        }.orNull
+        var subject: Option[String] = None
+        var weight: Option[Int] = None
+        var cluster = ""
+        for ((k, x) <- o.entries) k.toLowerCase match {
+          case "dest" | "destination" => x match {
+            case Str(s, _, _) => subject = Some(s)
+            case other =>
+              error(rule, null, s"Expected a string for the mapping destination, got ${ConfValue.goText(other)}")
+              return None
+          }
+          case "weight" =>
+            val w = x match {
+              case Str(s, _, _) =>
+                val digits = s.stripSuffix("%")
+                goAtoi(digits) match {
+                  case None => error(rule, dest, s"Invalid weight ${GoQuote(digits)} for mapping destination"); return None
+                  case Some(n) => n
+                }
+              case Integer(n, _) => n
+              case other =>
+                error(rule, dest, s"Unknown entry type for weight of ${ConfValue.goText(other)}")
+                return None
+            }
+            if (w > 100 || w < 0) { error(rule, dest, s"Invalid weight $w for mapping destination"); return None }
+            weight = Some(w.toInt)
+          case "cluster" => x match {
+            case Str(s, _, _) => cluster = s
+            case other =>
+              error(rule, dest, s"Expected a string for the mapping destination's cluster, got ${ConfValue.goText(other)}")
+              return None
+          }
+          case _ => error(rule, dest, s"Unknown field ${GoQuote(k)} for mapping destination"); return None
+        }
+        if (weight.isEmpty) {
+          error(rule, dest, s"Missing weight for mapping destination ${GoQuote(subject.getOrElse(""))}")
+          return None
+        }
+        if (subject.isEmpty) warning(rule, "", "an entry without a destination keeps a matching subject unchanged")
+        Some(Entry(subject.getOrElse(""), weight.get, cluster))
+      case _ =>
+        error(rule, null, "Expected an entry for the mapping destination")
+        None
+    }
+
+    /** nats-server's `AddWeightedMappings`: the first failing check ends the rule. */
+    def addWeighted(rule: String, entries: Seq[Entry], prefix: String): Option[Checked] = {
+      val seen = mutable.Set.empty[String]
+      val totals = mutable.Map.empty[String, Int].withDefaultValue(0)
+      val compiled = entries.map { e =>
+        if (!seen.add(e.subject)) { error(rule, e.subject, s"${prefix}duplicate entry for ${GoQuote(e.subject)}"); return None }
+        totals(e.cluster) += e.weight
+        if (totals(e.cluster) > 100) { error(rule, e.subject, s"${prefix}total weight needs to be <= 100"); return None }
+        try e -> SubjectTransform.compile(rule, e.subject)
+        catch { case x: InvalidTransformException => error(rule, e.subject, prefix + x.reason); return None }
+      }
+      Some(Checked(rule, compiled))
+    }
+
+    val checked = doc.entries.flatMap { case (rule, v) =>
+      if (!Subjects.isValidSubject(rule)) {
+        error(rule, null, s"Subject ${GoQuote(rule)} is not a valid subject")
+        None
+      } else v match {
+        case Str(dest, _, _) =>
+          addWeighted(rule, Seq(Entry(dest, 100, "")), s"Error adding mapping for ${GoQuote(rule)} to ${GoQuote(dest)} : ")
+        case Arr(items, _) =>
+          // As nats-server does: a bad entry is reported and the rule is checked without it.
+          addWeighted(rule, items.flatMap(parseEntry(rule, _)), s"Error adding mapping for ${GoQuote(rule)} : ")
+        case Null(_) =>
+          error(rule, null, "Unknown type <nil> for mapping destination")
+          None
+        case other =>
+          parseEntry(rule, other).flatMap(e => addWeighted(rule, Seq(e), s"Error adding mapping for ${GoQuote(rule)} : "))
+      }
+    }
+    overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject)).foreach(problems += _)
+    (checked, problems.toSeq)
+  }
+
+  /** Go's `strconv.Atoi`: an optional sign and ASCII digits, within 64 bits. */
+  private def goAtoi(s: String): Option[Long] = {
+    val body = if (s.startsWith("+") || s.startsWith("-")) s.substring(1) else s
+    if (body.isEmpty || !body.forall(c => c >= '0' && c <= '9')) None else s.toLongOption
+  }
+
+  private def isWildcardToken(t: String): Boolean = t.startsWith("*") // `*`, or a token nats-server's matching treats as one
+  private def isPureLiteral(source: String): Boolean =
+    !Subjects.tokens(source).exists(t => isWildcardToken(t) || t == ">")
+
+  /**
+   * Pairs of rules some subject matches both. nats-server keeps its rules in a Go map, so which one it
+   * applies can change at every start; subject_map applies the literal one, else the first written.
+   */
+  private def overlapWarnings(sources: Seq[String]): Seq[MappingProblem] = {
+    val limited = sources.take(2000) // pairs are checked at compile time only; bound the work
+    val toks = limited.map(Subjects.tokens)
+    for {
+      j <- limited.indices
+      i <- 0 until j
+      example <- commonSubject(toks(i), toks(j))
+      if !(isPureLiteral(limited(i)) && isPureLiteral(limited(j)))
+    } yield {
+      val applied =
+        if (isPureLiteral(limited(j))) limited(j) else limited(i)
+      MappingProblem(limited(j), null, "warning",
+        s"rule ${GoQuote(limited(j))} overlaps rule ${GoQuote(limited(i))}: a subject such as ${GoQuote(example)} " +
+          s"matches both; subject_map applies ${GoQuote(applied)}, nats-server either one (its order changes from start to start)")
+    }
+  }
+
+  /** A subject both filters match, if there is one. */
+  private def commonSubject(a: Array[String], b: Array[String]): Option[String] = {
+    val fa = a.last == ">"
+    val fb = b.last == ">"
+    val na = if (fa) a.length - 1 else a.length
+    val nb = if (fb) b.length - 1 else b.length
+    val length =
+      if (!fa && !fb) { if (na != nb) return None; na }
+      else if (fa && fb) math.max(na, nb) + 1
+      else if (fa) { if (nb < na + 1) return None; nb }
+      else { if (na < nb + 1) return None; na }
+    val tokens = (0 until length).map { i =>
+      val x = if (i < na) Some(a(i)).filterNot(isWildcardToken) else None
+      val y = if (i < nb) Some(b(i)).filterNot(isWildcardToken) else None
+      (x, y) match {
+        case (Some(p), Some(q)) => if (p == q) p else return None
+        case (Some(p), None) => p
+        case (None, Some(q)) => q
+        case (None, None) => "x"
+      }
+    }
+    Some(tokens.mkString("."))
+  }
+
+  /** nats-server's `transformTokenize`: the source as a destination that gives a subject back unchanged. */
+  private def identityDestination(source: String): String = {
+    var n = 0
+    Subjects.tokens(source).map { t => if (t == "*") { n += 1; "$" + n } else t }.mkString(".")
+  }
+
+  private def build(checked: Seq[Checked]): MappingTable = {
+    val rules = checked.map { c =>
+      val listsSource = c.entries.exists(_._1.subject == c.source)
+      def choice(entries: Seq[(Entry, SubjectTransform)]): Choice = {
+        val total = entries.map(_._1.weight).sum
+        // nats-server's remainder: the subject unchanged, unless the source is listed (then: loss).
+        val all =
+          if (total != 100 && !listsSource) {
+            entries :+ (Entry(c.source, 100 - total, "") -> SubjectTransform.compile(c.source, identityDestination(c.source)))
+          } else entries
+        val weights = all.map(_._1.weight).toArray
+        val running = weights.scanLeft(0)(_ + _).tail
+        val certain = weights.indexWhere(_ == 100)
+        Choice(all.map(_._2).toArray, running, if (certain >= 0) certain else if (weights.sum == 0) Drop else Draw)
+      }
+      val clusters = c.entries.map(_._1.cluster).filter(_.nonEmpty).distinct
+      Rule(
+        c.source,
+        SubjectFilter.compile(c.source, sourceQuirk = true),
+        choice(c.entries.filter(_._1.cluster.isEmpty)),
+        clusters.map(_.getBytes(UTF_8)).toArray,
+        clusters.map(name => choice(c.entries.filter(_._1.cluster == name))).toArray)
+    }.toArray
+
+    val literal = rules.indices.filter(i => !Subjects.tokens(rules(i).source).exists(t => t == "*" || t == ">"))
+    val slots =
+      if (literal.isEmpty) Array.emptyIntArray
+      else {
+        val size = java.lang.Integer.highestOneBit(literal.size * 2 + 1) << 1
+        val s = Array.fill(size)(-1)
+        literal.foreach { i =>
+          val b = rules(i).sourceBytes
+          var slot = hash(b, 0, b.length) & (size - 1)
+          while (s(slot) >= 0) slot = (slot + 1) & (size - 1)
+          s(slot) = i
+        }
+        s
+      }
+    val scan = rules.indices.filterNot(i => isPureLiteral(rules(i).source)).toArray
+    new MappingTable(rules, slots, scan)
+  }
+}
+
+/**
+ * One problem of a mapping table. `rule` is the rule's source (null when the text cannot be read),
+ * `destination` the entry concerned (null when the problem is the rule's), `severity` "error" (nats-server
+ * rejects the block; its own message) or "warning".
+ */
+final case class MappingProblem(rule: String, destination: String, severity: String, message: String) {
+  def isError: Boolean = severity == "error"
+
+  override def toString: String = {
+    val where = Seq(Option(rule).map(r => s"rule ${GoQuote(r)}"), Option(destination).map(d => s"destination ${GoQuote(d)}")).flatten
+    (if (where.isEmpty) "" else where.mkString(", ") + ": ") + message
+  }
+}
+
+/** An invalid mapping table: every error, the first one in the message. */
+final class InvalidMappingsException(val problems: Seq[MappingProblem])
+  extends IllegalArgumentException(
+    s"invalid mappings: ${problems.head}" + (if (problems.size > 1) s" (and ${problems.size - 1} more)" else ""))

@@ -1,0 +1,44 @@
+"""Checking a mapping table before running anything."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from pyspark.sql import SparkSession
+
+
+@dataclass(frozen=True)
+class MappingProblem:
+    """One problem of a mapping table.
+
+    ``rule``: the rule's source subject (None when the text cannot be read at all); ``destination``:
+    the entry concerned (None when the problem is the rule's); ``severity``: ``"error"`` (nats-server
+    rejects the block; ``message`` is its own message) or ``"warning"`` (e.g. two rules a subject can
+    match both: nats-server picks one of them at random at each start).
+    """
+
+    rule: Optional[str]
+    destination: Optional[str]
+    severity: str
+    message: str
+
+
+def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] = None) -> list[MappingProblem]:
+    """Every problem of a mapping table (a str in JSON or nats-server config syntax, or a dict).
+
+    An empty list means ``subject_map`` accepts the table and nothing looks suspicious. The check runs
+    in the JVM of ``spark`` (default: the active session), so it is exactly the one ``subject_map`` makes.
+    It needs a classic session (under Spark Connect, ``subject_map`` itself reports errors when the
+    query is analysed).
+    """
+    text = json.dumps(mappings) if isinstance(mappings, dict) else mappings
+    if not isinstance(text, str):
+        raise TypeError(f"mappings must be a str or a dict, not {type(mappings).__name__}")
+    session = spark or SparkSession.getActiveSession()
+    jvm = getattr(session, "_jvm", None) if session is not None else None
+    if jvm is None:
+        raise RuntimeError("validate_mappings needs an active classic SparkSession with subjxform.jar on its classpath")
+    found = json.loads(jvm.subjxform.core.MappingTable.validateJson(text))
+    return [MappingProblem(p["rule"], p["destination"], p["severity"], p["message"]) for p in found]
