@@ -71,7 +71,11 @@ class TransformPropertiesSuite extends AnyFunSuite {
     check(2000)(Prop.forAll(destination, subject) { (dest, s) =>
       val a = compiled("", dest).filterNot(_.isRandom)
       val b = compiled(">", dest).filterNot(_.isRandom)
-      val angled = dest.replace("{{", "<<").replace("}}", ">>")
+      // The alias is per token: one that starts with `<<` and ends with `>>` is read with every `<<`/`>>`
+      // as `{{`/`}}`. Other tokens are literals, so only whole `{{...}}` tokens are rewritten.
+      val angled = dest.split("\\.", -1).map { t =>
+        if (t.length > 4 && t.startsWith("{{") && t.endsWith("}}")) t.replace("{{", "<<").replace("}}", ">>") else t
+      }.mkString(".")
       val c = if (dest.contains("<<") || dest.contains(">>")) None else compiled("a.*.>", angled).filterNot(_.isRandom)
       val d = compiled("a.*.>", dest).filterNot(_.isRandom)
       val ws = new Workspace(1)
