@@ -8,7 +8,7 @@ import org.scalacheck.{Gen, Prop, Test}
 import org.scalacheck.rng.Seed
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.TransformGen
+import subjxform.core.{InvalidTransformException, SubjectTransform, TransformGen}
 
 /**
  * Arbitrary subjects (invalid UTF-8 included) and arbitrary transforms, from columns and as
@@ -34,8 +34,13 @@ class InterpretedVersusCodegenSuite extends AnyFunSuite with ExpressionChecks {
     (interpreted, compiled)
   }
 
+  /** `{{random(n)}}` differs between two evaluations by design: such transforms are left out. */
+  private def isRandom(src: String, dest: String): Boolean =
+    try SubjectTransform.compile(src, dest).isRandom catch { case _: InvalidTransformException => false }
+
   private val rows: Gen[Seq[(Array[Byte], String, String)]] =
-    Gen.listOfN(8, Gen.zip(subject, source, destination)).map(_.toSeq)
+    Gen.listOfN(8, Gen.zip(subject, source, destination)).map(_.toSeq.filterNot { case (_, s, d) => isRandom(s, d) })
+      .suchThat(_.nonEmpty)
 
   test("interpreted and generated code agree on arbitrary input, transforms from columns or constants") {
     val params = Test.Parameters.default.withMinSuccessfulTests(if (heavy) 20000 else 400).withInitialSeed(Seed(seed))
