@@ -14,6 +14,7 @@ ThisBuild / scalaVersion := "2.13.18"
 val sparkVersion     = sys.props.getOrElse("spark.version", "4.2.0")
 val scalatestVersion = "3.2.20"
 val ujsonVersion     = "4.3.2" // test-only: reading tests/golden/*.jsonl
+val scalacheckVersion = "1.18.1" // test-only: property tests of the engine
 
 lazy val jarTarget = settingKey[File]("Where the combined jar for the Python package is written")
 lazy val jar       = taskKey[File]("Build the combined jar and copy it into the Python package")
@@ -91,7 +92,9 @@ lazy val core = (project in file("jvm/core"))
   .settings(commonSettings)
   .settings(
     name := "subjxform-core",
-    libraryDependencies += "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
+    libraryDependencies ++= Seq(
+      "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
+      "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test),
     Test / javaOptions += "-Xmx1g"
   )
 
