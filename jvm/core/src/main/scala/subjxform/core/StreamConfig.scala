@@ -88,7 +88,7 @@ object StreamConfig {
         fail("mirror.filter_subject, mirror.subject_transforms",
           "mirror with multiple subject transforms cannot also have a single subject filter", 10150)
       }
-      FilterTransforms.compile(pairs(m), FilterTransforms.MirrorRule, "mirror.subject_transforms")
+      FilterTransforms.compile(transformPairs(m), FilterTransforms.MirrorRule, "mirror.subject_transforms")
       if (m.externalApi.isEmpty && !isValidAssetName(m.name)) {
         fail("mirror.name", "mirrored stream name is invalid", 10142)
       }
@@ -106,7 +106,7 @@ object StreamConfig {
         fail(s"$field.filter_subject, $field.subject_transforms",
           "source with multiple subject transforms cannot also have a single subject filter", 10144)
       }
-      FilterTransforms.compile(pairs(src), FilterTransforms.SourceRule, s"$field.subject_transforms")
+      FilterTransforms.compile(transformPairs(src), FilterTransforms.SourceRule, s"$field.subject_transforms")
       if (src.consumerName.isDefined && src.filterSubject.nonEmpty) {
         fail(s"$field.consumer", "stream source consumer config is invalid", 10215)
       }
@@ -166,6 +166,9 @@ object StreamConfig {
 
     StreamPlan(subjects, ingress, mirrorOrigin.toSeq ++ sourceOrigins, republish)
   }
+
+  /** The `subject_transforms` checked first; a single `filter_subject` is checked later, as nats-server does. */
+  private def transformPairs(s: SourceConfig): Seq[(String, String)] = s.subjectTransforms.map(t => (t.src, t.dest))
 
   /** The filter list a source or mirror applies: its transforms, or its one filter, or none (everything). */
   private def pairs(s: SourceConfig): Seq[(String, String)] =
