@@ -14,7 +14,13 @@ module only names them. Put the jar on the classpath and Spark finds the functio
 
 from importlib.metadata import PackageNotFoundError, version
 
-from subjxform.functions import subject_matches, subject_transform, try_subject_transform
+from subjxform.functions import (
+    subject_filter_transform,
+    subject_matches,
+    subject_transform,
+    try_subject_filter_transform,
+    try_subject_transform,
+)
 from subjxform.session import configure, jar_path, register
 
 try:
@@ -26,6 +32,8 @@ __all__ = [
     "subject_transform",
     "try_subject_transform",
     "subject_matches",
+    "subject_filter_transform",
+    "try_subject_filter_transform",
     "register",
     "jar_path",
     "configure",
