@@ -46,8 +46,8 @@ def stored_subjects(nats, stream: str, expected_count: int) -> dict:
         time.sleep(0.05)
 
 
-def ours(spark, cfg, rows):
-    df = spark.createDataFrame(rows, "subject string, stream string")
+def ours(session, cfg, rows):
+    df = session.createDataFrame(rows, "subject string, stream string")
     out = stream_messages(df, cfg, origin_col="stream").collect()
     stored, republished = {}, sorted(r.republished_subject for r in out if r.republished_subject)
     for r in out:
@@ -55,7 +55,7 @@ def ours(spark, cfg, rows):
     return stored, republished
 
 
-def test_docs_orders_example_on_the_server_and_in_spark(spark, nats):
+def test_docs_orders_example_on_the_server_and_in_spark(session, nats):
     cfg = json.loads((ROOT / "tests" / "streams" / "docs_orders.json").read_text())
     assert "error" not in create(nats, {"name": "other_orders", "subjects": ["orders.online.*"]})
     assert "error" not in create(nats, cfg)
@@ -67,11 +67,11 @@ def test_docs_orders_example_on_the_server_and_in_spark(spark, nats):
     server_republished = sorted(nats.received("orders.trace."))
     rows = [("orders.local.1", None), ("orders.online.3", "other_orders"), ("orders.online.4", "other_orders"),
             ("orders.online.3", None), ("orders.online.4", None)]  # what other_orders' subjects reach directly too
-    assert (server, server_republished) == ours(spark, cfg, rows)
+    assert (server, server_republished) == ours(session, cfg, rows)
     assert server == {"orders.1": 1, "orders.3": 1, "orders.4": 1}
 
 
-def test_an_empty_dest_does_not_stop_a_later_transform_on_the_server_and_in_spark(spark, nats):
+def test_an_empty_dest_does_not_stop_a_later_transform_on_the_server_and_in_spark(session, nats):
     assert "error" not in create(nats, {"name": "A", "subjects": ["a.>"]})
     cfg = {"name": "S3", "sources": [{"name": "A", "subject_transforms": [
         {"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": "x.$1"}]}]}
@@ -79,11 +79,11 @@ def test_an_empty_dest_does_not_stop_a_later_transform_on_the_server_and_in_spar
     for s in ["a.b.c", "a.z.c", "a.b.z", "a.q"]:
         publish(nats, s)
     server = stored_subjects(nats, "S3", 3)
-    assert server == ours(spark, cfg, [(s, "A") for s in ["a.b.c", "a.z.c", "a.b.z", "a.q"]])[0]
+    assert server == ours(session, cfg, [(s, "A") for s in ["a.b.c", "a.z.c", "a.b.z", "a.q"]])[0]
     assert server == {"x.c": 1, "a.z.c": 1, "x.z": 1}
 
 
-def test_a_republish_with_an_empty_dest_republishes_nothing(spark, nats):
+def test_a_republish_with_an_empty_dest_republishes_nothing(session, nats):
     cfg = {"name": "R", "subjects": ["r.>"], "republish": {"src": "r.>", "dest": ""}}
     assert "error" not in create(nats, cfg)
     before = len(nats.msgs)
@@ -92,7 +92,7 @@ def test_a_republish_with_an_empty_dest_republishes_nothing(spark, nats):
     with nats.lock:
         seen = [s for s, _ in nats.msgs[before:] if not s.startswith("_INBOX.") and not s.startswith("$JS.")]
     assert seen == ["r.1"]  # only our own publish
-    assert ours(spark, cfg, [("r.1", None)]) == ({"r.1": 1}, [])
+    assert ours(session, cfg, [("r.1", None)]) == ({"r.1": 1}, [])
 
 
 @pytest.mark.parametrize(
@@ -108,10 +108,10 @@ def test_a_republish_with_an_empty_dest_republishes_nothing(spark, nats):
         {"name": "E8", "subjects": ["e8.>"], "republish": {"src": "e8.>", "dest": "e8.x.>"}},
     ],
 )
-def test_configs_the_server_rejects_we_reject_with_its_error(spark, nats, cfg):
+def test_configs_the_server_rejects_we_reject_with_its_error(session, nats, cfg):
     error = create(nats, cfg).get("error")
     assert error is not None
     with pytest.raises(StreamConfigError) as ours_:
-        stream_plan(spark, cfg)
+        stream_plan(session, cfg)
     assert f": {error['description']}" in str(ours_.value)
     assert f"(nats-server error {error['err_code']})" in str(ours_.value)
