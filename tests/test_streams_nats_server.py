@@ -35,9 +35,10 @@ def publish(nats, subject: str) -> None:
     assert "error" not in ack, ack
 
 
-def stored_subjects(nats, stream: str, expected_count: int) -> dict:
-    """The stream's subjects and counts once it holds `expected_count` messages (sourcing is async)."""
-    deadline = time.monotonic() + 10
+def stored_subjects(nats, stream: str, expected_count: int, timeout: float = 10) -> dict:
+    """The stream's subjects and counts once it holds `expected_count` messages (sourcing is async),
+    or after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
     while True:
         info = nats.request(f"$JS.API.STREAM.INFO.{stream}", {"subjects_filter": ">"})
         state = info["state"]
@@ -115,3 +116,34 @@ def test_configs_the_server_rejects_we_reject_with_its_error(session, nats, cfg)
         stream_plan(session, cfg)
     assert f": {error['description']}" in str(ours_.value)
     assert f"(nats-server error {error['err_code']})" in str(ours_.value)
+
+
+
+@pytest.mark.parametrize(
+    "name, kind, transforms, renamed",
+    [
+        # A source's consumer filters on its transforms' sources: an empty one makes it fail.
+        ("N1", "source", [{"src": "", "dest": "x.>"}], False),
+        # A mirror with one transform uses no filter at all: everything, renamed.
+        ("N2", "mirror", [{"src": "", "dest": "x.>"}], True),
+        ("N3", "mirror", [{"src": "", "dest": ""}, {"src": "q", "dest": "y"}], False),
+    ],
+)
+def test_an_empty_transform_source_on_the_server_and_in_spark(session, nats, name, kind, transforms, renamed):
+    origin, prefix = f"O_{name}", name.lower()
+    assert "error" not in create(nats, {"name": origin, "subjects": [f"{prefix}.>"]})
+    entry = {"name": origin, "subject_transforms": transforms}
+    cfg = {"name": name, **({"mirror": entry} if kind == "mirror" else {"sources": [entry]})}
+    assert "error" not in create(nats, cfg)
+    subjects = [f"{prefix}.1", f"{prefix}.b.c"]
+    for s in subjects:
+        publish(nats, s)
+    takes = {f"x.{s}": 1 for s in subjects} if renamed else {}
+    server = stored_subjects(nats, name, 2, timeout=10 if renamed else 3)
+    assert server == takes
+    rows = [(s, origin) for s in subjects]
+    if renamed:
+        assert ours(session, cfg, rows)[0] == takes
+    else:
+        with pytest.warns(UserWarning, match=f"nothing is taken from {origin}"):
+            assert ours(session, cfg, rows)[0] == {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from typing import Any, Mapping, Optional, Union
 
 from pyspark.errors import PySparkException
@@ -47,8 +48,9 @@ def _config_json(config: StreamConfig) -> str:
 
 def stream_plan(spark, config: StreamConfig) -> dict:
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
-    ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field`` and
-    its ``subject_transforms`` filter list) and ``republish``, nats-server's defaults applied.
+    ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
+    ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
+    ``republish``, nats-server's defaults applied.
 
     Raises :class:`StreamConfigError` for a config nats-server rejects.
     """
@@ -96,6 +98,10 @@ def stream_messages(
     # Without an origin column nothing comes from another stream.
     if origin_col:
         for origin in plan["origins"]:
+            if origin.get("inactive"):
+                # nats-server accepts such a config and then takes nothing from that stream.
+                warnings.warn(origin["inactive"], stacklevel=2)
+                continue
             # An empty list takes everything: the same as one ">" filter that keeps the subject.
             pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
             parts.append(

@@ -25,8 +25,11 @@ final case class StreamConfig(
     noAck: Boolean = false,
     replicas: Int = 1)
 
-/** Messages taken from stream `name` through the filter list `transforms` (empty: everything). */
-final case class OriginPlan(name: String, field: String, transforms: Seq[TransformConfig])
+/**
+ * Messages taken from stream `name` through the filter list `transforms` (empty: everything). When
+ * `inactive` says why, nats-server accepts the config but takes nothing from that stream.
+ */
+final case class OriginPlan(name: String, field: String, transforms: Seq[TransformConfig], inactive: Option[String] = None)
 
 /**
  * What a valid stream does with messages: direct publishes matching `subjects` and the messages
@@ -45,7 +48,8 @@ final case class StreamPlan(
     def tr(t: TransformConfig) = s"""{"src":${s(t.src)},"dest":${s(t.dest)}}"""
     def opt(t: Option[TransformConfig]) = t.map(tr).getOrElse("null")
     val os = origins.map(o =>
-      s"""{"name":${s(o.name)},"field":${s(o.field)},"subject_transforms":${o.transforms.map(tr).mkString("[", ",", "]")}}""")
+      s"""{"name":${s(o.name)},"field":${s(o.field)},"subject_transforms":${o.transforms.map(tr).mkString("[", ",", "]")},""" +
+        s""""inactive":${o.inactive.map(s).getOrElse("null")}}""")
     s"""{"subjects":${subjects.map(s).mkString("[", ",", "]")},"subject_transform":${opt(ingress)},""" +
       s""""origins":${os.mkString("[", ",", "]")},"republish":${opt(republish)}}"""
   }
@@ -176,8 +180,14 @@ object StreamConfig {
     else if (s.filterSubject.nonEmpty) Seq((s.filterSubject, ""))
     else Nil
 
-  private def origin(s: SourceConfig, field: String) =
-    OriginPlan(s.name, field, pairs(s).map { case (a, b) => TransformConfig(a, b) })
+  private def origin(s: SourceConfig, field: String) = {
+    // The source/mirror consumer filters on the transforms' sources: nats-server rejects an empty one
+    // when building that consumer, after accepting the config, except a mirror's only one (no filter).
+    val emptySource = s.subjectTransforms.exists(_.src.isEmpty) && (field != "mirror" || s.subjectTransforms.length > 1)
+    val inactive = if (!emptySource) None else Some(s"$field.subject_transforms: an empty src makes nats-server's " +
+      "consumer for it fail (consumer filter in FilterSubjects cannot be empty, 10139): nothing is taken from " + s.name)
+    OriginPlan(s.name, field, pairs(s).map { case (a, b) => TransformConfig(a, b) }, inactive)
+  }
 
   /** nats-server's `composeIName`: two sources with the same one are duplicates. */
   private def indexName(s: SourceConfig): String = {

@@ -53,6 +53,16 @@ class StreamConfigSuite extends AnyFunSuite {
     assert(implicitFwc.republish.contains(tr("t.>", "t.>")))
   }
 
+  test("an empty src in a source's transforms, or in one of a mirror's several, takes nothing (as nats-server 2.15.1 did)") {
+    def origin(cfg: StreamConfig) = StreamConfig.plan(cfg).origins.head
+    val source = origin(StreamConfig("S", sources = Seq(SourceConfig("A", subjectTransforms = Seq(tr("", "x.>"))))))
+    assert(source.inactive.exists(_.contains("consumer filter in FilterSubjects cannot be empty")))
+    val mirrorOne = origin(StreamConfig("M", mirror = Some(SourceConfig("A", subjectTransforms = Seq(tr("", "x.>"))))))
+    assert(mirrorOne.inactive.isEmpty && mirrorOne.transforms == Seq(tr("", "x.>")))
+    val mirrorTwo = origin(StreamConfig("M", mirror = Some(SourceConfig("A", subjectTransforms = Seq(tr("", ""), tr("q", "y"))))))
+    assert(mirrorTwo.inactive.isDefined)
+  }
+
   test("KV sourcing: the transform and the source entry the clients write") {
     assert(KeyValue.sourceTransform("A", "B") == tr("$KV.A.>", "$KV.B.>"))
     assert(KeyValue.source("A", "B") == SourceConfig("KV_A", subjectTransforms = Seq(tr("$KV.A.>", "$KV.B.>"))))

@@ -14,8 +14,9 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig}
     _FUNC_(config) - Checks a JetStream stream config (JSON, as `nats stream info --json` prints it or
       the stream create request) the way nats-server does for the fields that decide what the stream
       stores and republishes, and returns that plan as JSON: `subjects` (direct publishes kept),
-      `subject_transform` (ingress), `origins` (each source or the mirror: the stream `name` and its
-      `subject_transforms` filter list) and `republish`, with nats-server's defaults applied. An
+      `subject_transform` (ingress), `origins` (each source or the mirror: the stream `name`, its
+      `subject_transforms` filter list, and `inactive`: why nothing is taken from it, or NULL) and
+      `republish`, with nats-server's defaults applied. An
       invalid config is an error naming the field, in nats-server's words.
   """,
   arguments = """
@@ -27,7 +28,7 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig}
       > SELECT _FUNC_('{"name": "ORDERS"}');
        {"subjects":["ORDERS"],"subject_transform":null,"origins":[],"republish":null}
       > SELECT _FUNC_('{"name": "B", "sources": [{"name": "A", "filter_subject": "a.>"}]}');
-       {"subjects":[],"subject_transform":null,"origins":[{"name":"A","field":"sources[0]","subject_transforms":[{"src":"a.>","dest":""}]}],"republish":null}
+       {"subjects":[],"subject_transform":null,"origins":[{"name":"A","field":"sources[0]","subject_transforms":[{"src":"a.>","dest":""}],"inactive":null}],"republish":null}
   """,
   since = "0.1.0",
   group = "string_funcs")

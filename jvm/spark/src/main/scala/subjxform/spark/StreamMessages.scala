@@ -40,7 +40,7 @@ object StreamMessages {
       }
     // Without an origin column nothing comes from another stream.
     val sourced: Seq[DataFrame] = originCol.toSeq.flatMap { origin =>
-      plan.origins.map { o =>
+      plan.origins.filter(_.inactive.isEmpty).map { o =>
         // An empty list takes everything: the same as one `>` filter that keeps the subject.
         val pairs = if (o.transforms.isEmpty) Seq(TransformConfig(">", "")) else o.transforms
         val list = array(pairs.map(t => struct(lit(t.src).as("src"), lit(t.dest).as("dest"))): _*)
