@@ -14,7 +14,14 @@ module only names them. Put the jar on the classpath and Spark finds the functio
 
 from importlib.metadata import PackageNotFoundError, version
 
-from subjxform.functions import subject_map, subject_matches, subject_transform, try_subject_transform
+from subjxform.functions import (
+    subject_filter_transform,
+    subject_map,
+    subject_matches,
+    subject_transform,
+    try_subject_filter_transform,
+    try_subject_transform,
+)
 from subjxform.mappings import MappingProblem, validate_mappings
 from subjxform.session import configure, jar_path, register
 
@@ -30,6 +37,8 @@ __all__ = [
     "subject_map",
     "validate_mappings",
     "MappingProblem",
+    "subject_filter_transform",
+    "try_subject_filter_transform",
     "register",
     "jar_path",
     "configure",

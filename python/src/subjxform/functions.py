@@ -87,3 +87,39 @@ def subject_map(
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster)
     seed_col = F.lit(None).cast("long") if seed is None else F.lit(int(seed)).cast("long")
     return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, seed_col)
+
+
+TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
+
+
+def _transform_list(transforms: TransformList) -> Column:
+    """A Column as is; a Python list of (src, dest) pairs or {"src", "dest"} dicts as a constant
+    ARRAY<STRUCT<src, dest>> (compiled once, checked before any data is read)."""
+    if isinstance(transforms, Column):
+        return transforms
+    pairs = []
+    for i, t in enumerate(transforms):
+        src, dest = (t.get("src", ""), t.get("dest", "")) if isinstance(t, dict) else t
+        if not isinstance(src, str) or not isinstance(dest, str):
+            raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
+        pairs.append(F.struct(F.lit(src).alias("src"), F.lit(dest).alias("dest")))
+    return F.array(*pairs).cast("array<struct<src:string,dest:string>>")
+
+
+def subject_filter_transform(subject: ColumnOrName, transforms: TransformList) -> Column:
+    """Applies a stream source's or mirror's ``subject_transforms`` list, as nats-server does.
+
+    The message is taken when ``subject`` matches one of the ``src`` filters and renamed by the first
+    entry with a non-empty ``dest`` whose ``src`` matches (``dest`` ``""``: kept as is); NULL when it is
+    not taken. ``transforms`` is a list of ``(src, dest)`` pairs or ``{"src", "dest"}`` dicts (a
+    constant) or an ``ARRAY<STRUCT<src, dest>>`` Column.
+
+    >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
+    foo -> foo-transformed, bar -> bar, baz -> NULL
+    """
+    return F.call_function("subject_filter_transform", _column(subject), _transform_list(transforms))
+
+
+def try_subject_filter_transform(subject: ColumnOrName, transforms: TransformList) -> Column:
+    """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
+    return F.call_function("try_subject_filter_transform", _column(subject), _transform_list(transforms))

@@ -46,6 +46,48 @@ object Subjects {
   /** The white space nats-server rejects in a subject token (Go's `\s` minus nothing, plus nothing). */
   def isNatsSpace(c: Char): Boolean = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 
+  /**
+   * nats-server's `subjectIsSubsetMatch(subject, test)`: every subject `subject` matches is also matched
+   * by `test` (both may hold wildcards). Used to tell whether two filters of one source overlap.
+   */
+  def isSubsetMatch(subject: String, test: String): Boolean = {
+    val toks = tokens(subject)
+    val tts = tokens(test)
+    var i = 0
+    while (i < tts.length) {
+      if (i >= toks.length) return false
+      val t2 = tts(i)
+      if (t2.isEmpty) return false
+      if (t2 == ">") return true
+      val t1 = toks(i)
+      if (t1.isEmpty || t1 == ">") return false
+      if (t1 == "*") { if (t2 != "*") return false }
+      else if (t2.charAt(0) != '*' && t1 != t2) return false
+      i += 1
+    }
+    toks.length == tts.length
+  }
+
+  /** nats-server's `SubjectsCollide`: some literal subject matches both filters. */
+  def collide(a: String, b: String): Boolean = {
+    if (a == b) return true
+    val ta = tokens(a)
+    val tb = tokens(b)
+    def isLiteral(ts: Array[String]) = !ts.exists(t => t == "*" || t == ">")
+    def hasFwc(ts: Array[String]) = ts.contains(">")
+    val (la, lb) = (isLiteral(ta), isLiteral(tb))
+    if (la && lb) return false
+    if (la) return isSubsetMatch(a, b)
+    if (lb) return isSubsetMatch(b, a)
+    val (fa, fb) = (hasFwc(ta), hasFwc(tb))
+    if (!fa && !fb && ta.length != tb.length) return false
+    if (ta.length < tb.length && !fa || tb.length < ta.length && !fb) return false
+    // Token by token over the shorter one: any wildcard (or a token starting with one) can match.
+    def canMatch(x: String, y: String) =
+      x.nonEmpty && y.nonEmpty && ("*>".indexOf(x.charAt(0)) >= 0 || "*>".indexOf(y.charAt(0)) >= 0 || x == y)
+    ta.iterator.zip(tb.iterator).forall { case (x, y) => canMatch(x, y) }
+  }
+
   /** Splits on every `.`, keeping empty tokens (Go's `strings.Split`). */
   def tokens(subject: String): Array[String] = subject.split("\\.", -1)
 }

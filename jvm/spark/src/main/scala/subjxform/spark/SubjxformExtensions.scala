@@ -21,7 +21,10 @@ object SubjxformFunctions {
     describe[SubjectTransformExpression]("subject_transform"),
     describe[TrySubjectTransformExpression]("try_subject_transform"),
     describe[SubjectMatchesExpression]("subject_matches"),
-    SubjectMapExpression.registration)
+    SubjectMapExpression.registration,
+    describe[SubjectFilterTransformExpression]("subject_filter_transform"),
+    describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform"),
+    describe[StreamConfigPlanExpression]("stream_config_plan"))
 
   private def describe[T <: Expression: ClassTag](name: String): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.

@@ -1,0 +1,154 @@
+"""What a JetStream stream stores and republishes (ADR-36), over a DataFrame of messages.
+
+A stream applies subject transforms in three places: each ``sources[]`` entry and the ``mirror``
+(``filter_subject`` or ``subject_transforms``: filters that may rename), the stream's ingress
+``subject_transform`` (renames what matches, keeps the rest) and ``republish`` (a filter that
+renames). :func:`stream_messages` reproduces that from the stream's config, the JSON nats uses::
+
+    from subjxform.streams import stream_messages
+    stored = stream_messages(messages, config_json, origin_col="stream")
+
+Everything is built from the SQL functions (``stream_config_plan``, ``subject_filter_transform``,
+``subject_transform``, ``subject_matches``), so it works in classic PySpark and Spark Connect alike;
+the config is checked by the JVM with nats-server's rules before any data is read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from typing import Any, Mapping, Optional, Union
+
+from pyspark.errors import PySparkException
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from subjxform.functions import subject_filter_transform, subject_matches, subject_transform
+
+STORED_SUBJECT = "stored_subject"
+REPUBLISHED_SUBJECT = "republished_subject"
+
+StreamConfig = Union[str, Mapping[str, Any]]
+
+_BUCKET = re.compile(r"^[a-zA-Z0-9_-]+$")  # nats.go's bucket name rule
+
+
+class StreamConfigError(ValueError):
+    """nats-server would reject this stream config; the message names the field and gives its error."""
+
+
+def _config_json(config: StreamConfig) -> str:
+    if isinstance(config, str):
+        return config
+    if isinstance(config, Mapping):
+        return json.dumps(config)
+    raise TypeError(f"config must be a JSON string or a dict, got {type(config).__name__}")
+
+
+def stream_plan(spark, config: StreamConfig) -> dict:
+    """The config checked as nats-server checks it and reduced to what decides storing and republishing:
+    ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
+    ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
+    ``republish``, nats-server's defaults applied.
+
+    Raises :class:`StreamConfigError` for a config nats-server rejects.
+    """
+    config_json = _config_json(config)
+    try:
+        # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
+        query = spark.range(1).select(F.call_function("stream_config_plan", F.lit(config_json)))
+        return json.loads(query.first()[0])
+    except PySparkException as e:
+        # Spark's INVALID_PARAMETER_VALUE wraps the field and nats-server's words: keep those.
+        found = re.search(r"in `stream_config_plan` is invalid: (.*?)\.?\s*(SQLSTATE|$)", str(e), re.S)
+        if found is None:
+            raise
+        raise StreamConfigError(found.group(1).strip()) from e
+
+
+def stream_messages(
+    df: DataFrame,
+    config: StreamConfig,
+    subject_col: str = "subject",
+    origin_col: Optional[str] = None,
+) -> DataFrame:
+    """The messages a stream with this config stores, with ``stored_subject`` and ``republished_subject``.
+
+    ``df`` holds messages, their subject in ``subject_col``. ``origin_col`` names the stream each one
+    comes from (matched against ``sources[].name`` / ``mirror.name``), NULL for a message published to
+    the stream directly; without it every message is a direct publish. Direct publishes are kept when
+    they match the stream's ``subjects``; sourced ones when the source's filters take them, renamed by
+    its transforms. The stored subject is the ingress-transformed one (unchanged where the ingress
+    transform does not match); ``republished_subject`` is the republish transform of the stored
+    subject, NULL where it does not match. A message taken by two sources of the same stream is
+    stored twice, as NATS does. The result has ``df``'s columns plus the two new ones.
+    """
+    plan = stream_plan(df.sparkSession, config)
+    subject = F.col(subject_col)
+    parts = []
+
+    if plan["subjects"]:
+        interested = subject_matches(subject, plan["subjects"][0])
+        for s in plan["subjects"][1:]:
+            interested = interested | subject_matches(subject, s)
+        direct = F.col(origin_col).isNull() if origin_col else F.lit(True)
+        parts.append(df.where(direct & interested).withColumn(STORED_SUBJECT, subject))
+
+    # Without an origin column nothing comes from another stream.
+    if origin_col:
+        for origin in plan["origins"]:
+            if origin.get("inactive"):
+                # nats-server accepts such a config and then takes nothing from that stream.
+                warnings.warn(origin["inactive"], stacklevel=2)
+                continue
+            # An empty list takes everything: the same as one ">" filter that keeps the subject.
+            pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
+            parts.append(
+                df.where(F.col(origin_col) == F.lit(origin["name"]))
+                .withColumn(STORED_SUBJECT, subject_filter_transform(subject, pairs))
+                .where(F.col(STORED_SUBJECT).isNotNull())
+            )
+
+    if parts:
+        taken = parts[0]
+        for p in parts[1:]:
+            taken = taken.unionByName(p)
+    else:
+        taken = df.limit(0).withColumn(STORED_SUBJECT, subject)
+
+    stored: Column = F.col(STORED_SUBJECT)
+    ingress = plan["subject_transform"]
+    if ingress:
+        taken = taken.withColumn(STORED_SUBJECT, F.coalesce(subject_transform(stored, ingress["src"], ingress["dest"]), stored))
+    republish = plan["republish"]
+    republished = (
+        subject_transform(stored, republish["src"], republish["dest"]) if republish else F.lit(None).cast("string")
+    )
+    return taken.withColumn(REPUBLISHED_SUBJECT, republished)
+
+
+def _check_bucket(bucket: str, what: str) -> None:
+    if not isinstance(bucket, str) or not _BUCKET.match(bucket):
+        raise ValueError(f"invalid {what} bucket name {bucket!r}: letters, digits, '_' and '-' only")
+
+
+def kv_source_transform(source_bucket: str, target_bucket: str) -> dict:
+    """The transform bucket ``target_bucket`` needs to source bucket ``source_bucket`` (ADR-36).
+
+    >>> kv_source_transform("A", "B")
+    {'src': '$KV.A.>', 'dest': '$KV.B.>'}
+    """
+    _check_bucket(source_bucket, "source")
+    _check_bucket(target_bucket, "target")
+    return {"src": f"$KV.{source_bucket}.>", "dest": f"$KV.{target_bucket}.>"}
+
+
+def kv_source(source_bucket: str, target_bucket: str) -> dict:
+    """The ``sources[]`` entry of bucket ``target_bucket``'s stream (``KV_<bucket>``) sourcing ``source_bucket``,
+    as the clients write it.
+
+    >>> kv_source("A", "B")
+    {'name': 'KV_A', 'subject_transforms': [{'src': '$KV.A.>', 'dest': '$KV.B.>'}]}
+    """
+    return {"name": f"KV_{source_bucket}", "subject_transforms": [kv_source_transform(source_bucket, target_bucket)]}

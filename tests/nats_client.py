@@ -1,0 +1,139 @@
+"""Just enough of the NATS client protocol (and a throwaway nats-server) to ask JetStream things in tests.
+
+One socket, synchronous requests through a reply subject; a background reader keeps every MSG it
+receives so that republished messages can be collected too. No extra packages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def jetstream_server():
+    """A `nats-server -js` on 127.0.0.1, a random port and a temporary store; stopped afterwards."""
+    store = tempfile.mkdtemp(prefix="subjxform-js-")
+    port = _free_port()
+    proc = subprocess.Popen(
+        ["nats-server", "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("nats-server did not start")
+                time.sleep(0.05)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(store, ignore_errors=True)
+
+
+class NatsClient:
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+        self.lock = threading.Condition()
+        self.msgs: list[tuple[str, bytes]] = []  # (subject, payload) of every MSG, in order
+        self._line()  # INFO
+        self._send(b'CONNECT {"verbose":false,"pedantic":false,"headers":true}\r\nPING\r\n')
+        self.sid = 0
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def _line(self) -> bytes:
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _exact(self, n: int) -> bytes:
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def _read(self) -> None:
+        try:
+            while True:
+                line = self._line()
+                if line.startswith(b"PING"):
+                    self._send(b"PONG\r\n")
+                elif line.startswith(b"MSG"):
+                    parts = line.split()
+                    payload = self._exact(int(parts[-1]))
+                    with self.lock:
+                        self.msgs.append((parts[1].decode(), payload))
+                        self.lock.notify_all()
+                elif line.startswith(b"HMSG"):
+                    parts = line.split()
+                    data = self._exact(int(parts[-1]))
+                    with self.lock:
+                        self.msgs.append((parts[1].decode(), data[int(parts[-2]):]))
+                        self.lock.notify_all()
+        except (OSError, ConnectionError):
+            return
+
+    def subscribe(self, subject: str) -> None:
+        self.sid += 1
+        self._send(f"SUB {subject} {self.sid}\r\n".encode())
+
+    def publish(self, subject: str, payload: bytes = b"", reply: str | None = None) -> None:
+        head = f"PUB {subject} {reply + ' ' if reply else ''}{len(payload)}\r\n".encode()
+        self._send(head + payload + b"\r\n")
+
+    def request(self, subject: str, body: dict | bytes = b"", timeout: float = 5) -> dict:
+        inbox = f"_INBOX.{self.sid + 1}"
+        self.subscribe(inbox)
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.publish(subject, payload, reply=inbox)
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                for s, p in self.msgs:
+                    if s == inbox:
+                        return json.loads(p)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(subject)
+                self.lock.wait(left)
+
+    def received(self, subject_prefix: str) -> list[str]:
+        with self.lock:
+            return [s for s, _ in self.msgs if s.startswith(subject_prefix)]
+
+    def close(self) -> None:
+        self.sock.close()

@@ -1,0 +1,149 @@
+"""The stream API against a real nats-server: the same configs and messages, what the server stores and
+republishes vs what stream_messages computes, and the server's rejections vs ours. Skipped when
+nats-server is not on PATH."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+
+from conftest import ROOT
+from nats_client import NatsClient, jetstream_server
+from subjxform.streams import StreamConfigError, stream_messages, stream_plan
+
+pytestmark = pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not on PATH")
+
+
+@pytest.fixture(scope="module")
+def nats():
+    with jetstream_server() as port:
+        client = NatsClient(port)
+        client.subscribe(">")  # sees republished messages (and everything else)
+        yield client
+        client.close()
+
+
+def create(nats, cfg: dict) -> dict:
+    return nats.request(f"$JS.API.STREAM.CREATE.{cfg['name']}", cfg)
+
+
+def publish(nats, subject: str) -> None:
+    ack = nats.request(subject, b"x")
+    assert "error" not in ack, ack
+
+
+def stored_subjects(nats, stream: str, expected_count: int, timeout: float = 10) -> dict:
+    """The stream's subjects and counts once it holds `expected_count` messages (sourcing is async),
+    or after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        info = nats.request(f"$JS.API.STREAM.INFO.{stream}", {"subjects_filter": ">"})
+        state = info["state"]
+        if state["messages"] >= expected_count or time.monotonic() > deadline:
+            return state.get("subjects", {})
+        time.sleep(0.05)
+
+
+def ours(session, cfg, rows):
+    df = session.createDataFrame(rows, "subject string, stream string")
+    out = stream_messages(df, cfg, origin_col="stream").collect()
+    stored, republished = {}, sorted(r.republished_subject for r in out if r.republished_subject)
+    for r in out:
+        stored[r.stored_subject] = stored.get(r.stored_subject, 0) + 1
+    return stored, republished
+
+
+def test_docs_orders_example_on_the_server_and_in_spark(session, nats):
+    cfg = json.loads((ROOT / "tests" / "streams" / "docs_orders.json").read_text())
+    assert "error" not in create(nats, {"name": "other_orders", "subjects": ["orders.online.*"]})
+    assert "error" not in create(nats, cfg)
+    publish(nats, "orders.local.1")
+    publish(nats, "orders.online.3")
+    publish(nats, "orders.online.4")
+    server = stored_subjects(nats, "orders", 3)
+    time.sleep(0.2)
+    server_republished = sorted(nats.received("orders.trace."))
+    rows = [("orders.local.1", None), ("orders.online.3", "other_orders"), ("orders.online.4", "other_orders"),
+            ("orders.online.3", None), ("orders.online.4", None)]  # what other_orders' subjects reach directly too
+    assert (server, server_republished) == ours(session, cfg, rows)
+    assert server == {"orders.1": 1, "orders.3": 1, "orders.4": 1}
+
+
+def test_an_empty_dest_does_not_stop_a_later_transform_on_the_server_and_in_spark(session, nats):
+    assert "error" not in create(nats, {"name": "A", "subjects": ["a.>"]})
+    cfg = {"name": "S3", "sources": [{"name": "A", "subject_transforms": [
+        {"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": "x.$1"}]}]}
+    assert "error" not in create(nats, cfg)
+    for s in ["a.b.c", "a.z.c", "a.b.z", "a.q"]:
+        publish(nats, s)
+    server = stored_subjects(nats, "S3", 3)
+    assert server == ours(session, cfg, [(s, "A") for s in ["a.b.c", "a.z.c", "a.b.z", "a.q"]])[0]
+    assert server == {"x.c": 1, "a.z.c": 1, "x.z": 1}
+
+
+def test_a_republish_with_an_empty_dest_republishes_nothing(session, nats):
+    cfg = {"name": "R", "subjects": ["r.>"], "republish": {"src": "r.>", "dest": ""}}
+    assert "error" not in create(nats, cfg)
+    before = len(nats.msgs)
+    publish(nats, "r.1")
+    time.sleep(0.3)
+    with nats.lock:
+        seen = [s for s, _ in nats.msgs[before:] if not s.startswith("_INBOX.") and not s.startswith("$JS.")]
+    assert seen == ["r.1"]  # only our own publish
+    assert ours(session, cfg, [("r.1", None)]) == ({"r.1": 1}, [])
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        {"name": "E1", "sources": [{"name": "A", "subject_transforms": [{"src": "a.>", "dest": ""}, {"src": "a.b", "dest": "x"}]}]},
+        {"name": "E2", "subjects": ["e2"], "mirror": {"name": "A"}},
+        {"name": "E3", "mirror": {"name": "A", "subject_transforms": [{"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": ""}]}},
+        {"name": "E4", "sources": [{"name": "A", "filter_subject": "a.>", "subject_transforms": [{"src": "a.b", "dest": ""}]}]},
+        {"name": "E5", "sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(2)}}"}]}]},
+        {"name": "E6", "subjects": ["e6.*"], "subject_transform": {"src": "e6.*", "dest": "f.{{nope(1)}}"}},
+        {"name": "E7", "sources": [{"name": "A"}, {"name": "A"}]},
+        {"name": "E8", "subjects": ["e8.>"], "republish": {"src": "e8.>", "dest": "e8.x.>"}},
+    ],
+)
+def test_configs_the_server_rejects_we_reject_with_its_error(session, nats, cfg):
+    error = create(nats, cfg).get("error")
+    assert error is not None
+    with pytest.raises(StreamConfigError) as ours_:
+        stream_plan(session, cfg)
+    assert f": {error['description']}" in str(ours_.value)
+    assert f"(nats-server error {error['err_code']})" in str(ours_.value)
+
+
+
+@pytest.mark.parametrize(
+    "name, kind, transforms, renamed",
+    [
+        # A source's consumer filters on its transforms' sources: an empty one makes it fail.
+        ("N1", "source", [{"src": "", "dest": "x.>"}], False),
+        # A mirror with one transform uses no filter at all: everything, renamed.
+        ("N2", "mirror", [{"src": "", "dest": "x.>"}], True),
+        ("N3", "mirror", [{"src": "", "dest": ""}, {"src": "q", "dest": "y"}], False),
+    ],
+)
+def test_an_empty_transform_source_on_the_server_and_in_spark(session, nats, name, kind, transforms, renamed):
+    origin, prefix = f"O_{name}", name.lower()
+    assert "error" not in create(nats, {"name": origin, "subjects": [f"{prefix}.>"]})
+    entry = {"name": origin, "subject_transforms": transforms}
+    cfg = {"name": name, **({"mirror": entry} if kind == "mirror" else {"sources": [entry]})}
+    assert "error" not in create(nats, cfg)
+    subjects = [f"{prefix}.1", f"{prefix}.b.c"]
+    for s in subjects:
+        publish(nats, s)
+    takes = {f"x.{s}": 1 for s in subjects} if renamed else {}
+    server = stored_subjects(nats, name, 2, timeout=10 if renamed else 3)
+    assert server == takes
+    rows = [(s, origin) for s in subjects]
+    if renamed:
+        assert ours(session, cfg, rows)[0] == takes
+    else:
+        with pytest.warns(UserWarning, match=f"nothing is taken from {origin}"):
+            assert ours(session, cfg, rows)[0] == {}
