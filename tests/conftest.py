@@ -11,6 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import subjxform
+from processes import free_port, listening, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -37,19 +38,10 @@ def golden(name: str) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def connect_url():
     """A Spark Connect server in its own process, started with nothing but ``--jars subjxform.jar``."""
     import subprocess
-    import time
 
     import pyspark
 
@@ -73,26 +65,10 @@ def connect_url():
         stderr=subprocess.STDOUT,
     )
     try:
-        import socket
-
-        deadline = time.monotonic() + 180
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"the Spark Connect server exited with {server.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the Spark Connect server did not start within 180 s")
-                time.sleep(0.5)
+        wait_until("the Spark Connect server", lambda: listening(port), 180, [server])
         yield f"sc://127.0.0.1:{port}"
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server, grace=30)
 
 
 # `SUBJXFORM_SPARK_MODE=connect` runs the tests that take `session` as a Spark Connect client of a

@@ -7,7 +7,6 @@ receives so that republished messages can be collected too. No extra packages.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -16,40 +15,23 @@ import threading
 import time
 from contextlib import contextmanager
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from processes import free_port, listening, stop, wait_until
 
 
 @contextmanager
 def jetstream_server():
     """A `nats-server -js` on 127.0.0.1, a random port and a temporary store; stopped afterwards."""
     store = tempfile.mkdtemp(prefix="subjxform-js-")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         ["nats-server", "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("nats-server did not start")
-                time.sleep(0.05)
+        wait_until("nats-server", lambda: listening(port), 10, [proc])
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, grace=10)
         shutil.rmtree(store, ignore_errors=True)
 
 

@@ -20,6 +20,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from processes import free_port, stop
+
 NATS_SERVER = shutil.which("nats-server")
 
 # A mapping as it is written in the generated config: `"src": "dest"` with Go-style escapes.
@@ -112,12 +114,6 @@ def _validate_once(accounts: list[Account], workdir: str, timeout: float) -> dic
     return errors
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class MappingServer:
     """A nats-server with the given (valid) accounts, on 127.0.0.1 and a random port."""
 
@@ -153,13 +149,8 @@ class MappingServer:
         raise RuntimeError(f"nats-server did not start ({last_error}): {tail}")
 
     def _stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc is not None:
+            stop(self.proc, grace=10)
         self.proc = None
 
     def __exit__(self, *exc) -> None:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import pytest
 from pyspark.errors import AnalysisException
-from pyspark.errors.exceptions.base import PySparkException
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +22,7 @@ import pytest
 
 import cluster_job
 import subjxform
+from processes import free_port, stop, wait_until
 
 pytestmark = [
     pytest.mark.cluster,
@@ -33,12 +32,6 @@ pytestmark = [
 SPARK_HOME = Path(pyspark.__file__).parent
 TESTS = Path(__file__).resolve().parent
 PYTHON_SRC = TESTS.parent / "python" / "src"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def spark_env(workdir: str) -> dict:
@@ -76,31 +69,13 @@ class Processes:
     def __enter__(self) -> "Processes":
         return self
 
+    def wait_until(self, what: str, ready, timeout: float, names: list[str]) -> None:
+        wait_until(what, ready, timeout, [p for n, p in self.procs if n in names],
+                   log=lambda: " | ".join(self.log(n) for n in names))
+
     def __exit__(self, *exc) -> None:
         for _name, proc in reversed(self.procs):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for _name, proc in reversed(self.procs):
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
-
-
-def wait_for(what: str, check, timeout: float, procs: Processes, names: list[str]) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if check():
-                return
-        except OSError:
-            pass
-        for name, proc in procs.procs:
-            if name in names and proc.poll() is not None:
-                raise RuntimeError(f"{name} exited while waiting for {what}: {procs.log(name)}")
-        time.sleep(0.5)
-    raise TimeoutError(f"{what} not ready after {timeout}s: " + " | ".join(procs.log(n) for n in names))
+            stop(proc, group=True)
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +108,7 @@ def test_standalone_cluster_with_two_workers_gives_what_local_mode_gives(local_r
                 with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as r:
                     return json.load(r).get("aliveworkers", 0) == 2
 
-            wait_for("two workers", two_workers, 90, procs, ["master", "worker1", "worker2"])
+            procs.wait_until("two workers", two_workers, 90, ["master", "worker1", "worker2"])
             out = os.path.join(workdir, "result.json")
             submit = procs.start("submit", [
                 str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--jars", subjxform.jar_path(),
@@ -158,36 +133,20 @@ def test_standalone_cluster_with_two_workers_gives_what_local_mode_gives(local_r
     print(f"standalone cluster test: {time.monotonic() - started:.0f} s")
 
 
-def test_spark_connect_server_with_the_jar_gives_what_local_mode_gives(local_result):
+def test_spark_connect_server_with_the_jar_gives_what_local_mode_gives(local_result, connect_url):
+    # conftest's Connect server: its own JVM, started with nothing but --jars subjxform.jar.
     started = time.monotonic()
     workdir = tempfile.mkdtemp(prefix="subjxform-connect-")
-    env = spark_env(workdir)
-    port = free_port()
     try:
         with Processes(workdir) as procs:
-            procs.start("connect", [
-                str(SPARK_HOME / "bin" / "spark-submit"), "--master", "local[2]",
-                "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-                "--jars", subjxform.jar_path(),
-                "--conf", f"spark.connect.grpc.binding.port={port}",
-                "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-                "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.codegen.fallback=false",
-                "--conf", f"spark.sql.warehouse.dir={os.path.join(workdir, 'warehouse')}",
-                "spark-internal"], env)
-
-            def listening() -> bool:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    return True
-
-            wait_for("the Spark Connect server", listening, 120, procs, ["connect"])
             out = os.path.join(workdir, "result.json")
-            client = procs.start("client", [sys.executable, str(TESTS / "cluster_job.py"), out,
-                                            f"sc://127.0.0.1:{port}"], env)
+            client = procs.start("client", [sys.executable, str(TESTS / "cluster_job.py"), out, connect_url],
+                                 spark_env(workdir))
             try:
                 rc = client.wait(240)
             except subprocess.TimeoutExpired:
                 pytest.fail("the Connect client took more than 240 s: " + procs.log("client"))
-            assert rc == 0, procs.log("client") + procs.log("connect")
+            assert rc == 0, procs.log("client")
             with open(out, encoding="utf-8") as f:
                 result = json.load(f)
         assert comparable(result) == comparable(local_result)

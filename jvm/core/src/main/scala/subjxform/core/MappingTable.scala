@@ -158,19 +158,8 @@ object MappingTable {
   def validateJson(text: String): String =
     validate(text).map { p =>
       Seq("rule" -> p.rule, "destination" -> p.destination, "severity" -> p.severity, "message" -> p.message)
-        .map { case (k, v) => s"${jsonString(k)}:${if (v == null) "null" else jsonString(v)}" }.mkString("{", ",", "}")
+        .map { case (k, v) => s"${JsonWriter.quote(k)}:${if (v == null) "null" else JsonWriter.quote(v)}" }.mkString("{", ",", "}")
     }.mkString("[", ",", "]")
-
-  private def jsonString(s: String): String = {
-    val b = new java.lang.StringBuilder("\"")
-    s.foreach {
-      case '"' => b.append("\\\"")
-      case '\\' => b.append("\\\\")
-      case c if c < 0x20 => b.append(f"\\u${c.toInt}%04x")
-      case c => b.append(c)
-    }
-    b.append('"').toString
-  }
 
   /** One destination entry as nats-server's `parseAccountMapDest` reads it. */
   private final case class Entry(subject: String, weight: Int, cluster: String)

@@ -44,7 +44,7 @@ final case class StreamPlan(
 
   /** The plan as JSON, for the Python API (which reads it through the `stream_config_plan` SQL function). */
   def toJson: String = {
-    def s(v: String) = Json.quote(v)
+    def s(v: String) = JsonWriter.quote(v)
     def tr(t: TransformConfig) = s"""{"src":${s(t.src)},"dest":${s(t.dest)}}"""
     def opt(t: Option[TransformConfig]) = t.map(tr).getOrElse("null")
     val os = origins.map(o =>
@@ -246,18 +246,4 @@ object KeyValue {
   /** The `sources[]` entry of bucket `target`'s stream that sources bucket `source`, as the clients write it. */
   def source(source: String, target: String): SourceConfig =
     SourceConfig(s"KV_$source", subjectTransforms = Seq(sourceTransform(source, target)))
-}
-
-/** Just enough JSON writing for [[StreamPlan.toJson]]. */
-private[core] object Json {
-  def quote(s: String): String = {
-    val b = new StringBuilder(s.length + 2).append('"')
-    s.foreach {
-      case '"' => b.append("\\\"")
-      case '\\' => b.append("\\\\")
-      case c if c < 0x20 => b.append(f"\\u${c.toInt}%04x")
-      case c => b.append(c)
-    }
-    b.append('"').toString
-  }
 }

@@ -1,0 +1,63 @@
+"""The servers tests start (nats-server, Spark Connect, a standalone Spark cluster): a free port,
+waiting until one listens, and stopping them whatever happened."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from typing import Callable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def wait_until(what: str, ready: Callable[[], bool], timeout: float, procs: list[subprocess.Popen],
+               log: Callable[[], str] = lambda: "") -> None:
+    """Polls `ready` until it holds; fails at once, with the log, when one of `procs` has exited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if ready():
+                return
+        except OSError:
+            pass
+        for proc in procs:
+            if proc.poll() is not None:
+                raise RuntimeError(f"exited with {proc.returncode} while waiting for {what}: {log()}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not ready after {timeout:.0f} s: {log()}")
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen, grace: float = 20, group: bool = False) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds; `group`: the whole process group (a process started
+    with `start_new_session=True`, e.g. a Spark launcher script and the JVM it starts)."""
+    def send(sig: int) -> None:
+        if group:
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+        elif proc.poll() is None:
+            proc.send_signal(sig)
+
+    send(signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        send(signal.SIGKILL)
+        proc.wait(10)
