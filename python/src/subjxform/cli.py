@@ -17,7 +17,7 @@ from pathlib import Path
 
 from subjxform.session import jar_path
 
-JVM_COMMANDS = {"mapping"}
+JVM_COMMANDS = {"mapping", "validate"}
 
 
 def java_command(args: list[str]) -> list[str]:

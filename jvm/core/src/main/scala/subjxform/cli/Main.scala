@@ -2,12 +2,14 @@ package subjxform.cli
 
 import java.io.{BufferedReader, InputStreamReader, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Paths}
 
 import subjxform.core.{InvalidTransformException, SubjectTransform, Subjects}
 
 /**
  * The command line, on the same engine as the Spark functions and without Spark:
- * `subjxform mapping [--strict] SRC DEST [SUBJECT...]` behaves like `nats server mapping`.
+ * `subjxform mapping [--strict] SRC DEST [SUBJECT...]` behaves like `nats server mapping`;
+ * `subjxform validate FILE` checks a mappings block or a stream config ([[Validate]]).
  * Started by the Python console script `subjxform` (which adds the Scala library to the classpath).
  */
 object Main {
@@ -18,8 +20,10 @@ object Main {
     val out = new PrintStream(System.out, true, UTF_8)
     val code = args.toList match {
       case "mapping" :: rest => mapping(rest, new BufferedReader(new InputStreamReader(System.in, UTF_8)), out)
+      case "validate" :: rest => validate(rest, System.in, out)
       case _ =>
         out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
+        out.println("       subjxform validate [--mappings | --stream] FILE")
         2
     }
     out.flush()
@@ -59,6 +63,34 @@ object Main {
         0
       case _ =>
         out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
+        2
+    }
+  }
+
+  /** `validate [--mappings | --stream] FILE`: 0 valid, 1 problems, 2 usage or a file that cannot be read. */
+  def validate(args: List[String], stdin: java.io.InputStream, out: PrintStream): Int = {
+    val forced = args.collect {
+      case "--mappings" => Validate.Mappings
+      case "--stream" => Validate.Stream
+    }
+    args.filterNot(a => a == "--mappings" || a == "--stream") match {
+      case file :: Nil if forced.size <= 1 && (file == "-" || !file.startsWith("-")) =>
+        val name = if (file == "-") "<stdin>" else file
+        val text =
+          try new String(if (file == "-") stdin.readAllBytes() else Files.readAllBytes(Paths.get(file)), UTF_8)
+          catch {
+            case e: java.io.IOException =>
+              val why = e match {
+                case _: java.nio.file.NoSuchFileException => "no such file"
+                case _: java.nio.file.AccessDeniedException => "permission denied"
+                case _ => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+              }
+              out.println(s"subjxform validate: cannot read $name: $why")
+              return 2
+          }
+        Validate.run(text, name, forced.headOption, out)
+      case _ =>
+        out.println(Validate.Usage)
         2
     }
   }

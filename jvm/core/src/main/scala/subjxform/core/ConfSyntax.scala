@@ -58,6 +58,17 @@ object ConfSyntax {
       case None => unwrapMappingsKey(new Reader(text).document())
     }
 
+  /**
+   * A whole document as it is written, nothing unwrapped: JSON (a stream config, a mappings table) or
+   * a nats-server configuration file (its top-level keys, `accounts`, ...). `include` is not followed.
+   */
+  def parseDocument(text: String): Obj =
+    Json.parse(text) match {
+      case Some(o: Obj) => o
+      case Some(other) => throw new ConfSyntaxException(s"expected a JSON object, not ${ConfValue.goText(other)}")
+      case None => new Reader(text).document()
+    }
+
   /** `mappings { ... }` / `mappings = {...}` pasted whole is the block itself. */
   private def unwrapMappingsKey(o: Obj): Obj = o.entries match {
     case Vector((k, inner: Obj)) if k.equalsIgnoreCase("mappings") => inner
@@ -195,7 +206,7 @@ object ConfSyntax {
           val d = peek
           if (d == EOF) fail("Unexpected EOF processing map key.")
           if (isSpace(d)) {
-            if (sb.toString.equalsIgnoreCase("include")) fail("include is not supported in mappings given to subject_map")
+            if (sb.toString.equalsIgnoreCase("include")) fail("include is not supported: paste the included file's mappings instead")
             reading = false
           } else if (isKeySeparator(d)) reading = false
           else sb.appendCodePoint(next())

@@ -154,6 +154,9 @@ object MappingTable {
   /** Every problem of the table: errors (nats-server would reject it) and warnings, rule by rule. */
   def validate(text: String): Seq[MappingProblem] = analyse(text)._2
 
+  /** [[validate]] for a block already read, e.g. one of the `mappings` blocks of a server config file. */
+  def validate(block: Obj): Seq[MappingProblem] = analyseBlock(block)._2
+
   /** [[validate]] as a JSON array of `{rule, destination, severity, message}`, for callers outside the JVM. */
   def validateJson(text: String): String =
     validate(text).map { p =>
@@ -168,13 +171,16 @@ object MappingTable {
   private final case class Checked(source: String, entries: Seq[(Entry, SubjectTransform)])
 
   private def analyse(text: String): (Seq[Checked], Seq[MappingProblem]) = {
-    val problems = mutable.ArrayBuffer.empty[MappingProblem]
-    def error(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "error", message)
-    def warning(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "warning", message)
-
     val doc =
       try ConfSyntax.parseMappings(text)
       catch { case e: ConfSyntaxException => return (Nil, Seq(MappingProblem(null, null, "error", e.getMessage))) }
+    analyseBlock(doc)
+  }
+
+  private def analyseBlock(doc: Obj): (Seq[Checked], Seq[MappingProblem]) = {
+    val problems = mutable.ArrayBuffer.empty[MappingProblem]
+    def error(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "error", message)
+    def warning(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "warning", message)
 
     doc.repeatedKeys.distinct.foreach(k => warning(k, null,
       s"rule ${GoQuote(k)} is written more than once: the last one replaces the others (as in nats-server)"))

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCo
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{InvalidStreamConfigException, StreamConfig}
+import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJson}
 
 @ExpressionDescription(
   usage = """

@@ -3,7 +3,7 @@ package subjxform.spark
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions.{array, call_function, coalesce, col, lit, struct}
 
-import subjxform.core.{StreamConfig, StreamPlan, TransformConfig}
+import subjxform.core.{StreamConfig, StreamConfigJson, StreamPlan, TransformConfig}
 
 /**
  * What a JetStream stream stores and republishes, over a DataFrame of messages: the Scala twin of

@@ -1,0 +1,115 @@
+package subjxform.cli
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, PrintStream}
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import subjxform.core.ConfSyntax
+
+class ValidateSuite extends AnyFunSuite {
+
+  /** Exit code and printed lines of `validate` on `text`. */
+  private def validate(text: String, forced: Option[Validate.Kind] = None): (Int, Seq[String]) = {
+    val bytes = new ByteArrayOutputStream
+    val out = new PrintStream(bytes, true, UTF_8)
+    val code = Validate.run(text, "f.conf", forced, out)
+    (code, new String(bytes.toByteArray, UTF_8).linesIterator.toSeq)
+  }
+
+  test("a valid block's content, with or without `mappings` around it, is OK with its rule count") {
+    val body = """orders.* "orders.central.{{wildcard(1)}}"
+                 |svc: [{destination: svc.v1, weight: 98%}, {destination: svc.v2, weight: 2%}]""".stripMargin
+    assert(validate(body) == (0, Seq("OK: 2 mappings")))
+    assert(validate(s"mappings {\n$body\n}") == (0, Seq("OK: 2 mappings")))
+    assert(validate("""{"a.*": "b.$1"}""") == (0, Seq("OK: 1 mapping")))
+  }
+
+  test("every error is listed with its line, rule, destination and nats-server's message; exit code 1") {
+    val (code, lines) = validate(
+      """"a.*": "b.$2"
+        |ok: fine
+        |"c..d": x
+        |"e.*": [{destination: "e.{{partition(2,1)}}", weight: 60}, {destination: "f.$1", weight: 50}]
+        |""".stripMargin)
+    assert(code == 1)
+    assert(lines == Seq(
+      """f.conf:1: error: rule "a.*", destination "b.$2": Error adding mapping for "a.*" to "b.$2" : """ +
+        "invalid mapping destination: wildcard index out of range in $2: [2]",
+      """f.conf:3: error: rule "c..d": Subject "c..d" is not a valid subject""",
+      """f.conf:4: error: rule "e.*", destination "f.$1": Error adding mapping for "e.*" : total weight needs to be <= 100""",
+      "f.conf: 3 errors (4 mappings): nats-server would not accept it"))
+  }
+
+  test("warnings alone keep the exit code 0") {
+    val (code, lines) = validate("\"a.>\": \"b.>\"\n\"a.x\": c\n")
+    assert(code == 0)
+    assert(lines.head.startsWith("""f.conf:2: warning: rule "a.x": rule "a.x" overlaps rule "a.>""""))
+    assert(lines.last == "OK: 2 mappings, 1 warning")
+  }
+
+  test("a server config: the top-level block and every account's block, labelled") {
+    val conf =
+      """port: 4222
+        |mappings { "a.*": "b.$1" }
+        |accounts {
+        |  A: { users: [{user: a, password: a}], mappings: { "x.*": "y.$2" } }
+        |  B: { maps: { q: r } }
+        |  C: {}
+        |}
+        |""".stripMargin
+    val (code, lines) = validate(conf)
+    assert(code == 1)
+    assert(lines == Seq(
+      """f.conf:4: error: accounts.A.mappings: rule "x.*", destination "y.$2": Error adding mapping for "x.*" to "y.$2" : """ +
+        "invalid mapping destination: wildcard index out of range in $2: [2]",
+      "f.conf: 1 error (3 mappings in mappings, accounts.A.mappings, accounts.B.maps): nats-server would not accept it"))
+    assert(validate("port: 4222\njetstream: {}\n") ==
+      (1, Seq("f.conf: error: no mappings block (a top-level `mappings { }` or an account's `mappings`)")))
+  }
+
+  test("stream configs are recognised by their fields; nats-server's first error names the field") {
+    val ok = """{"name": "orders", "subjects": ["orders.local.*"],
+               | "subject_transform": {"src": "orders.local.*", "dest": "orders.{{wildcard(1)}}"}}""".stripMargin
+    assert(validate(ok) == (0, Seq("""OK: stream "orders" (1 subject, subject_transform "orders.local.*" -> "orders.{{wildcard(1)}}")""")))
+    val info = s"""{"config": $ok, "state": {"messages": 0}}"""
+    assert(validate(info)._1 == 0)
+    val (code, lines) = validate("""{"name": "b", "sources": [{"name": "a.b"}]}""")
+    assert(code == 1)
+    assert(lines.head == "f.conf: error: sources[0].name: sourced stream name is invalid (nats-server error 10141)")
+    assert(validate("""{"name": "b", "num_replicas": "three", "subjects": ["b"]}""")._2.head ==
+      "f.conf: error: num_replicas: must be an integer")
+  }
+
+  test("the guess between a mappings block and a stream config, and how to overrule it") {
+    def kind(text: String) = Validate.kindOf(ConfSyntax.parseDocument(text))
+    assert(kind("""{"subjects": ["a"]}""") == Validate.Stream)
+    assert(kind("""{"name": "x", "retention": "limits"}""") == Validate.Stream)
+    assert(kind("""{"name": "x"}""") == Validate.Mappings) // a rule for the subject `name`
+    assert(kind("""subjects: [{destination: a, weight: 100}]""") == Validate.Mappings)
+    assert(validate("""{"name": "x"}""", Some(Validate.Stream)) == (0, Seq("""OK: stream "x" (1 subject)""")))
+  }
+
+  test("text neither syntax reads is an error in the parser's words") {
+    val (code, lines) = validate("a: [b\n")
+    assert(code == 1)
+    assert(lines.head.startsWith("f.conf: error: Parse error on line"), lines)
+  }
+
+  test("Main.validate: stdin, unreadable files and usage errors (exit code 2)") {
+    def main(args: String*)(stdin: String = ""): (Int, String) = {
+      val bytes = new ByteArrayOutputStream
+      val code = Main.validate(args.toList, new ByteArrayInputStream(stdin.getBytes(UTF_8)), new PrintStream(bytes, true, UTF_8))
+      (code, new String(bytes.toByteArray, UTF_8))
+    }
+    assert(main("-")("foo: bar") == (0, "OK: 1 mapping\n"))
+    assert(main("--stream", "-")("{\"name\": \"x\"}")._1 == 0)
+    val missing = Files.createTempDirectory("validate").resolve("missing.conf").toString
+    assert(main(missing)() == (2, s"subjxform validate: cannot read $missing: no such file\n"))
+    assert(main()()._1 == 2)
+    assert(main("a", "b")()._1 == 2)
+    assert(main("--mappings", "--stream", "-")()._1 == 2)
+    assert(main("--bogus")()._1 == 2)
+  }
+}
