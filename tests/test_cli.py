@@ -63,3 +63,145 @@ def test_bad_subjects_and_dropped_results_are_explained():
     outputs = result.stdout.split("\n\n")
     assert outputs[0] == "Error: invalid subject"
     assert outputs[1].startswith("Error: the result has an empty token")
+
+
+# --- subjxform validate FILE ------------------------------------------------------------------------
+
+import json  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from test_subject_map import CANARY, CLUSTERS, LOSS, SHAPING, SIMPLE, SPLIT_AND_LOSS  # noqa: E402
+
+STREAMS = sorted((Path(__file__).parent / "streams").glob("*.json"))
+NATS = shutil.which("nats-server")
+# The docs page's blocks and how many rules each has.
+DOC_BLOCKS = {"canary": (CANARY, 1), "shaping": (SHAPING, 1), "loss": (LOSS, 1), "split_and_loss": (SPLIT_AND_LOSS, 1),
+              "simple": (SIMPLE, 2), "clusters": (CLUSTERS, 1)}
+
+
+def as_server_config(body: str) -> str:
+    return f"port: -1\nmappings {{\n{body}\n}}\n"
+
+
+@pytest.mark.parametrize("name", sorted(DOC_BLOCKS))
+def test_validate_accepts_the_docs_blocks_as_block_content_and_as_a_server_config(tmp_path, name):
+    body, rules = DOC_BLOCKS[name]
+    texts = [body] if body.lstrip().startswith("mappings") else [body, as_server_config(body)]
+    for text in texts:
+        path = tmp_path / "mappings.conf"
+        path.write_text(text)
+        result = run("validate", str(path))
+        assert result.returncode == 0
+        # (the docs' simple block has a literal rule its wildcard rule also matches: a warning)
+        assert result.stdout.splitlines()[-1].startswith(f"OK: {rules} mapping{'s' if rules > 1 else ''}")
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=lambda p: p.stem)
+def test_validate_accepts_the_stream_configs_and_says_what_they_do(path):
+    config = json.loads(path.read_text())
+    result = run("validate", str(path))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith(f'OK: stream "{config["name"]}" (')
+    sources = len(config.get("sources") or [])
+    if sources:
+        assert f"{sources} source" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "change,field,message",
+    [
+        (lambda c: c.update(name="a.b"), "name", "stream name is required and can not contain"),
+        (lambda c: c.update(subjects=["orders.*", "orders.>"]), "subjects[0]", 'subject "orders.*" overlaps with "orders.>"'),
+        (lambda c: c.update(republish={"src": "orders.*", "dest": "orders.local.x"}), "republish.dest", "forms a cycle"),
+        (lambda c: c.update(subject_transform={"src": "orders.local.*", "dest": "x.$2"}), "subject_transform",
+         "stream transform: invalid mapping destination: wildcard index out of range in $2: [2]"),
+        (lambda c: c["sources"][0].update(name="other.orders"), "sources[0].name", "sourced stream name is invalid"),
+        (lambda c: c.update(num_replicas="3"), "num_replicas", "must be an integer"),
+    ],
+)
+def test_validate_names_the_stream_field_and_gives_nats_servers_error(tmp_path, change, field, message):
+    config = json.loads((Path(__file__).parent / "streams" / "docs_orders.json").read_text())
+    change(config)
+    path = tmp_path / "stream.json"
+    path.write_text(json.dumps(config))
+    result = run("validate", str(path))
+    assert result.returncode == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"{path}: error: {field}: "), first
+    assert message in first
+
+
+def test_validate_a_stream_info_output_and_stdin():
+    info = json.dumps({"config": json.loads(STREAMS[0].read_text()), "state": {"messages": 3}})
+    result = run("validate", "-", stdin=info)
+    assert result.returncode == 0 and result.stdout.startswith("OK: stream ")
+    result = run("validate", "--stream", "-", stdin='{"name": "ORDERS"}')
+    assert result.stdout == 'OK: stream "ORDERS" (1 subject)\n'
+
+
+BROKEN = """\
+port: -1
+mappings {
+  "orders.*.*": [
+    { destination: "orders.v1.{{partition(8,3)}}", weight: 95% }
+    { destination: "orders.v2", weight: 5% }
+  ]
+  "a.>": "b.{{wildcard(1)}}"
+  "a.b": "c"
+  "bad..subject": x
+  "w.*": [{ destination: "w.$1", weight: 60% }, { destination: "w.x.$1", weight: 60% }]
+  "n.*": [{ destination: "n.$1", weight: "x%" }]
+}
+accounts {
+  A: { users: [{user: a, password: a}], mappings: { "x.*": "y.$2", "ok.*": "fine.$1" } }
+}
+"""
+
+
+def test_validate_lists_every_problem_one_per_line_with_exit_code_1(tmp_path):
+    path = tmp_path / "broken.conf"
+    path.write_text(BROKEN)
+    result = run("validate", str(path))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    errors = [line for line in lines if ": error: " in line]
+    assert len(errors) == 6, lines
+    assert f'{path}:3: error: mappings: rule "orders.*.*", destination "orders.v1.{{{{partition(8,3)}}}}": ' in errors[0]
+    assert any(": warning: " in line and 'rule "a.b"' in line for line in lines)  # overlaps "a.>"
+    assert any(line.startswith(f"{path}:14: error: accounts.A.mappings: rule \"x.*\"") for line in errors)
+    assert lines[-1] == f"{path}: 6 errors, 1 warning (8 mappings in mappings, accounts.A.mappings): nats-server would not accept it"
+
+
+@pytest.mark.skipif(NATS is None, reason="nats-server is not on PATH")
+@pytest.mark.parametrize("text", [BROKEN, as_server_config(CANARY), as_server_config(SHAPING), as_server_config(SIMPLE)],
+                         ids=["broken", "canary", "shaping", "simple"])
+def test_validate_agrees_with_nats_server_dash_t(tmp_path, text):
+    """Every error `nats-server -t` prints is ours, on the same line (a bad rule subject: nats-server names
+    the block's line, we the rule's), and ours are no more than its; both accept the same files."""
+    path = tmp_path / "server.conf"
+    path.write_text(text)
+    theirs = subprocess.run([NATS, "-t", "-c", str(path)], capture_output=True, text=True, timeout=30)
+    ours = run("validate", str(path))
+    assert (ours.returncode == 0) == (theirs.returncode == 0), (ours.stdout, theirs.stderr)
+    their_errors = re.findall(rf"{re.escape(path.name)}:(\d+):\d+: (.*)", theirs.stderr + theirs.stdout)
+    our_errors = re.findall(rf"^{re.escape(str(path))}:(\d+): error: (?:[\w.]+: )?rule .*?: (.*)$", ours.stdout, re.M)
+    assert sorted(m for _, m in our_errors) == sorted(m for _, m in their_errors)
+    same_line = {(n, m) for n, m in their_errors if "is not a valid subject" not in m}
+    assert same_line <= set(our_errors)
+
+
+def test_validate_unreadable_file_and_usage_errors_exit_with_2(tmp_path):
+    missing = run("validate", str(tmp_path / "missing.conf"))
+    assert (missing.returncode, missing.stdout) == (2, f"subjxform validate: cannot read {tmp_path / 'missing.conf'}: no such file\n")
+    assert run("validate").returncode == 2
+    assert run("validate", "a", "b").returncode == 2
+    assert run("validate", str(tmp_path)).returncode == 2  # a directory
+
+
+def test_validate_a_syntax_error_is_a_problem_in_the_parsers_words(tmp_path):
+    (tmp_path / "s.conf").write_text('mappings {\n  "a.*": [ { destination: "b.$1", weight: 100% }\n')
+    result = run("validate", str(tmp_path / "s.conf"))
+    assert result.returncode == 1
+    assert re.match(rf"{re.escape(str(tmp_path / 's.conf'))}: error: Parse error on line \d+", result.stdout)
