@@ -4,10 +4,10 @@
 
 1. generates an order log: ``orders.<region>.<customer>`` subjects with an order id, an amount and a
    time (a few popular customers order far more often than the rest, some regions are busier);
-2. applies ``MAPPINGS`` (below, in nats-server's config syntax) with ``subject_map`` (the subject it
-   is routed to is kept next to the original in ``routed_to``): each order gets
+2. applies ``MAPPINGS`` (below, in nats-server's config syntax) with ``subject_map``: each order gets
    one of 8 partitions from its customer, exactly the ``{{partition(8,2)}}`` number a NATS server
-   would give it, and 5% of the traffic goes to the v2 service (a canary), the rest to v1;
+   would give it, and 5% of the traffic goes to the v2 service (a canary), the rest to v1 (the new
+   subject is kept next to the original, in ``routed_to``);
 3. writes Parquet partitioned by the partition token (``DIR/orders/partition=0`` ... ``=7``);
 4. reads it back and reports per-destination counts (canary share, expected vs observed) and
    partition balance (min/max/skew), as a table and as a PNG chart (``DIR/orders_report.png``).
@@ -43,7 +43,7 @@ mappings {
 """
 PARTITIONS = 8
 CANARY_SHARE = 0.05  # the v2 weight above
-DEFAULT_ROWS = 8_000_000  # about a minute on a 2-core laptop
+DEFAULT_ROWS = 10_000_000  # 1-1.5 minutes on a 2-core machine
 
 # Where orders come from: (region, share of the traffic).
 REGIONS = [("eu-west", 0.30), ("us-east", 0.25), ("us-west", 0.15), ("eu-north", 0.12), ("ap-south", 0.10), ("sa-east", 0.08)]
