@@ -4,6 +4,10 @@
     subjxform mapping [--strict] SRC DEST [SUBJECT...]
                                                     try a transform, like `nats server mapping`
                                                     (no subject: an interactive prompt)
+    subjxform validate [--mappings | --stream] FILE check a mappings block (or a nats-server config
+                                                    file's blocks) or a stream config as nats-server
+                                                    does; FILE '-' is stdin. Exit code 0 valid,
+                                                    1 problems, 2 usage or unreadable FILE
 
 The work is done by the jar's Spark-free engine in a plain JVM: no Spark session is started.
 """

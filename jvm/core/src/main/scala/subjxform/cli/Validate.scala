@@ -68,20 +68,22 @@ object Validate {
     else Mappings
   }
 
-  /** The mappings blocks of the document, labelled; the document itself when it is one block's content. */
+  private def isMappingsKey(k: String): Boolean = k.equalsIgnoreCase("mappings") || k.equalsIgnoreCase("maps")
+
+  /**
+   * The mappings blocks of the document with their place in it (`mappings`, `accounts.A.mappings`), or
+   * the document itself (labelled "") when it is one block's content.
+   */
   private def blocks(doc: Obj): Seq[(String, Obj)] = {
     val isServerConfig = doc.entries.exists { case (k, _) => ServerKeys(k.toLowerCase) }
     if (!isServerConfig) return Seq("" -> doc)
-    val top = doc.entries.collect { case (k, o: Obj) if k.equalsIgnoreCase("mappings") || k.equalsIgnoreCase("maps") => k -> o }
-    val accounts = doc.entries.collect { case (k, a: Obj) if k.equalsIgnoreCase("accounts") => k -> a }.flatMap {
-      case (key, a) =>
-        a.entries.collect { case (account, acc: Obj) => (key, account, acc) }.flatMap { case (key, account, acc) =>
-          acc.entries.collect {
-            case (k, o: Obj) if k.equalsIgnoreCase("mappings") || k.equalsIgnoreCase("maps") => s"$key.$account.$k" -> o
-          }
-        }
-    }
-    top ++ accounts
+    val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
+    val inAccounts = for {
+      (accountsKey, accounts: Obj) <- doc.entries if accountsKey.equalsIgnoreCase("accounts")
+      (account, settings: Obj) <- accounts.entries
+      (k, block: Obj) <- settings.entries if isMappingsKey(k)
+    } yield s"$accountsKey.$account.$k" -> block
+    top ++ inAccounts
   }
 
   private def mappings(doc: Obj, name: String, out: PrintStream): Int = {
@@ -90,19 +92,18 @@ object Validate {
       out.println(s"$name: error: no mappings block (a top-level `mappings { }` or an account's `mappings`)")
       return 1
     }
-    // Block labels are only worth printing when the file has more than its top-level block.
-    val labelled = found.size > 1 || found.exists { case (label, _) => label.contains('.') }
-    val problems = for {
-      (label, block) <- found
-      sorted = MappingTable.validate(block).map(p => (lineOf(block, p), p)).sortBy(_._1.getOrElse(0))
-      (at, problem) <- sorted
-    } yield {
-      val where = at.map(l => s"$name:$l").getOrElse(name)
-      out.println(s"$where: ${problem.severity}: ${if (labelled) label + ": " else ""}$problem")
-      problem
+    // Where a problem is needs saying only when the file has more than its top-level block.
+    val labelled = found.size > 1 || found.exists { case (label, _) => label.startsWith("accounts") }
+    var errors = 0
+    var warnings = 0
+    for ((label, block) <- found) {
+      val problems = MappingTable.validate(block).map(p => (lineOf(block, p), p)).sortBy(_._1.getOrElse(0))
+      for ((at, problem) <- problems) {
+        if (problem.isError) errors += 1 else warnings += 1
+        val where = at.map(l => s"$name:$l").getOrElse(name)
+        out.println(s"$where: ${problem.severity}: ${if (labelled) label + ": " else ""}$problem")
+      }
     }
-    val errors = problems.count(_.isError)
-    val warnings = problems.size - errors
     val rules = found.map(_._2.entries.size).sum
     val counted = plural(rules, "mapping") + (if (labelled) s" in ${found.map(_._1).mkString(", ")}" else "")
     val warned = if (warnings > 0) s", ${plural(warnings, "warning")}" else ""
