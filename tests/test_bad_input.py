@@ -61,7 +61,7 @@ TABLE = [
         "analysis error: INVALID_PARAMETER_VALUE.PATTERN ... Subject \"a..b\" is not a valid subject", "names `src`"),
     Row("invalid transform from columns", f"subject_transform(subject, src, IF(subject = 'orders.eu.42', {BAD}, dest))",
         "runtime error: INVALID_PARAMETER_VALUE.PATTERN ... from \"orders.*.*\" to \"x.{{wildcard(3)}}\"",
-        "names the row's transform"),
+        "names the row's transform; in Python a `pyspark.errors.IllegalArgumentException`"),
     Row("invalid constant transform, `try_`", f"try_subject_transform(subject, 'a.*', {BAD})", "NULL", "Spark's `try_` convention"),
     Row("invalid transform from columns, `try_`", f"try_subject_transform(subject, src, IF(subject <> '', {BAD}, dest))", "NULL",
         "Spark's `try_` convention"),
