@@ -102,6 +102,18 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(viaDataFrame.map(_.getString(0)).toSet == draws && viaDataFrame.map(_.getLong(1)).sum == 300)
   }
 
+  test("the Nondeterministic form works inside a lambda and a WHERE (Spark initializes it there too)") {
+    val df = spark.range(4).selectExpr("array(concat('a.', id), 'a.x') AS arr", "'a.*' AS src",
+      "if(id = 0, 'b.{{random(1)}}', 'c.$1') AS dest")
+    val mapped = df.selectExpr("transform(arr, x -> subject_transform(x, src, dest))").collect().map(_.getSeq[String](0))
+    assert(mapped.toSeq == Seq(Seq("b.0", "b.0"), Seq("c.1", "c.x"), Seq("c.2", "c.x"), Seq("c.3", "c.x")))
+    val drawn = df.selectExpr("transform(arr, x -> subject_transform(x, 'a.*', 'r.{{random(2)}}'))").collect()
+      .flatMap(_.getSeq[String](0))
+    assert(drawn.toSet.subsetOf(Set("r.0", "r.1")) && drawn.length == 8)
+    val kept = df.where("subject_transform(arr[0], src, dest) <> 'c.2'").selectExpr("subject_transform(arr[0], src, dest)")
+    assert(kept.collect().map(_.getString(0)).toSet == Set("b.0", "c.1", "c.3"))
+  }
+
   test("DESCRIBE FUNCTION EXTENDED documents each function, and every documented example holds") {
     for ((id, info, _) <- SubjxformFunctions.all) {
       val text = spark.sql(s"DESCRIBE FUNCTION EXTENDED ${id.funcName}").collect().map(_.getString(0)).mkString("\n")
