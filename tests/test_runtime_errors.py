@@ -11,6 +11,9 @@ from pyspark.sql import functions as F
 
 from subjxform import subject_filter_transform, subject_map, subject_matches, subject_transform
 
+# A stream config as the docs page prints it: `republish` as a list.
+BAD_CONFIG = '{"name": "ORDERS", "subjects": ["orders.>"], "republish": [{"src": "orders.>", "dest": "r.>"}]}'
+
 # (function, column to build it from the row, the parameter blamed, fragments of the message)
 CASES = [
     (
@@ -45,13 +48,20 @@ CASES = [
         "`transforms`",
         ["transforms[0]", "too many arguments passed to the function in {{split(1,-,x)}}"],
     ),
+    (
+        "stream_config_plan",
+        lambda: F.call_function("stream_config_plan", F.col("bad_config")),
+        "`config`",
+        ["republish: must be one object", "not a list"],
+    ),
 ]
 
 
 @pytest.fixture
 def bad_row(session):
     return session.createDataFrame(
-        [("a.c", "a.*", "b.{{split(1,-,x)}}", "a..b")], "subject string, src string, dest string, bad_filter string"
+        [("a.c", "a.*", "b.{{split(1,-,x)}}", "a..b", BAD_CONFIG)],
+        "subject string, src string, dest string, bad_filter string, bad_config string",
     )
 
 
