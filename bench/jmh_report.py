@@ -64,7 +64,7 @@ def main() -> None:
         score = r["primaryMetric"]["score"]
         err = r["primaryMetric"]["scoreError"]
         alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
-        if r["benchmark"].endswith("CopyFloorBench.copy"):
+        if r["params"]["name"] == "copy_floor":
             floor = (score, err, alloc)
         else:
             rows[r["params"]["name"]] = (score, err, alloc)

@@ -6,7 +6,7 @@ Tests taking `session` also run as a Spark Connect client of a server started wi
 from __future__ import annotations
 
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
 
 import subjxform
@@ -83,12 +83,36 @@ def test_invalid_transform_in_a_row_fails_the_job_naming_it_unless_try(session):
     df = session.createDataFrame(
         [("a.b", "a.*", "b.$1"), ("a.c", "a.*", "b.{{nope(1)}}")], "subject string, src string, dest string"
     )
-    with pytest.raises(Exception) as err:
+    with pytest.raises(IllegalArgumentException) as err:  # see test_runtime_errors.py
         df.select(subject_transform("subject", F.col("src"), F.col("dest"))).collect()
     assert "unknown function in {{nope(1)}}" in str(err.value)
     assert '"b.{{nope(1)}}"' in str(err.value)
     tried = df.select(try_subject_transform("subject", F.col("src"), F.col("dest")).alias("t")).collect()
     assert [r.t for r in tried] == ["b.b", None]
+
+
+def test_random_and_column_transforms_can_be_grouped_by_like_rand(session):
+    # Spark's analyzer pulls Nondeterministic expressions out of a GROUP BY; anything else that is not
+    # deterministic there is an internal error, which random and column transforms used to be.
+    df = session.range(300).select(
+        F.concat(F.lit("a."), (F.col("id") % 7).cast("string")).alias("s"),
+        F.lit("a.*").alias("src"),
+        F.when(F.col("id") % 2 == 0, F.lit("b.{{random(3)}}")).otherwise(F.lit("c.$1")).alias("dest"),
+    )
+    draws = {"b.0", "b.1", "b.2"}
+    for fn in (subject_transform, try_subject_transform):
+        random = {r.k: r["count"] for r in df.groupBy(fn("s", "a.*", "b.{{random(3)}}").alias("k")).count().collect()}
+        assert set(random) == draws and sum(random.values()) == 300
+        by_row = {r.k: r["count"] for r in df.groupBy(fn("s", F.col("src"), F.col("dest")).alias("k")).count().collect()}
+        renamed = {f"c.{m}": sum(1 for i in range(300) if i % 2 == 1 and i % 7 == m) for m in range(7)}
+        assert {k: v for k, v in by_row.items() if k not in draws} == renamed
+        assert sum(by_row.values()) == 300
+    df.createOrReplaceTempView("grouping_input")
+    sql = session.sql(
+        "SELECT subject_filter_transform(s, array(named_struct('src', 'a.*', 'dest', 'b.{{random(3)}}'))) AS k, "
+        "count(*) AS n FROM grouping_input GROUP BY k"
+    ).collect()
+    assert {r.k for r in sql} == draws and sum(r.n for r in sql) == 300
 
 
 def test_strict_mode_is_the_import_export_rule(session):

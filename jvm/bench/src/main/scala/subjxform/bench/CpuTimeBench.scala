@@ -4,7 +4,7 @@ import java.lang.management.ManagementFactory
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.{SubjectTransform, Workspace}
+import subjxform.core.Workspace
 
 /**
  * The JMH cases timed by this thread's CPU time instead of wall time: on a machine whose cores are
@@ -19,9 +19,6 @@ object CpuTimeBench {
     val ops = if (args.length > 1) args(1).toInt else 4000000
     val rounds = if (args.length > 2) args(2).toInt else 7
     val subjects = BenchFiles.subjects()
-    val cases = BenchFiles.cases()
-    val names = Files.readAllLines(BenchFiles.dir.resolve("cases.tsv"), UTF_8).toArray(Array.empty[String])
-      .filter(l => l.nonEmpty && !l.startsWith("#")).map(_.split("\t")(0))
     val bean = ManagementFactory.getThreadMXBean
     val ws = new Workspace(42L)
     var sink = 0L
@@ -45,12 +42,7 @@ object CpuTimeBench {
       best
     }
 
-    val lines = Seq("copy_floor" -> run(s => java.util.Arrays.copyOf(s, s.length))) ++
-      names.map { name =>
-        val (src, dest) = cases(name)
-        val tr = SubjectTransform.compile(src, dest)
-        name -> run(s => tr(s, 0, s.length, ws))
-      }
+    val lines = (BenchFiles.CopyFloor +: BenchFiles.cases().map(_._1)).map(name => name -> run(BenchFiles.work(name, ws)))
     val text = lines.map { case (n, ns) => f"$n\t$ns%.1f" }.mkString("", "\n", "\n")
     print(text)
     if (sink == 42) println() // keep the results alive

@@ -3,7 +3,7 @@ package subjxform.bench
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.{SubjectTransform, Workspace}
+import subjxform.core.Workspace
 
 /**
  * For each benchmark case, the mean size of the result over the sample subjects and what a byte
@@ -15,12 +15,12 @@ object OutputSizes {
   def main(args: Array[String]): Unit = {
     val subjects = BenchFiles.subjects()
     val ws = new Workspace(42L)
-    val lines = BenchFiles.cases().toSeq.sortBy(_._1).map { case (name, (src, dest)) =>
-      val tr = SubjectTransform.compile(src, dest)
+    val lines = BenchFiles.cases().map(_._1).sorted.map { name =>
+      val work = BenchFiles.work(name, ws)
       var out = 0L
       var heap = 0L
       for (s <- subjects) {
-        val r = tr(s, 0, s.length, ws)
+        val r = work(s)
         if (r != null) { out += r.length; heap += (16 + r.length + 7) / 8 * 8 }
       }
       f"$name\t${out.toDouble / subjects.length}%.1f\t${heap.toDouble / subjects.length}%.1f"

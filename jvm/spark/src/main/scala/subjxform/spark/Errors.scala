@@ -1,6 +1,8 @@
 package subjxform.spark
 
-import org.apache.spark.SparkException
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.{SparkException, SparkThrowable}
 import org.apache.spark.sql.AnalysisException
 
 /**
@@ -21,6 +23,28 @@ object Errors {
     new AnalysisException(Condition, parameters(function, parameter, reason))
 
   /** An argument taken from a column is invalid in some row. */
-  def atRuntime(function: String, parameter: String, reason: String): SparkException =
-    new SparkException(Condition, parameters(function, parameter, reason), null)
+  def atRuntime(function: String, parameter: String, reason: String): InvalidArgumentValueException = {
+    val params = parameters(function, parameter, reason)
+    // Spark's wording of the condition, through the one public constructor that formats it.
+    val message = new SparkException(Condition, params, null).getMessage
+    new InvalidArgumentValueException(Condition, new java.util.HashMap(params.asJava), message)
+  }
+}
+
+/**
+ * A function argument from a column is invalid in some row. A `java.lang.IllegalArgumentException`
+ * and a `SparkThrowable` (condition and parameters, as Spark's own errors): PySpark turns the first
+ * into `pyspark.errors.IllegalArgumentException`, classic and Connect alike, where it would hand a
+ * plain `SparkException` over as a raw `Py4JJavaError`. Spark's `SparkRuntimeException` is
+ * `private[spark]`, its constructors not an API a library can rely on across Spark releases.
+ */
+final class InvalidArgumentValueException(
+    condition: String,
+    messageParameters: java.util.Map[String, String],
+    message: String)
+  extends IllegalArgumentException(message) with SparkThrowable {
+
+  override def getCondition: String = condition
+
+  override def getMessageParameters: java.util.Map[String, String] = messageParameters
 }

@@ -92,4 +92,11 @@ final class PlanCache[P <: AnyRef](
 object PlanCache {
   final val DefaultCapacity = 1024
   final val Recent = 8
+
+  /**
+   * The cache of `function`'s plans, whose compile errors become the function's runtime error
+   * (see [[Errors.atRuntime]]) blaming the parameter that `blame` names.
+   */
+  def of[P <: AnyRef](function: String, blame: IllegalArgumentException => String)(compile: (String, String) => P): PlanCache[P] =
+    new PlanCache[P](compile, e => Errors.atRuntime(function, blame(e), e.getMessage))
 }

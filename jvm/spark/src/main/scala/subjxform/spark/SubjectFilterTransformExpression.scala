@@ -17,9 +17,10 @@ import subjxform.core.{FilterTransforms, InvalidStreamConfigException, Workspace
  * `subject_filter_transform(subject, transforms)`: the filter-and-rename list of a stream source or
  * mirror, a thin Catalyst shell around a compiled [[FilterTransforms]]. A constant list is compiled
  * once (an invalid one fails analysis); a list from a column goes through a per-task
- * [[TransformListCache]].
+ * [[TransformListCache]]. A list with a `{{random(n)}}` destination (or one from a column, which may
+ * have one) makes it a [[RandomSubjectFilterTransformExpression]].
  */
-abstract class SubjectFilterTransformBase extends Expression {
+abstract class SubjectFilterTransformBase extends UsesWorkspace {
   def subject: Expression
   def transforms: Expression
 
@@ -33,8 +34,7 @@ abstract class SubjectFilterTransformBase extends Expression {
   // A workspace and a cache of compiled lists live in each instance: never share one.
   override def stateful: Boolean = true
 
-  override lazy val deterministic: Boolean =
-    children.forall(_.deterministic) && transforms.foldable && !constant.exists(_.exists(_.isRandom))
+  protected def drawsAtRandom: Boolean = !transforms.foldable || constant.exists(_.exists(_.isRandom))
 
   /** The ordinals of `src` and `dest` in the element struct, and its width. */
   @transient private lazy val layout: (Int, Int, Int) = transforms.dataType match {
@@ -47,6 +47,13 @@ abstract class SubjectFilterTransformBase extends Expression {
       catch { case e: InvalidStreamConfigException => Left(e) }
     }
 
+  /** Whether `transforms` is an array of structs with STRING fields `src` and `dest` (others are ignored). */
+  protected def transformsWellFormed: Boolean = transforms.dataType match {
+    case ArrayType(st: StructType, _) =>
+      Seq("src", "dest").forall(n => st.fields.exists(f => f.name == n && f.dataType.isInstanceOf[StringType]))
+    case _ => false
+  }
+
   private def error(e: InvalidStreamConfigException) = Errors.atRuntime(prettyName, "transforms", e.getMessage)
 
   override def checkInputDataTypes(): TypeCheckResult = {
@@ -54,12 +61,7 @@ abstract class SubjectFilterTransformBase extends Expression {
       return DataTypeMismatch("UNEXPECTED_INPUT_TYPE", Map("paramIndex" -> "first", "requiredType" -> "\"STRING\"",
         "inputSql" -> s"\"${subject.sql}\"", "inputType" -> s"\"${subject.dataType.sql}\""))
     }
-    val wellFormed = transforms.dataType match {
-      case ArrayType(st: StructType, _) =>
-        Seq("src", "dest").forall(n => st.fields.exists(f => f.name == n && f.dataType.isInstanceOf[StringType]))
-      case _ => false
-    }
-    if (!wellFormed) {
+    if (!transformsWellFormed) {
       return DataTypeMismatch("UNEXPECTED_INPUT_TYPE", Map("paramIndex" -> "second",
         "requiredType" -> "\"ARRAY<STRUCT<src: STRING, dest: STRING>>\"",
         "inputSql" -> s"\"${transforms.sql}\"", "inputType" -> s"\"${transforms.dataType.sql}\""))
@@ -75,7 +77,9 @@ abstract class SubjectFilterTransformBase extends Expression {
     new TransformListCache(s, d, n, error)
   }
 
-  @transient private lazy val workspace = new Workspace
+  // `{{random(n)}}` draws from the workspace's source; this function takes no seed.
+  override def newWorkspace(partitionIndex: Int): Workspace = new Workspace
+
   @transient private lazy val cache = newCache()
 
   private def constantOrNull: FilterTransforms = constant match {
@@ -84,7 +88,7 @@ abstract class SubjectFilterTransformBase extends Expression {
     case _ => null
   }
 
-  override def eval(input: InternalRow): Any = {
+  override protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
     val s = subject.eval(input).asInstanceOf[UTF8String]
     if (s == null) return null
     val ft =
@@ -100,9 +104,9 @@ abstract class SubjectFilterTransformBase extends Expression {
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val row = FilterTransformRow.getClass.getName.stripSuffix("$")
     val ftClass = classOf[FilterTransforms].getName
-    val wsClass = classOf[Workspace].getName
     val subj = subject.genCode(ctx)
-    lazy val ws = ctx.addMutableState(wsClass, "subjectWorkspace", v => s"$v = new $wsClass();")
+    lazy val self = ctx.addReferenceObj("filterTransformExpr", this, classOf[SubjectFilterTransformBase].getName)
+    lazy val ws = workspaceFor(ctx, self)
     def applyWith(ft: String) =
       s"""
          |${ev.value} = $row.apply($ft, $ws, ${subj.value});
@@ -121,7 +125,6 @@ abstract class SubjectFilterTransformBase extends Expression {
         |  ${applyWith(ft)}
         |}""".stripMargin)
     } else {
-      val self = ctx.addReferenceObj("filterTransformExpr", this, getClass.getName)
       val cacheClass = classOf[TransformListCache].getName
       val cache = ctx.addMutableState(cacheClass, "filterTransformsCache", v => s"$v = $self.newCache();")
       val list = transforms.genCode(ctx)
@@ -141,6 +144,36 @@ abstract class SubjectFilterTransformBase extends Expression {
         |}""".stripMargin)
     }
   }
+}
+
+/**
+ * The forms the registry builds (`subject_filter_transform` and its `try_` form), deterministic when
+ * the list is a constant one that does not draw at random.
+ */
+abstract class DeterministicSubjectFilterTransform extends SubjectFilterTransformBase with MayDrawAtRandom {
+  // Only for an expression built directly: the registry gives the others their random form.
+  override lazy val deterministic: Boolean = children.forall(_.deterministic) && !drawsAtRandom
+
+  // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
+  override def formForArguments: Expression =
+    if (transformsWellFormed && drawsAtRandom) RandomSubjectFilterTransformExpression(subject, transforms, failOnError)
+    else this
+}
+
+/**
+ * `subject_filter_transform` / `try_subject_filter_transform` over a list that draws at random or comes
+ * from a column: a Spark `Nondeterministic` expression, treated as `rand()` is.
+ */
+case class RandomSubjectFilterTransformExpression(subject: Expression, transforms: Expression, failOnError: Boolean)
+  extends SubjectFilterTransformBase with WorkspacePerPartition {
+
+  override def prettyName: String = if (failOnError) "subject_filter_transform" else "try_subject_filter_transform"
+
+  // Printed as the function it was written as: the flag is in the name.
+  override protected def stringArgs: Iterator[Any] = children.iterator
+
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectFilterTransformExpression =
+    copy(subject = c(0), transforms = c(1))
 }
 
 @ExpressionDescription(
@@ -173,7 +206,7 @@ abstract class SubjectFilterTransformBase extends Expression {
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectFilterTransformExpression(subject: Expression, transforms: Expression)
-  extends SubjectFilterTransformBase {
+  extends DeterministicSubjectFilterTransform {
   override protected def failOnError: Boolean = true
   override def prettyName: String = "subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectFilterTransformExpression =
@@ -200,7 +233,7 @@ case class SubjectFilterTransformExpression(subject: Expression, transforms: Exp
   since = "0.1.0",
   group = "string_funcs")
 case class TrySubjectFilterTransformExpression(subject: Expression, transforms: Expression)
-  extends SubjectFilterTransformBase {
+  extends DeterministicSubjectFilterTransform {
   override protected def failOnError: Boolean = false
   override def prettyName: String = "try_subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectFilterTransformExpression =

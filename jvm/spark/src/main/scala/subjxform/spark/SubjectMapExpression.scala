@@ -1,10 +1,9 @@
 package subjxform.spark
 
-import org.apache.spark.sql.catalyst.{FunctionIdentifier, InternalRow}
-import org.apache.spark.sql.catalyst.analysis.FunctionRegistryBase
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{DataTypeMismatch, TypeCheckSuccess}
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal, Nondeterministic}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
@@ -57,7 +56,7 @@ import subjxform.core.{InvalidMappingsException, MappingTable, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
-  extends SubjectMapBase {
+  extends SubjectMapBase with MayDrawAtRandom {
 
   def this(subject: Expression, mappings: Expression) =
     this(subject, mappings, Literal.create(null, StringType), Literal.create(null, LongType))
@@ -65,19 +64,11 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, Literal.create(null, LongType))
 
-  // The registry builds this class only for constant tables without weights (see `forTable`).
+  // The registry builds this class only for constant tables without weights (see `formForArguments`).
   override lazy val deterministic: Boolean =
     children.forall(_.deterministic) && mappings.foldable && !drawsAtRandom
 
-  override protected def workspaceFor(ctx: CodegenContext, self: String): String =
-    ctx.addMutableState(classOf[Workspace].getName, "subjectMapWorkspace", v => s"$v = $self.newWorkspace(0);")
-
-  @transient private lazy val workspace = newWorkspace(0)
-
-  override def eval(input: InternalRow): Any = evalWith(workspace, input)
-
-  /** The weighted form of this expression when its table draws at random (or may: from a column). */
-  def forTable: Expression =
+  override def formForArguments: Expression =
     if (drawsAtRandom || !mappings.foldable) RandomSubjectMapExpression(subject, mappings, cluster, seed) else this
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
@@ -90,48 +81,17 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
  * it out of a GROUP BY), and its workspace is seeded per partition like `rand(seed)`'s.
  */
 case class RandomSubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
-  extends SubjectMapBase with Nondeterministic {
-
-  @transient private var workspace: Workspace = _
-
-  override protected def initializeInternal(partitionIndex: Int): Unit = workspace = newWorkspace(partitionIndex)
-
-  override protected def evalInternal(input: InternalRow): Any = evalWith(workspace, input)
-
-  override protected def workspaceFor(ctx: CodegenContext, self: String): String = {
-    val ws = ctx.addMutableState(classOf[Workspace].getName, "subjectMapWorkspace")
-    ctx.addPartitionInitializationStatement(s"$ws = $self.newWorkspace(partitionIndex);")
-    ws
-  }
+  extends SubjectMapBase with WorkspacePerPartition {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExpression =
     copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
 }
 
-object SubjectMapExpression {
-  /**
-   * The registry entry: Spark's description of [[SubjectMapExpression]] and its builder, whose result
-   * becomes a [[RandomSubjectMapExpression]] when the table draws at random. Spark calls a builder
-   * once the arguments are resolved, so a constant table can be read there; a table that is not
-   * (yet) known to be constant gets the weighted form, the safe side.
-   */
-  private[spark] def registration: SubjxformFunctions.Description = {
-    val (info, build) = FunctionRegistryBase.build[SubjectMapExpression]("subject_map", since = None)
-    (FunctionIdentifier("subject_map"), info, args => build(args) match {
-      case m: SubjectMapExpression => m.forTable
-      case other => other
-    })
-  }
-}
-
 /**
- * What both forms share. Randomness: a table with weights draws a destination per row, so the
- * expression must then be nondeterministic, but a table without them must stay deterministic (so Spark
- * may still push filters through it, dedupe it, cache it). Spark's `Nondeterministic` trait makes an
- * expression nondeterministic always (its `deterministic` is final) and is what Spark's analyzer and
- * projections look for (to pull it out of a GROUP BY, to seed it per partition), hence two classes.
+ * What both forms share (a table with weights draws a destination per row: see [[UsesWorkspace]] for
+ * why that takes two classes).
  */
-abstract class SubjectMapBase extends Expression with ImplicitCastInputTypes {
+abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes {
   def subject: Expression
   def mappings: Expression
   def cluster: Expression
@@ -169,11 +129,10 @@ abstract class SubjectMapBase extends Expression with ImplicitCastInputTypes {
   }
 
   private[spark] def newCache(): PlanCache[MappingTable] =
-    new PlanCache[MappingTable]((m, _) => MappingTable.compile(m),
-      e => Errors.atRuntime(prettyName, "mappings", e.getMessage))
+    PlanCache.of(prettyName, _ => "mappings")((m, _) => MappingTable.compile(m))
 
   /** A partition's workspace: seeded with `seed + partitionIndex` when a seed is given, as `rand(seed)`. */
-  def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
+  override def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
     case Some(s) => new Workspace(s + partitionIndex)
     case None => new Workspace
   }
@@ -186,7 +145,7 @@ abstract class SubjectMapBase extends Expression with ImplicitCastInputTypes {
     case None => null
   }
 
-  protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
+  override protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
     val s = subject.eval(input).asInstanceOf[UTF8String]
     if (s == null) return null
     val table =
@@ -198,9 +157,6 @@ abstract class SubjectMapBase extends Expression with ImplicitCastInputTypes {
     if (table == null) null
     else SubjectMapPerRow.map(table, workspace, s, cluster.eval(input).asInstanceOf[UTF8String])
   }
-
-  /** The generated-code variable of this instance's workspace, created and seeded as each form needs. */
-  protected def workspaceFor(ctx: CodegenContext, self: String): String
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val perRow = SubjectMapPerRow.getClass.getName.stripSuffix("$")

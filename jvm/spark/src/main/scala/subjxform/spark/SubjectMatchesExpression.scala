@@ -58,7 +58,7 @@ case class SubjectMatchesExpression(subject: Expression, filter: Expression)
   }
 
   private[spark] def newCache(): PlanCache[SubjectFilter] =
-    new PlanCache[SubjectFilter]((f, _) => SubjectFilter.compile(f), e => Errors.atRuntime(prettyName, "filter", e.getMessage))
+    PlanCache.of(prettyName, _ => "filter")((f, _) => SubjectFilter.compile(f))
 
   @transient private lazy val workspace = new Workspace
   @transient private lazy val cache = newCache()

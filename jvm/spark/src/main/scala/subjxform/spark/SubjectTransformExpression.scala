@@ -14,9 +14,10 @@ import subjxform.core.{InvalidTransformException, SubjectTransform, Workspace}
 /**
  * `subject_transform(subject, src, dest [, strict])`: a thin Catalyst shell around a compiled
  * [[SubjectTransform]]. Constant `src`/`dest` are compiled once (an invalid pair fails analysis);
- * from columns, compiled transforms are kept in a per-task [[PlanCache]].
+ * from columns, compiled transforms are kept in a per-task [[PlanCache]]. A `{{random(n)}}` destination
+ * (or one from a column, which may be one) makes it a [[RandomSubjectTransformExpression]].
  */
-abstract class SubjectTransformBase extends Expression with ImplicitCastInputTypes {
+abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInputTypes {
   def subject: Expression
   def src: Expression
   def dest: Expression
@@ -34,11 +35,10 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
   // A workspace and a cache of compiled transforms live in each instance: never share one.
   override def stateful: Boolean = true
 
-  private def constantTransform: Boolean = src.foldable && dest.foldable
+  protected def constantTransform: Boolean = src.foldable && dest.foldable
 
   /** `{{random(n)}}`: Spark must not assume two evaluations agree. A column transform might be one. */
-  override lazy val deterministic: Boolean =
-    children.forall(_.deterministic) && constantTransform && !constant.exists(_.exists(_.isRandom))
+  protected def drawsAtRandom: Boolean = !constantTransform || constant.exists(_.exists(_.isRandom))
 
   private def strictValue: Option[Boolean] = Option(strict.eval()).map(_.asInstanceOf[Boolean])
 
@@ -53,18 +53,19 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
       catch { case e: InvalidTransformException => Left(e) }
 
   /** Which argument to blame: nats-server's reason says whether the source or the destination is bad. */
-  private def culprit(e: InvalidTransformException): String =
-    if (e.sourceInvalid) "src" else if (e.reason == "invalid subject") "src, dest" else "dest"
+  private def culprit(e: IllegalArgumentException): String = e match {
+    case t: InvalidTransformException if t.sourceInvalid => "src"
+    case t: InvalidTransformException if t.reason != "invalid subject" => "dest"
+    case _ => "src, dest"
+  }
 
   private[spark] def newCache(): PlanCache[SubjectTransform] = {
     val strictMode = strictValue.getOrElse(false)
-    new PlanCache[SubjectTransform](
-      (s, d) => SubjectTransform.compile(s, d, strictMode),
-      {
-        case e: InvalidTransformException => Errors.atRuntime(prettyName, culprit(e), e.getMessage)
-        case e => e
-      })
+    PlanCache.of(prettyName, culprit)((s, d) => SubjectTransform.compile(s, d, strictMode))
   }
+
+  // `{{random(n)}}` draws from the workspace's source; this function takes no seed.
+  override def newWorkspace(partitionIndex: Int): Workspace = new Workspace
 
   override def checkInputDataTypes(): TypeCheckResult = {
     val types = super.checkInputDataTypes()
@@ -79,7 +80,6 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
     TypeCheckSuccess
   }
 
-  @transient private lazy val workspace = new Workspace
   @transient private lazy val cache = newCache()
 
   private def constantOrNull: SubjectTransform = constant match {
@@ -88,7 +88,7 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
     case _ => null
   }
 
-  override def eval(input: InternalRow): Any = {
+  override protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
     val s = subject.eval(input).asInstanceOf[UTF8String]
     if (s == null) return null
     val tr =
@@ -104,10 +104,10 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val perRow = PerRow.getClass.getName.stripSuffix("$")
-    val wsClass = classOf[Workspace].getName
     val trClass = classOf[SubjectTransform].getName
     val subj = subject.genCode(ctx)
-    lazy val ws = ctx.addMutableState(wsClass, "subjectWorkspace", v => s"$v = new $wsClass();")
+    lazy val self = ctx.addReferenceObj("subjectTransformExpr", this, classOf[SubjectTransformBase].getName)
+    lazy val ws = workspaceFor(ctx, self)
     def transformWith(tr: String) =
       s"""
          |${ev.value} = $perRow.transform($tr, $ws, ${subj.value});
@@ -127,7 +127,6 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
         |  ${transformWith(tr)}
         |}""".stripMargin)
     } else {
-      val self = ctx.addReferenceObj("subjectTransformExpr", this, getClass.getName)
       val cacheClass = classOf[PlanCache[_]].getName
       val cache = ctx.addMutableState(cacheClass, "subjectTransformCache", v => s"$v = $self.newCache();")
       val a = src.genCode(ctx)
@@ -153,6 +152,48 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
   // The three-argument form prints as it was written.
   override def sql: String =
     if (strict == Literal.FalseLiteral) s"$prettyName(${subject.sql}, ${src.sql}, ${dest.sql})" else super.sql
+}
+
+/**
+ * The forms the registry builds (`subject_transform`, `try_subject_transform`), deterministic when the
+ * transform is a constant one that does not draw at random.
+ */
+abstract class DeterministicSubjectTransform extends SubjectTransformBase with MayDrawAtRandom {
+  // Only for an expression built directly: the registry gives the others their random form.
+  override lazy val deterministic: Boolean = children.forall(_.deterministic) && !drawsAtRandom
+
+  override def formForArguments: Expression =
+    if (!constantTransform || constantIsRandom) RandomSubjectTransformExpression(subject, src, dest, strict, failOnError)
+    else this
+
+  /**
+   * Read before implicit casts (the builder runs first), so `strict` may not be a BOOLEAN yet: whether
+   * the destination draws at random does not depend on it, and an invalid transform is reported by
+   * `checkInputDataTypes` whichever form it is.
+   */
+  private def constantIsRandom: Boolean = (Option(src.eval()), Option(dest.eval())) match {
+    case (Some(s), Some(d)) =>
+      try SubjectTransform.compile(s.toString, d.toString).isRandom
+      catch { case _: InvalidTransformException => false }
+    case _ => false
+  }
+}
+
+/**
+ * `subject_transform` / `try_subject_transform` whose destination draws at random (`{{random(n)}}`)
+ * or comes from a column (so may): a Spark `Nondeterministic` expression, treated as `rand()` is.
+ */
+case class RandomSubjectTransformExpression(
+    subject: Expression, src: Expression, dest: Expression, strict: Expression, failOnError: Boolean)
+  extends SubjectTransformBase with WorkspacePerPartition {
+
+  override def prettyName: String = if (failOnError) "subject_transform" else "try_subject_transform"
+
+  // Printed as the function it was written as: the flag is in the name.
+  override protected def stringArgs: Iterator[Any] = children.iterator
+
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectTransformExpression =
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3))
 }
 
 @ExpressionDescription(
@@ -191,7 +232,7 @@ abstract class SubjectTransformBase extends Expression with ImplicitCastInputTyp
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectTransformExpression(subject: Expression, src: Expression, dest: Expression, strict: Expression)
-  extends SubjectTransformBase {
+  extends DeterministicSubjectTransform {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
     this(subject, src, dest, Literal.FalseLiteral)
@@ -225,7 +266,7 @@ case class SubjectTransformExpression(subject: Expression, src: Expression, dest
   since = "0.1.0",
   group = "string_funcs")
 case class TrySubjectTransformExpression(subject: Expression, src: Expression, dest: Expression, strict: Expression)
-  extends SubjectTransformBase {
+  extends DeterministicSubjectTransform {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
     this(subject, src, dest, Literal.FalseLiteral)

@@ -21,7 +21,7 @@ object SubjxformFunctions {
     describe[SubjectTransformExpression]("subject_transform"),
     describe[TrySubjectTransformExpression]("try_subject_transform"),
     describe[SubjectMatchesExpression]("subject_matches"),
-    SubjectMapExpression.registration,
+    describe[SubjectMapExpression]("subject_map"),
     describe[SubjectFilterTransformExpression]("subject_filter_transform"),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform"),
     describe[StreamConfigPlanExpression]("stream_config_plan"))
@@ -29,7 +29,12 @@ object SubjxformFunctions {
   private def describe[T <: Expression: ClassTag](name: String): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.
     val (info, builder) = FunctionRegistryBase.build[T](name, since = None)
-    (FunctionIdentifier(name), info, builder)
+    // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
+    // not (yet) known to be constant gets the form that may draw at random, the safe side.
+    (FunctionIdentifier(name), info, args => builder(args) match {
+      case e: MayDrawAtRandom => e.formForArguments
+      case other => other
+    })
   }
 
   /** Adds the functions to a running session, under the builtin names that injection gives them. */

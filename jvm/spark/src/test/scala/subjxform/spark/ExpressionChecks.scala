@@ -3,7 +3,7 @@ package subjxform.spark
 import org.apache.spark.SparkConf
 import org.apache.spark.serializer.JavaSerializer
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjection
 import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -11,12 +11,17 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * Evaluates an expression every way Spark can: interpreted, after a serialisation round trip (as a
  * task ships it), and compiled to Java (as whole-stage codegen does), like Spark's own
- * `ExpressionEvalHelper.checkEvaluation`.
+ * `ExpressionEvalHelper.checkEvaluation`. Each way initializes `Nondeterministic` expressions for
+ * partition 0 first, as a task does.
  */
 trait ExpressionChecks {
 
   /** A string input that the optimizer cannot fold: its value comes from the row. */
   def column(ordinal: Int, dataType: DataType = StringType): Expression = BoundReference(ordinal, dataType, nullable = true)
+
+  /** The expression Spark's function registry builds for `name(args)`: the form the arguments call for. */
+  def registered(name: String, args: Expression*): Expression =
+    SubjxformFunctions.all.find(_._1.funcName == name).get._3(args)
 
   def str(s: String): Literal = Literal.create(s, StringType)
   def bool(b: java.lang.Boolean): Literal = Literal.create(b, BooleanType)
@@ -28,18 +33,28 @@ trait ExpressionChecks {
 
   private val serializer = new JavaSerializer(new SparkConf()).newInstance()
 
-  def interpreted(e: Expression, input: InternalRow): Any = scalaValue(e.eval(input))
+  /** As a task prepares an expression tree it evaluates interpreted: `Nondeterministic` nodes initialized. */
+  def initialized(e: Expression, partition: Int = 0): Expression = {
+    e.foreach { case n: Nondeterministic => n.initialize(partition); case _ => }
+    e
+  }
+
+  def interpreted(e: Expression, input: InternalRow): Any = scalaValue(initialized(e).eval(input))
 
   def afterRoundTrip(e: Expression, input: InternalRow): Any = {
     val copy = serializer.deserialize[Expression](serializer.serialize(e))
-    scalaValue(copy.eval(input))
+    scalaValue(initialized(copy).eval(input))
   }
 
   def compiled(e: Expression, input: InternalRow): Any = compiled(e, Seq(input)).head
 
-  /** One generated projection over many rows: also checks per-task state carries across rows. */
-  def compiled(e: Expression, inputs: Seq[InternalRow]): Seq[Any] = {
+  /**
+   * One generated projection over many rows, initialized for `partition` first as a task does (where
+   * per-partition state is set up): also checks per-task state carries across rows.
+   */
+  def compiled(e: Expression, inputs: Seq[InternalRow], partition: Int = 0): Seq[Any] = {
     val projection = GenerateUnsafeProjection.generate(Seq(e), subexpressionEliminationEnabled = false)
+    projection.initialize(partition)
     inputs.map { in =>
       val out = projection(in)
       if (out.isNullAt(0)) null

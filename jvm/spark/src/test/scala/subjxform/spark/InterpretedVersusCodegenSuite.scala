@@ -21,13 +21,18 @@ class InterpretedVersusCodegenSuite extends AnyFunSuite with ExpressionChecks {
   private val heavy = sys.props.get("subjxform.heavy").contains("true") || sys.env.get("SUBJXFORM_HEAVY").contains("1")
   info(s"scalacheck seed $seed (-Dsubjxform.seed=$seed to repeat)")
 
-  /** Each row's result as bytes (or the error's message), interpreted and through one projection. */
+  /**
+   * Each row's result as bytes (or the error's message), interpreted and through one projection, each
+   * initialized for partition 0 as a task does (transforms from columns take the `Nondeterministic` form).
+   */
   private def bothWays(e: Expression, rows: Seq[InternalRow]): (Seq[Any], Seq[Any]) = {
     def outcome(f: => UTF8String): Any =
       try Option(f).map(_.getBytes.toSeq).orNull
       catch { case err: Exception => s"error: ${err.getMessage}" }
-    val interpreted = rows.map(r => outcome(e.eval(r).asInstanceOf[UTF8String]))
+    val ready = initialized(e)
+    val interpreted = rows.map(r => outcome(ready.eval(r).asInstanceOf[UTF8String]))
     val projection = GenerateUnsafeProjection.generate(Seq(e), subexpressionEliminationEnabled = false)
+    projection.initialize(0)
     val compiled = rows.map { r =>
       outcome { val out = projection(r); if (out.isNullAt(0)) null else out.getUTF8String(0).clone() }
     }
@@ -48,9 +53,9 @@ class InterpretedVersusCodegenSuite extends AnyFunSuite with ExpressionChecks {
       val input = cases.map { case (s, src, dest) =>
         InternalRow(UTF8String.fromBytes(s), UTF8String.fromString(src), UTF8String.fromString(dest))
       }
+      // As the function registry builds it, so in the form the arguments call for.
       def build(src: Expression, dest: Expression): Expression =
-        if (tryVariant) TrySubjectTransformExpression(column(0), src, dest, Literal.FalseLiteral)
-        else SubjectTransformExpression(column(0), src, dest, Literal.FalseLiteral)
+        registered(if (tryVariant) "try_subject_transform" else "subject_transform", column(0), src, dest, Literal.FalseLiteral)
       val fromColumns = bothWays(build(column(1), column(2)), input)
       val (_, src, dest) = cases.head
       val constant =

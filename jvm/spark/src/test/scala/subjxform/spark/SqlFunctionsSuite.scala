@@ -1,6 +1,5 @@
 package subjxform.spark
 
-import org.apache.spark.SparkException
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.execution.debug._
@@ -63,7 +62,10 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("an invalid transform in a column fails the job with the row's transform named") {
     import spark.implicits._
     val df = Seq(("a.b", "a.*", "b.$1"), ("a.c", "a.*", "b.{{split(1,-,x)}}")).toDF("subject", "src", "dest")
-    val e = intercept[SparkException](df.selectExpr("subject_transform(subject, src, dest)").collect())
+    // Spark hands the task's error to the caller as it is: a SparkThrowable, not "Job aborted ..."
+    val e = intercept[InvalidArgumentValueException](df.selectExpr("subject_transform(subject, src, dest)").collect())
+    assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN" && e.getSqlState == "22023")
+    assert(e.getMessageParameters.get("parameter") == "`dest`")
     assert(e.getMessage.contains("too many arguments passed to the function in {{split(1,-,x)}}"))
     assert(e.getMessage.contains("\"b.{{split(1,-,x)}}\""))
     val tried = df.selectExpr("try_subject_transform(subject, src, dest)").collect().map(_.getString(0)).toSeq
@@ -75,6 +77,41 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(!q.queryExecution.analyzed.expressions.forall(_.deterministic))
     val values = q.collect().map(_.getString(0)).distinct.sorted.toSeq
     assert(values == Seq("b.0", "b.1", "b.2", "b.3", "b.4"))
+  }
+
+  test("a random or column transform can be grouped by, as rand() can: Spark pulls it out of the aggregate") {
+    spark.range(300).selectExpr("concat('a.', id % 7) AS s", "'a.*' AS src",
+      "if(id % 2 = 0, 'b.{{random(3)}}', 'c.$1') AS dest").createOrReplaceTempView("grouping_input")
+    def counts(sql: String): Map[String, Long] = spark.sql(sql).collect().map(r => r.getString(0) -> r.getLong(1)).toMap
+    val draws = Set("b.0", "b.1", "b.2")
+    for (fn <- Seq("subject_transform", "try_subject_transform")) {
+      val random = counts(s"SELECT $fn(s, 'a.*', 'b.{{random(3)}}') AS k, count(*) FROM grouping_input GROUP BY k")
+      assert(random.keySet == draws && random.values.sum == 300)
+      // from columns: half the rows draw, the other half are renamed as the deterministic rule says
+      val fromColumns = counts(s"SELECT $fn(s, src, dest), count(*) FROM grouping_input GROUP BY 1")
+      val renamed = (0 until 300).filter(_ % 2 == 1).groupBy(id => s"c.${id % 7}").map { case (k, ids) => k -> ids.size.toLong }
+      assert(fromColumns -- draws == renamed && fromColumns.values.sum == 300)
+    }
+    for (fn <- Seq("subject_filter_transform", "try_subject_filter_transform")) {
+      val random = counts(s"SELECT $fn(s, array(named_struct('src', 'a.*', 'dest', 'b.{{random(3)}}'))) AS k, count(*) " +
+        "FROM grouping_input GROUP BY k")
+      assert(random.keySet == draws && random.values.sum == 300)
+    }
+    val viaDataFrame = spark.table("grouping_input").groupBy(org.apache.spark.sql.functions.expr(
+      "subject_transform(s, 'a.*', 'b.{{random(3)}}')").as("k")).count().collect()
+    assert(viaDataFrame.map(_.getString(0)).toSet == draws && viaDataFrame.map(_.getLong(1)).sum == 300)
+  }
+
+  test("the Nondeterministic form works inside a lambda and a WHERE (Spark initializes it there too)") {
+    val df = spark.range(4).selectExpr("array(concat('a.', id), 'a.x') AS arr", "'a.*' AS src",
+      "if(id = 0, 'b.{{random(1)}}', 'c.$1') AS dest")
+    val mapped = df.selectExpr("transform(arr, x -> subject_transform(x, src, dest))").collect().map(_.getSeq[String](0))
+    assert(mapped.toSeq == Seq(Seq("b.0", "b.0"), Seq("c.1", "c.x"), Seq("c.2", "c.x"), Seq("c.3", "c.x")))
+    val drawn = df.selectExpr("transform(arr, x -> subject_transform(x, 'a.*', 'r.{{random(2)}}'))").collect()
+      .flatMap(_.getSeq[String](0))
+    assert(drawn.toSet.subsetOf(Set("r.0", "r.1")) && drawn.length == 8)
+    val kept = df.where("subject_transform(arr[0], src, dest) <> 'c.2'").selectExpr("subject_transform(arr[0], src, dest)")
+    assert(kept.collect().map(_.getString(0)).toSet == Set("b.0", "c.1", "c.3"))
   }
 
   test("DESCRIBE FUNCTION EXTENDED documents each function, and every documented example holds") {

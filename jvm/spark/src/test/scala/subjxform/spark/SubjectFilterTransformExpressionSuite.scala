@@ -1,8 +1,7 @@
 package subjxform.spark
 
-import org.apache.spark.SparkException
 import org.apache.spark.sql.AnalysisException
-import org.apache.spark.sql.catalyst.expressions.{CreateArray, CreateNamedStruct, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{CreateArray, CreateNamedStruct, Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{ArrayType, StringType, StructField, StructType}
@@ -79,7 +78,7 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     val strictE = filterTransform(column(0), column(1, listType))
     val input = row("a.b", bad)
     for (run <- Seq[() => Any](() => interpreted(strictE, input), () => compiled(strictE, input))) {
-      val e = intercept[SparkException](run())
+      val e = intercept[InvalidArgumentValueException](run())
       assert(e.getMessage.contains("unknown function in {{nope(1)}}"))
     }
     val tryE = TrySubjectFilterTransformExpression(column(0), column(1, listType))
@@ -93,10 +92,38 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     assert(filterTransform(Literal(1), constantList("a" -> "")).checkInputDataTypes().isFailure)
   }
 
-  test("a random destination makes the expression nondeterministic") {
+  test("a random destination or a list from a column makes the registry build the Nondeterministic form") {
+    def form(e: Expression) = (e.deterministic, e.isInstanceOf[Nondeterministic])
+    for (name <- Seq("subject_filter_transform", "try_subject_filter_transform")) {
+      assert(form(registered(name, column(0), constantList("a.*" -> "b.{{random(3)}}"))) == (false, true))
+      assert(form(registered(name, column(0), constantList("a.*" -> "b.$1"))) == (true, false))
+      assert(form(registered(name, column(0), column(1, listType))) == (false, true))
+    }
+    // printed (plans, column names) as the function that was written
+    val list = constantList("a.*" -> "b.{{random(3)}}")
+    for (written <- Seq(SubjectFilterTransformExpression(column(0), list), TrySubjectFilterTransformExpression(column(0), list))) {
+      val random = registered(written.prettyName, column(0), list)
+      assert(random.isInstanceOf[RandomSubjectFilterTransformExpression])
+      assert((random.sql, random.toString) == (written.sql, written.toString))
+    }
+    // a list of the wrong type is left to checkInputDataTypes, whichever form
+    assert(registered("subject_filter_transform", column(0), str("a")).checkInputDataTypes().isFailure)
     assert(!filterTransform(column(0), constantList("a.*" -> "b.{{random(3)}}")).deterministic)
-    assert(filterTransform(column(0), constantList("a.*" -> "b.$1")).deterministic)
-    assert(!filterTransform(column(0), column(1, listType)).deterministic)
+  }
+
+  test("the Nondeterministic form: per-partition workspace, same results and errors every way") {
+    val once = registered("subject_filter_transform", column(0), constantList("a.*" -> "b.{{random(1)}}.$1"))
+    assert(once.isInstanceOf[Nondeterministic] && evaluate(once, row("a.x")) == "b.0.x")
+    val draws = compiled(registered("subject_filter_transform", column(0), constantList("a.*" -> "b.{{random(3)}}")),
+      Seq.fill(300)(row("a.x")))
+    assert(draws.toSet == Set("b.0", "b.1", "b.2"))
+    val fromColumn = registered("subject_filter_transform", column(0), column(1, listType))
+    assert(evaluate(fromColumn, row("a.x", listValue("a.*" -> "x.$1"))) == "x.x")
+    val bad = row("a.b", listValue("a.*" -> "b.{{nope(1)}}"))
+    for (run <- Seq[() => Any](() => interpreted(fromColumn, bad), () => compiled(fromColumn, bad))) {
+      assert(intercept[InvalidArgumentValueException](run()).getMessage.contains("unknown function in {{nope(1)}}"))
+    }
+    assert(evaluate(registered("try_subject_filter_transform", column(0), column(1, listType)), bad) == null)
   }
 
   test("the column cache is bounded") {

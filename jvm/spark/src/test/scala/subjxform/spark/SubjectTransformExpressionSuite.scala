@@ -1,9 +1,8 @@
 package subjxform.spark
 
-import org.apache.spark.SparkException
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
 import org.scalatest.funsuite.AnyFunSuite
 
 import subjxform.core.Golden
@@ -78,7 +77,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     val strictE = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     val input = row("a.b", "a.*", "b.{{foo(1)}}")
     for (run <- Seq[() => Any](() => interpreted(strictE, input), () => compiled(strictE, input))) {
-      val e = intercept[SparkException](run())
+      val e = intercept[InvalidArgumentValueException](run())
       assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
       assert(e.getMessage.contains("unknown function in {{foo(1)}}"))
       assert(e.getMessage.contains("\"a.*\" to \"b.{{foo(1)}}\""))
@@ -105,14 +104,55 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
       .checkInputDataTypes().isFailure)
   }
 
-  test("random makes the expression nondeterministic; other constant transforms are deterministic") {
+  /** What Spark's analyzer looks at: whether the expression is deterministic, and whether it is a `Nondeterministic` one. */
+  private def form(e: Expression): (Boolean, Boolean) = (e.deterministic, e.isInstanceOf[Nondeterministic])
+
+  test("the registry builds the Nondeterministic form for a random destination or a transform from columns") {
+    for (name <- Seq("subject_transform", "try_subject_transform")) {
+      assert(form(registered(name, column(0), str("a.*"), str("b.{{random(10)}}"))) == (false, true))
+      assert(form(registered(name, column(0), str("a.*"), str("b.{{partition(10,1)}}"))) == (true, false))
+      assert(form(registered(name, column(0), str("a.*"), str("b.$1"), bool(true))) == (true, false))
+      // a column may hold a random destination in some row
+      assert(form(registered(name, column(0), column(1), column(2))) == (false, true))
+      assert(form(registered(name, column(0), str("a.*"), column(2))) == (false, true))
+    }
+    // printed (plans, column names) as the function that was written
+    val args = Seq(column(0), str("a.*"), str("b.{{random(10)}}"), Literal.FalseLiteral)
+    for (written <- Seq(SubjectTransformExpression(args(0), args(1), args(2), args(3)),
+        TrySubjectTransformExpression(args(0), args(1), args(2), args(3)))) {
+      val random = registered(written.prettyName, args: _*)
+      assert(random.isInstanceOf[RandomSubjectTransformExpression])
+      assert((random.sql, random.toString) == (written.sql, written.toString))
+    }
+    assert(form(registered("try_subject_transform", column(0), str("a.*"), str("b.{{nope(1)}}"))) == (true, false))
+    // built directly (not through the registry), the deterministic class still says what it is
     assert(!transform("a.b", "a.*", "b.{{random(10)}}").deterministic)
-    assert(transform("a.b", "a.*", "b.{{partition(10,1)}}").deterministic)
     assert(!SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral).deterministic)
-    val draws = compiled(transform("a.b", "a.*", "b.{{random(10)}}"), Seq.fill(500)(InternalRow.empty))
-    val values = draws.map(_.toString.stripPrefix("b.").toInt)
-    assert(values.forall(v => v >= 0 && v < 10))
-    assert(values.distinct.size == 10)
+  }
+
+  test("the Nondeterministic form draws from a workspace set up per partition, interpreted and compiled alike") {
+    // {{random(1)}} always draws 0: one answer every way, each through the per-partition workspace
+    val once = registered("subject_transform", str("a.b"), str("a.*"), str("b.{{random(1)}}.$1"))
+    assert(once.isInstanceOf[Nondeterministic] && evaluate(once) == "b.0.b")
+    def random10 = registered("subject_transform", str("a.b"), str("a.*"), str("b.{{random(10)}}"))
+    val viaCodegen = compiled(random10, Seq.fill(500)(InternalRow.empty))
+    val interpretedOnce = initialized(random10)
+    val viaInterpreter = Seq.fill(500)(interpretedOnce.eval(InternalRow.empty).toString)
+    for (draws <- Seq(viaCodegen, viaInterpreter)) {
+      assert(draws.map(_.toString.stripPrefix("b.").toInt).toSet == (0 until 10).toSet)
+    }
+  }
+
+  test("from columns, the Nondeterministic form gives the same results and errors every way") {
+    val fromColumns = registered("subject_transform", column(0), column(1), column(2))
+    assert(evaluate(fromColumns, row("orders.eu.42", "orders.*.*", "x.$2.$1")) == "x.42.eu")
+    assert(evaluate(fromColumns, row("billing.eu.42", "orders.*.*", "x.$2.$1")) == null)
+    val bad = row("a.b", "a.*", "b.{{foo(1)}}")
+    for (run <- Seq[() => Any](() => interpreted(fromColumns, bad), () => afterRoundTrip(fromColumns, bad), () => compiled(fromColumns, bad))) {
+      val e = intercept[InvalidArgumentValueException](run())
+      assert(e.getMessage.contains("`subject_transform`") && e.getMessage.contains("\"a.*\" to \"b.{{foo(1)}}\""))
+    }
+    assert(evaluate(registered("try_subject_transform", column(0), column(1), column(2)), bad) == null)
   }
 
   test("the column cache stays bounded and correct across many distinct transforms") {
@@ -155,6 +195,6 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     val e = intercept[AnalysisException](SubjectMatchesExpression(str("a"), str("a.>.b")).checkInputDataTypes())
     assert(e.getMessage.contains("`filter`"))
     val fromColumn = SubjectMatchesExpression(column(0), column(1))
-    intercept[SparkException](compiled(fromColumn, row("a", "a..b")))
+    intercept[InvalidArgumentValueException](compiled(fromColumn, row("a", "a..b")))
   }
 }

@@ -1,0 +1,92 @@
+"""What a Python user catches when an argument taken from a column is invalid in some row: a
+`pyspark.errors.IllegalArgumentException` (classic and Spark Connect alike) whose text names the
+function, the parameter, the row's offending value and nats-server's reason, with no JVM stack trace
+to read. Tests taking `session` also run in Connect mode (`SUBJXFORM_SPARK_MODE=connect`)."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+from pyspark.sql import functions as F
+
+from subjxform import subject_filter_transform, subject_map, subject_matches, subject_transform
+
+# A stream config as the docs page prints it: `republish` as a list.
+BAD_CONFIG = '{"name": "ORDERS", "subjects": ["orders.>"], "republish": [{"src": "orders.>", "dest": "r.>"}]}'
+
+# (function, column to build it from the row, the parameter blamed, fragments of the message)
+CASES = [
+    (
+        "subject_transform",
+        lambda: subject_transform("subject", F.col("src"), F.col("dest")),
+        "`dest`",
+        ['from "a.*" to "b.{{split(1,-,x)}}"', "too many arguments passed to the function in {{split(1,-,x)}}"],
+    ),
+    (
+        "subject_transform",
+        lambda: subject_transform("subject", F.col("bad_filter"), F.lit("x")),
+        "`src`",
+        ['from "a..b" to "x"', 'Subject "a..b" is not a valid subject'],
+    ),
+    (
+        "subject_matches",
+        lambda: subject_matches("subject", F.col("bad_filter")),
+        "`filter`",
+        ['Subject "a..b" is not a valid subject'],
+    ),
+    (
+        "subject_map",
+        lambda: subject_map("subject", F.concat(F.col("src"), F.lit(": [{destination: b, weight: 101%}]"))),
+        "`mappings`",
+        ['rule "a.*", destination "b"', "Invalid weight 101 for mapping destination"],
+    ),
+    (
+        "subject_filter_transform",
+        lambda: subject_filter_transform(
+            "subject", F.array(F.struct(F.col("src").alias("src"), F.col("dest").alias("dest")))
+        ),
+        "`transforms`",
+        ["transforms[0]", "too many arguments passed to the function in {{split(1,-,x)}}"],
+    ),
+    (
+        "stream_config_plan",
+        lambda: F.call_function("stream_config_plan", F.col("bad_config")),
+        "`config`",
+        ["republish: must be one object", "not a list"],
+    ),
+]
+
+
+@pytest.fixture
+def bad_row(session):
+    return session.createDataFrame(
+        [("a.c", "a.*", "b.{{split(1,-,x)}}", "a..b", BAD_CONFIG)],
+        "subject string, src string, dest string, bad_filter string, bad_config string",
+    )
+
+
+@pytest.mark.parametrize("function, build, parameter, fragments", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
+def test_an_invalid_value_in_a_row_is_a_pyspark_illegal_argument_error(bad_row, function, build, parameter, fragments):
+    df = bad_row.select(build().alias("out"))
+    with pytest.raises(IllegalArgumentException) as err:
+        df.collect()
+    e = err.value
+    assert e.getCondition() == "INVALID_PARAMETER_VALUE.PATTERN"
+    assert e.getSqlState() == "22023"
+    assert e.getMessageParameters()["functionName"] == f"`{function}`"
+    assert e.getMessageParameters()["parameter"] == parameter
+    # Spark Connect appends the server's stack trace after the message, as it does to Spark's own
+    # errors (spark.sql.connect.serverStacktrace.enabled); the message alone says it all.
+    message = str(e).split("\n\nJVM stacktrace:")[0]
+    assert message.startswith("[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) "), message
+    assert f"{parameter} in `{function}` is invalid" in message
+    for fragment in fragments:
+        assert fragment in message
+    assert "\tat " not in message and "Py4J" not in message
+
+
+def test_a_write_fails_with_the_same_error(bad_row, tmp_path):
+    with pytest.raises(IllegalArgumentException, match=r"too many arguments passed to the function in \{\{split\(1,-,x\)\}\}"):
+        bad_row.select(subject_transform("subject", F.col("src"), F.col("dest")).alias("out")).write.parquet(
+            str(tmp_path / "out")
+        )
