@@ -62,6 +62,10 @@ TABLE = [
     Row("invalid transform from columns", f"subject_transform(subject, src, IF(subject = 'orders.eu.42', {BAD}, dest))",
         "runtime error: INVALID_PARAMETER_VALUE.PATTERN ... from \"orders.*.*\" to \"x.{{wildcard(3)}}\"",
         "names the row's transform; in Python a `pyspark.errors.IllegalArgumentException`"),
+    Row("transform from columns inside an aggregate function", "sum(length(subject_transform(subject, src, dest)))",
+        "analysis error: AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION",
+        "a row may hold a `{{random(n)}}` destination, so it is nondeterministic like `rand()`: select it first, "
+        "then aggregate (GROUP BY it works as it is)"),
     Row("invalid constant transform, `try_`", f"try_subject_transform(subject, 'a.*', {BAD})", "NULL", "Spark's `try_` convention"),
     Row("invalid transform from columns, `try_`", f"try_subject_transform(subject, src, IF(subject <> '', {BAD}, dest))", "NULL",
         "Spark's `try_` convention"),
