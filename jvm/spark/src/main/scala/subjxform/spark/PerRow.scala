@@ -48,7 +48,12 @@ final class PlanCache[P <: AnyRef](
     capacity: Int = PlanCache.DefaultCapacity) {
   private final class Entry(val a: UTF8String, val b: UTF8String, val plan: P, val error: Exception)
 
-  // Recently used entries, most recent first: a byte comparison or two beats hashing both strings.
+  // First tier: a slot per fingerprint (lengths and a few bytes of both strings, no hashing of the
+  // whole strings), so rows that cycle through a handful of transforms find theirs with one
+  // comparison. Two transforms with the same fingerprint fall through to the second tier.
+  private val slots = new Array[Entry](PlanCache.Slots)
+
+  // Second tier: recently used entries, most recent first: a byte comparison or two beats hashing both strings.
   private val recent = new Array[Entry](PlanCache.Recent)
 
   private val lru = new java.util.LinkedHashMap[(UTF8String, UTF8String), Entry](64, 0.75f, true) {
@@ -60,6 +65,17 @@ final class PlanCache[P <: AnyRef](
 
   /** The plan for these arguments; throws the compile error when `failOnError`, else returns null. */
   def get(a: UTF8String, b: UTF8String, failOnError: Boolean): P = {
+    val slot = PlanCache.fingerprint(a, b) & (PlanCache.Slots - 1)
+    var e = slots(slot)
+    if (e == null || !(a == e.a && b == e.b)) {
+      e = fromRecent(a, b)
+      slots(slot) = e
+    }
+    if (e.error != null && failOnError) throw e.error
+    e.plan
+  }
+
+  private def fromRecent(a: UTF8String, b: UTF8String): Entry = {
     var e: Entry = null
     var i = 0
     while (e == null && i < recent.length && recent(i) != null) {
@@ -84,14 +100,27 @@ final class PlanCache[P <: AnyRef](
       System.arraycopy(recent, 0, recent, 1, i)
       recent(0) = e
     } else if (recent(0) == null) recent(0) = e
-    if (e.error != null && failOnError) throw e.error
-    e.plan
+    e
   }
 }
 
 object PlanCache {
   final val DefaultCapacity = 1024
   final val Recent = 8
+  final val Slots = 64 // a power of two
+
+  /** Cheap and allocation-free: the length, first 8 bytes and last byte of each string. */
+  private[spark] def fingerprint(a: UTF8String, b: UTF8String): Int = {
+    def of(s: UTF8String): Int =
+      if (s == null || s.numBytes == 0) 0
+      else {
+        val last = Platform.getByte(s.getBaseObject, s.getBaseOffset + s.numBytes - 1)
+        val prefix = s.getPrefix
+        (s.numBytes * 31 + (prefix ^ (prefix >>> 32)).toInt) * 31 + last
+      }
+    val h = of(a) * 0x9E3779B1 + of(b)
+    h ^ (h >>> 16)
+  }
 
   /**
    * The cache of `function`'s plans, whose compile errors become the function's runtime error

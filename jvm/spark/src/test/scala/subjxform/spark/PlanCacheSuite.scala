@@ -33,4 +33,18 @@ class PlanCacheSuite extends AnyFunSuite with ExpressionChecks {
     val second = cache.get(UTF8String.fromBytes(buffer, 0, 3), UTF8String.fromBytes(buffer, 6, 4), true)
     assert(first.source == "a.*" && second.source == "b.*" && second.destination == "y.$1")
   }
+
+  test("rows cycling through transforms, with and without the same fingerprint, each get their own plan") {
+    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    // Same length, first 8 bytes and last byte: one fingerprint, so they share a first-tier slot.
+    val alike = (1 to 5).map(k => s"prefixed.$k.$$1")
+    val fingerprints = alike.map(d => PlanCache.fingerprint(UTF8String.fromString("a.*"), UTF8String.fromString(d)))
+    assert(fingerprints.distinct.size == 1)
+    val unlike = Seq("$1", "x.{{wildcard(1)}}", "{{wildcard(1)}}.y.z")
+    val dests = alike ++ unlike
+    val rows = (0 until 400).map(i => row(s"a.v$i", "a.*", dests(i % dests.size)))
+    val expected = (0 until 400).map(i => SubjectTransform.compile("a.*", dests(i % dests.size))(s"a.v$i"))
+    assert(compiled(e, rows) == expected)
+    assert(expected.toSet.size == 400)
+  }
 }
