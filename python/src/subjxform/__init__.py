@@ -12,35 +12,40 @@ module only names them. Put the jar on the classpath and Spark finds the functio
     df.select(F.expr("subject_transform(subject, 'orders.*.*', 'b.<<wildcard(1)>>')")).show()
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from subjxform.functions import (
-    subject_filter_transform,
-    subject_map,
-    subject_matches,
-    subject_transform,
-    try_subject_filter_transform,
-    try_subject_transform,
-)
-from subjxform.mappings import MappingProblem, validate_mappings
-from subjxform.session import configure, jar_path, register
 
 try:
     __version__ = version("subjxform")  # from version.txt, the one place sbt reads it too
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "unknown"
 
-__all__ = [
-    "subject_transform",
-    "try_subject_transform",
-    "subject_matches",
-    "subject_map",
-    "validate_mappings",
-    "MappingProblem",
-    "subject_filter_transform",
-    "try_subject_filter_transform",
-    "register",
-    "jar_path",
-    "configure",
-    "__version__",
-]
+# Where each public name lives. They are imported on first use (PEP 562), so that the command line,
+# which needs only the jar's path, starts without importing PySpark.
+_EXPORTS = {
+    "subject_transform": "subjxform.functions",
+    "try_subject_transform": "subjxform.functions",
+    "subject_matches": "subjxform.functions",
+    "subject_map": "subjxform.functions",
+    "subject_filter_transform": "subjxform.functions",
+    "try_subject_filter_transform": "subjxform.functions",
+    "validate_mappings": "subjxform.mappings",
+    "MappingProblem": "subjxform.mappings",
+    "register": "subjxform.session",
+    "jar_path": "subjxform.session",
+    "configure": "subjxform.session",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+        globals()[name] = value  # found once; later lookups do not come here
+        return value
+    raise AttributeError(f"module 'subjxform' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pyspark.sql import SparkSession
+if TYPE_CHECKING:  # the command line imports this module for jar_path() alone: no PySpark at run time
+    from pyspark.sql import SparkSession
 
 EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
 
