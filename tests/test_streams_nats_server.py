@@ -147,3 +147,64 @@ def test_an_empty_transform_source_on_the_server_and_in_spark(session, nats, nam
     else:
         with pytest.warns(UserWarning, match=f"nothing is taken from {origin}"):
             assert ours(session, cfg, rows)[0] == {}
+
+
+# The origins ADR-36's example configs read from, with subjects that cover each config's filters.
+ADR36_ORIGINS = {"sourcedstream": ["foo", "bar", "baz"], "source1": ["stream1.>"], "source2": ["stream2.>"]}
+ADR36_MESSAGES = {
+    "sourcedstream": ["foo", "bar", "baz"],
+    "source1": ["stream1.foo.a", "stream1.bar.b.c", "stream1.baz"],
+    "source2": ["stream2.foo.x", "stream2.bar.y", "stream2.baz"],
+}
+
+
+@pytest.mark.parametrize("config_file", sorted(p.name for p in (ROOT / "tests" / "streams").glob("adr36_*.json")))
+def test_adr36_example_configs_on_the_server_and_in_spark(session, nats, config_file):
+    cfg = json.loads((ROOT / "tests" / "streams" / config_file).read_text())
+    plan = stream_plan(session, cfg)
+    origins = sorted({o["name"] for o in plan["origins"]})
+    try:
+        for origin in origins:
+            assert "error" not in create(nats, {"name": origin, "subjects": ADR36_ORIGINS[origin]})
+        assert "error" not in create(nats, cfg)
+        rows = [(s, origin) for origin in origins for s in ADR36_MESSAGES[origin]]
+        for s, _ in rows:
+            publish(nats, s)
+        expected = ours(session, cfg, rows)[0]
+        assert expected  # every example takes something
+        assert stored_subjects(nats, cfg["name"], sum(expected.values())) == expected
+    finally:
+        for name in [cfg["name"], *origins]:
+            nats.request(f"$JS.API.STREAM.DELETE.{name}")
+
+
+def test_one_origin_sourced_twice_with_overlapping_filters_is_stored_twice(session, nats):
+    assert "error" not in create(nats, {"name": "T", "subjects": ["t.>"]})
+    cfg = {"name": "TT", "sources": [{"name": "T", "filter_subject": "t.>"}, {"name": "T", "filter_subject": "t.a.*"}]}
+    assert "error" not in create(nats, cfg)
+    subjects = ["t.a.1", "t.b.2"]
+    for s in subjects:
+        publish(nats, s)
+    server = stored_subjects(nats, "TT", 3)
+    assert server == ours(session, cfg, [(s, "T") for s in subjects])[0]
+    assert server == {"t.a.1": 2, "t.b.2": 1}
+
+
+def test_a_stream_without_subjects_or_sources_listens_on_its_name(session, nats):
+    cfg = {"name": "NAMED"}
+    assert "error" not in create(nats, cfg)
+    publish(nats, "NAMED")
+    server = stored_subjects(nats, "NAMED", 1)
+    assert server == ours(session, cfg, [("NAMED", None), ("OTHER", None)])[0] == {"NAMED": 1}
+
+
+def test_the_ingress_transform_and_sourced_messages_on_the_server_and_in_spark(session, nats):
+    assert "error" not in create(nats, {"name": "IN", "subjects": ["in.>"]})
+    cfg = {"name": "ING", "subjects": ["own.*"], "sources": [{"name": "IN"}],
+           "subject_transform": {"src": "*.*", "dest": "ing.$1.$2"}}
+    assert "error" not in create(nats, cfg)
+    for s in ["in.1", "in.a.b", "own.2"]:
+        publish(nats, s)
+    server = stored_subjects(nats, "ING", 3)
+    assert server == ours(session, cfg, [("in.1", "IN"), ("in.a.b", "IN"), ("own.2", None)])[0]
+    assert server == {"ing.in.1": 1, "in.a.b": 1, "ing.own.2": 1}  # sourced ones renamed too; no match: kept
