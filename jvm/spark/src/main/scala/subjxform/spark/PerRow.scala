@@ -3,34 +3,50 @@ package subjxform.spark
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{SubjectFilter, SubjectTransform, Workspace}
+import subjxform.core.{FilterTransforms, MappingTable, SubjectFilter, SubjectTransform, Workspace}
 
 /**
- * What generated code calls per row: a few lines that hand a `UTF8String`'s bytes to the compiled
- * engine without copying them (a string on the heap is a window on a byte array).
+ * What generated code calls per row: a few lines each that hand a `UTF8String`'s bytes to the compiled
+ * engine without copying them (a string on the heap is a window on a byte array; only an off-heap
+ * one is copied, once).
  */
 object PerRow {
 
-  def transform(tr: SubjectTransform, ws: Workspace, subject: UTF8String): UTF8String = {
-    val base = subject.getBaseObject
-    val out = base match {
-      case bytes: Array[Byte] =>
-        tr(bytes, (subject.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, subject.numBytes, ws)
-      case _ =>
-        val bytes = subject.getBytes // off-heap: copy once
-        tr(bytes, 0, bytes.length, ws)
-    }
-    if (out == null) null else UTF8String.fromBytes(out)
+  /** The bytes `s` is a window on, or a copy of them when `s` is off the heap. */
+  private def bytesOf(s: UTF8String): Array[Byte] = s.getBaseObject match {
+    case bytes: Array[Byte] => bytes
+    case _ => s.getBytes
   }
 
-  def matches(filter: SubjectFilter, ws: Workspace, subject: UTF8String): Boolean =
-    subject.getBaseObject match {
-      case bytes: Array[Byte] =>
-        filter.matches(bytes, (subject.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, subject.numBytes, ws)
-      case _ =>
-        val bytes = subject.getBytes
-        filter.matches(bytes, 0, bytes.length, ws)
-    }
+  /** Where `s` starts in `bytesOf(s)`. */
+  private def offsetIn(bytes: Array[Byte], s: UTF8String): Int =
+    if (bytes eq s.getBaseObject) (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt else 0
+
+  private def result(out: Array[Byte]): UTF8String = if (out == null) null else UTF8String.fromBytes(out)
+
+  def transform(tr: SubjectTransform, ws: Workspace, subject: UTF8String): UTF8String = {
+    val bytes = bytesOf(subject)
+    result(tr(bytes, offsetIn(bytes, subject), subject.numBytes, ws))
+  }
+
+  def filterTransform(ft: FilterTransforms, ws: Workspace, subject: UTF8String): UTF8String = {
+    val bytes = bytesOf(subject)
+    result(ft(bytes, offsetIn(bytes, subject), subject.numBytes, ws))
+  }
+
+  def matches(filter: SubjectFilter, ws: Workspace, subject: UTF8String): Boolean = {
+    val bytes = bytesOf(subject)
+    filter.matches(bytes, offsetIn(bytes, subject), subject.numBytes, ws)
+  }
+
+  /** `cluster` may be NULL (no cluster); a table that leaves the subject unchanged returns it as it is. */
+  def map(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String): UTF8String = {
+    val in = bytesOf(subject)
+    val c = if (cluster == null) null else bytesOf(cluster)
+    val out = table(in, offsetIn(in, subject), subject.numBytes,
+      c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws)
+    if (out eq MappingTable.Unchanged) subject else result(out)
+  }
 }
 
 /**

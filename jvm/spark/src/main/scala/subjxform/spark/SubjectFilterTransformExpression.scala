@@ -8,7 +8,6 @@ import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCo
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types.{ArrayType, DataType, StringType, StructType}
-import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{FilterTransforms, InvalidStreamConfigException, Workspace}
@@ -34,12 +33,12 @@ abstract class SubjectFilterTransformBase extends UsesWorkspace {
   // A workspace and a cache of compiled lists live in each instance: never share one.
   override def stateful: Boolean = true
 
-  protected def drawsAtRandom: Boolean = !transforms.foldable || constant.exists(_.exists(_.isRandom))
-
   /** The ordinals of `src` and `dest` in the element struct, and its width. */
   @transient private lazy val layout: (Int, Int, Int) = transforms.dataType match {
     case ArrayType(st: StructType, _) => (st.fieldIndex("src"), st.fieldIndex("dest"), st.length)
   }
+
+  protected def constantIsRandom: Boolean = constant.exists(_.exists(_.isRandom))
 
   @transient private lazy val constant: Option[Either[InvalidStreamConfigException, FilterTransforms]] =
     Option(transforms.eval()).map { a =>
@@ -98,18 +97,18 @@ abstract class SubjectFilterTransformBase extends UsesWorkspace {
         if (a == null) return null
         cache.get(a, failOnError)
       }
-    if (ft == null) null else FilterTransformRow.apply(ft, workspace, s)
+    if (ft == null) null else PerRow.filterTransform(ft, workspace, s)
   }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val row = FilterTransformRow.getClass.getName.stripSuffix("$")
+    val perRow = PerRow.getClass.getName.stripSuffix("$")
     val ftClass = classOf[FilterTransforms].getName
     val subj = subject.genCode(ctx)
     lazy val self = ctx.addReferenceObj("filterTransformExpr", this, classOf[SubjectFilterTransformBase].getName)
     lazy val ws = workspaceFor(ctx, self)
     def applyWith(ft: String) =
       s"""
-         |${ev.value} = $row.apply($ft, $ws, ${subj.value});
+         |${ev.value} = $perRow.filterTransform($ft, $ws, ${subj.value});
          |${ev.isNull} = ${ev.value} == null;
          |""".stripMargin
 
@@ -151,13 +150,10 @@ abstract class SubjectFilterTransformBase extends UsesWorkspace {
  * the list is a constant one that does not draw at random.
  */
 abstract class DeterministicSubjectFilterTransform extends SubjectFilterTransformBase with MayDrawAtRandom {
-  // Only for an expression built directly: the registry gives the others their random form.
-  override lazy val deterministic: Boolean = children.forall(_.deterministic) && !drawsAtRandom
-
   // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
-  override def formForArguments: Expression =
-    if (transformsWellFormed && drawsAtRandom) RandomSubjectFilterTransformExpression(subject, transforms, failOnError)
-    else this
+  override protected def mayDrawAtRandom: Boolean = transformsWellFormed && (!transforms.foldable || constantIsRandom)
+
+  override protected def randomForm: Expression = RandomSubjectFilterTransformExpression(subject, transforms, failOnError)
 }
 
 /**
@@ -238,20 +234,6 @@ case class TrySubjectFilterTransformExpression(subject: Expression, transforms: 
   override def prettyName: String = "try_subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectFilterTransformExpression =
     copy(subject = c(0), transforms = c(1))
-}
-
-/** What generated code calls per row (a string on the heap is a window on a byte array: no copy). */
-object FilterTransformRow {
-  def apply(ft: FilterTransforms, ws: Workspace, subject: UTF8String): UTF8String = {
-    val out = subject.getBaseObject match {
-      case bytes: Array[Byte] =>
-        ft(bytes, (subject.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, subject.numBytes, ws)
-      case _ =>
-        val bytes = subject.getBytes
-        ft(bytes, 0, bytes.length, ws)
-    }
-    if (out == null) null else UTF8String.fromBytes(out)
-  }
 }
 
 /**

@@ -7,7 +7,6 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
-import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{InvalidMappingsException, MappingTable, Workspace}
@@ -64,12 +63,9 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, Literal.create(null, LongType))
 
-  // The registry builds this class only for constant tables without weights (see `formForArguments`).
-  override lazy val deterministic: Boolean =
-    children.forall(_.deterministic) && mappings.foldable && !drawsAtRandom
+  override protected def mayDrawAtRandom: Boolean = !mappings.foldable || constantIsRandom
 
-  override def formForArguments: Expression =
-    if (drawsAtRandom || !mappings.foldable) RandomSubjectMapExpression(subject, mappings, cluster, seed) else this
+  override protected def randomForm: Expression = RandomSubjectMapExpression(subject, mappings, cluster, seed)
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
     copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
@@ -113,7 +109,7 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
       catch { case e: InvalidMappingsException => Left(e) }
     }
 
-  protected def drawsAtRandom: Boolean = mappings.foldable && constant.exists(_.exists(_.isRandom))
+  protected def constantIsRandom: Boolean = constant.exists(_.exists(_.isRandom))
 
   private def seedValue: Option[Long] = Option(seed.eval()).map(_.asInstanceOf[Long])
 
@@ -155,11 +151,11 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
         if (m == null) null else cache.get(m, null, failOnError = true)
       }
     if (table == null) null
-    else SubjectMapPerRow.map(table, workspace, s, cluster.eval(input).asInstanceOf[UTF8String])
+    else PerRow.map(table, workspace, s, cluster.eval(input).asInstanceOf[UTF8String])
   }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val perRow = SubjectMapPerRow.getClass.getName.stripSuffix("$")
+    val perRow = PerRow.getClass.getName.stripSuffix("$")
     val tableClass = classOf[MappingTable].getName
     if (mappings.foldable && constantTable == null) {
       return ev.copy(code = code"boolean ${ev.isNull} = true; UTF8String ${ev.value} = null;")
@@ -203,24 +199,3 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
   }
 }
 
-/** What generated code calls per row: hands the strings' bytes to the table without copying them. */
-object SubjectMapPerRow {
-  private def offset(s: UTF8String): Int = (s.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt
-
-  def map(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String): UTF8String = {
-    var in: Array[Byte] = null
-    var off = 0
-    subject.getBaseObject match {
-      case b: Array[Byte] => in = b; off = offset(subject)
-      case _ => in = subject.getBytes // off-heap: copy once
-    }
-    var c: Array[Byte] = null
-    var cOff = 0
-    if (cluster != null) cluster.getBaseObject match {
-      case b: Array[Byte] => c = b; cOff = offset(cluster)
-      case _ => c = cluster.getBytes
-    }
-    val out = table(in, off, subject.numBytes, c, cOff, if (cluster == null) 0 else cluster.numBytes, ws)
-    if (out eq MappingTable.Unchanged) subject else if (out == null) null else UTF8String.fromBytes(out)
-  }
-}

@@ -37,9 +37,6 @@ abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInput
 
   protected def constantTransform: Boolean = src.foldable && dest.foldable
 
-  /** `{{random(n)}}`: Spark must not assume two evaluations agree. A column transform might be one. */
-  protected def drawsAtRandom: Boolean = !constantTransform || constant.exists(_.exists(_.isRandom))
-
   private def strictValue: Option[Boolean] = Option(strict.eval()).map(_.asInstanceOf[Boolean])
 
   /** The transform of constant arguments; None when one of them is NULL (every result is NULL). */
@@ -159,12 +156,10 @@ abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInput
  * transform is a constant one that does not draw at random.
  */
 abstract class DeterministicSubjectTransform extends SubjectTransformBase with MayDrawAtRandom {
-  // Only for an expression built directly: the registry gives the others their random form.
-  override lazy val deterministic: Boolean = children.forall(_.deterministic) && !drawsAtRandom
+  // `{{random(n)}}`: Spark must not assume two evaluations agree. A column transform might be one.
+  override protected def mayDrawAtRandom: Boolean = !constantTransform || constantIsRandom
 
-  override def formForArguments: Expression =
-    if (!constantTransform || constantIsRandom) RandomSubjectTransformExpression(subject, src, dest, strict, failOnError)
-    else this
+  override protected def randomForm: Expression = RandomSubjectTransformExpression(subject, src, dest, strict, failOnError)
 
   /**
    * Read before implicit casts (the builder runs first), so `strict` may not be a BOOLEAN yet: whether

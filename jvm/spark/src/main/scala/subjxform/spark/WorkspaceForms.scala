@@ -58,6 +58,18 @@ trait WorkspacePerPartition extends UsesWorkspace with Nondeterministic {
  * ([[SubjxformFunctions]]) builds this form and asks it for the right one.
  */
 trait MayDrawAtRandom extends OneWorkspace {
-  /** This expression, or its `Nondeterministic` twin when it draws at random or may (arguments from columns). */
-  def formForArguments: Expression
+  /**
+   * Whether rows may draw at random: a constant plan that does, or a plan from a column (any row's
+   * may). The builder asks before implicit casts, so this must not depend on them.
+   */
+  protected def mayDrawAtRandom: Boolean
+
+  /** The `Nondeterministic` twin, with the same arguments. */
+  protected def randomForm: Expression
+
+  /** This expression, or its `Nondeterministic` twin when it draws at random or may. */
+  final def formForArguments: Expression = if (mayDrawAtRandom) randomForm else this
+
+  // Only for an expression built directly: the registry gives the others their random form.
+  override lazy val deterministic: Boolean = children.forall(_.deterministic) && !mayDrawAtRandom
 }
