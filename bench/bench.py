@@ -29,6 +29,7 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 import subjxform  # noqa: E402
+from cases import read_cases  # noqa: E402
 
 REGIONS = ["eu-west-1", "eu-central-1", "us-east-2", "us-west-2", "ap-south-1", "sa-east-1"]
 CARRIERS = ["dhl", "ups", "fedex", "usps", "dpd"]
@@ -64,15 +65,6 @@ SUBJECT_SQL = f"""
                 '.', {pick(SENSORS, 'xxhash64(id, 5)')}, '.', {pick(METRICS, 'xxhash64(id, 6)')},
                 '.', pmod(id, 1000000))
   END"""
-
-
-def read_cases() -> dict[str, tuple[str, str]]:
-    cases = {}
-    for line in (BENCH / "cases.tsv").read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            name, src, dest = line.split("\t")
-            cases[name] = (src, dest)
-    return cases
 
 
 def sql_str(s: str) -> str:

@@ -9,16 +9,9 @@ import json
 import re
 from pathlib import Path
 
+from cases import read_cases
+
 BENCH = Path(__file__).resolve().parent
-
-
-def read_cases() -> dict[str, tuple[str, str]]:
-    out = {}
-    for line in (BENCH / "cases.tsv").read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            name, src, dest = line.split("\t")
-            out[name] = (src, dest)
-    return out
 
 
 def read_go(path: str) -> dict[tuple[str, str], tuple[float, float, float]]:

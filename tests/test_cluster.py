@@ -69,6 +69,18 @@ class Processes:
     def __enter__(self) -> "Processes":
         return self
 
+    def run_job(self, name: str, args: list[str], env: dict, extra_args: list[str] = ()) -> dict:
+        """Runs cluster_job.py (`args` ends with its path) to completion; what it wrote."""
+        out = os.path.join(self.workdir, name + "-result.json")
+        job = self.start(name, [*args, out, *extra_args], env)
+        try:
+            rc = job.wait(240)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{name} took more than 240 s: " + self.log(name))
+        assert rc == 0, self.log(name)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
     def wait_until(self, what: str, ready, timeout: float, names: list[str]) -> None:
         wait_until(what, ready, timeout, [p for n, p in self.procs if n in names],
                    log=lambda: " | ".join(self.log(n) for n in names))
@@ -109,19 +121,11 @@ def test_standalone_cluster_with_two_workers_gives_what_local_mode_gives(local_r
                     return json.load(r).get("aliveworkers", 0) == 2
 
             procs.wait_until("two workers", two_workers, 90, ["master", "worker1", "worker2"])
-            out = os.path.join(workdir, "result.json")
-            submit = procs.start("submit", [
+            result = procs.run_job("submit", [
                 str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--jars", subjxform.jar_path(),
                 "--conf", "spark.executor.memory=512m", "--conf", "spark.executor.cores=1",
                 "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.codegen.fallback=false",
-                str(TESTS / "cluster_job.py"), out], env)
-            try:
-                rc = submit.wait(240)
-            except subprocess.TimeoutExpired:
-                pytest.fail("spark-submit took more than 240 s: " + procs.log("submit"))
-            assert rc == 0, procs.log("submit")
-            with open(out, encoding="utf-8") as f:
-                result = json.load(f)
+                str(TESTS / "cluster_job.py")], env)
             with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=5) as r:
                 apps = json.load(r)["completedapps"]
         assert result["master"] == master
@@ -139,16 +143,8 @@ def test_spark_connect_server_with_the_jar_gives_what_local_mode_gives(local_res
     workdir = tempfile.mkdtemp(prefix="subjxform-connect-")
     try:
         with Processes(workdir) as procs:
-            out = os.path.join(workdir, "result.json")
-            client = procs.start("client", [sys.executable, str(TESTS / "cluster_job.py"), out, connect_url],
-                                 spark_env(workdir))
-            try:
-                rc = client.wait(240)
-            except subprocess.TimeoutExpired:
-                pytest.fail("the Connect client took more than 240 s: " + procs.log("client"))
-            assert rc == 0, procs.log("client")
-            with open(out, encoding="utf-8") as f:
-                result = json.load(f)
+            result = procs.run_job("client", [sys.executable, str(TESTS / "cluster_job.py")], spark_env(workdir),
+                                   extra_args=[connect_url])
         assert comparable(result) == comparable(local_result)
         assert "wildcard index out of range" in result["invalid_constant_error"]
     finally:
