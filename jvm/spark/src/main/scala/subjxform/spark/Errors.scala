@@ -4,6 +4,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.{SparkException, SparkThrowable}
 import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.DataTypeMismatch
+import org.apache.spark.sql.catalyst.expressions.Expression
 
 /**
  * Spark errors for invalid function arguments, under Spark's own condition
@@ -21,6 +23,11 @@ object Errors {
   /** A constant argument is invalid: the query fails while it is analysed, before any data is read. */
   def atAnalysis(function: String, parameter: String, reason: String): AnalysisException =
     new AnalysisException(Condition, parameters(function, parameter, reason))
+
+  /** An argument that must be a constant (`strict`, `seed`) is not: Spark's own type-check failure. */
+  def notConstant(parameter: String, sqlType: String, argument: Expression): DataTypeMismatch =
+    DataTypeMismatch("NON_FOLDABLE_INPUT",
+      Map("inputName" -> s"`$parameter`", "inputType" -> s"\"$sqlType\"", "inputExpr" -> s"\"${argument.sql}\""))
 
   /** An argument taken from a column is invalid in some row. */
   def atRuntime(function: String, parameter: String, reason: String): InvalidArgumentValueException = {

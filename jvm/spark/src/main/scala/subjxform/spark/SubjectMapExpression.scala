@@ -2,7 +2,7 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{DataTypeMismatch, TypeCheckSuccess}
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
@@ -116,10 +116,7 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
   override def checkInputDataTypes(): TypeCheckResult = {
     val types = super.checkInputDataTypes()
     if (types.isFailure) return types
-    if (!seed.foldable) {
-      return DataTypeMismatch("NON_FOLDABLE_INPUT",
-        Map("inputName" -> "`seed`", "inputType" -> "\"BIGINT\"", "inputExpr" -> s"\"${seed.sql}\""))
-    }
+    if (!seed.foldable) return Errors.notConstant("seed", "BIGINT", seed)
     if (mappings.foldable) constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, "mappings", e.getMessage)))
     TypeCheckSuccess
   }

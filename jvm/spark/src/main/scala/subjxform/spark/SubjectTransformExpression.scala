@@ -2,7 +2,7 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{DataTypeMismatch, TypeCheckSuccess}
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
@@ -67,10 +67,7 @@ abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInput
   override def checkInputDataTypes(): TypeCheckResult = {
     val types = super.checkInputDataTypes()
     if (types.isFailure) return types
-    if (!strict.foldable) {
-      return DataTypeMismatch("NON_FOLDABLE_INPUT",
-        Map("inputName" -> "`strict`", "inputType" -> "\"BOOLEAN\"", "inputExpr" -> s"\"${strict.sql}\""))
-    }
+    if (!strict.foldable) return Errors.notConstant("strict", "BOOLEAN", strict)
     if (failOnError && constantTransform) {
       constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, culprit(e), e.getMessage)))
     }
