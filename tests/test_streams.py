@@ -194,6 +194,12 @@ def test_subject_filter_transform_from_python_lists_dicts_and_columns(session):
     ]
 
 
+def test_a_constant_list_from_python_is_deterministic_usable_inside_an_aggregate(session):
+    df = session.range(10).select(F.concat(F.lit("foo."), F.col("id").cast("string")).alias("subject"))
+    renamed = subject_filter_transform("subject", [("foo.*", "x.$1")])
+    assert df.agg(F.sum(F.length(renamed))).first()[0] == 10 * len("x.0")
+
+
 def test_an_invalid_constant_list_fails_analysis_try_gives_null(session):
     df = session.createDataFrame([("a.b",)], "subject string")
     with pytest.raises(AnalysisException, match="source filters can not overlap"):

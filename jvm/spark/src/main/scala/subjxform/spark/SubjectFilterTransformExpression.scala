@@ -151,7 +151,7 @@ abstract class SubjectFilterTransformBase extends UsesWorkspace {
  */
 abstract class DeterministicSubjectFilterTransform extends SubjectFilterTransformBase with MayDrawAtRandom {
   // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
-  override protected def mayDrawAtRandom: Boolean = transformsWellFormed && (!transforms.foldable || constantIsRandom)
+  override protected def mayDrawAtRandom: Boolean = transformsWellFormed && (!constantOnceAnalysed(transforms) || constantIsRandom)
 
   override protected def randomForm: Expression = RandomSubjectFilterTransformExpression(subject, transforms, failOnError)
 }

@@ -63,7 +63,7 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, Literal.create(null, LongType))
 
-  override protected def mayDrawAtRandom: Boolean = !mappings.foldable || constantIsRandom
+  override protected def mayDrawAtRandom: Boolean = !constantOnceAnalysed(mappings) || constantIsRandom
 
   override protected def randomForm: Expression = RandomSubjectMapExpression(subject, mappings, cluster, seed)
 

@@ -154,7 +154,8 @@ abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInput
  */
 abstract class DeterministicSubjectTransform extends SubjectTransformBase with MayDrawAtRandom {
   // `{{random(n)}}`: Spark must not assume two evaluations agree. A column transform might be one.
-  override protected def mayDrawAtRandom: Boolean = !constantTransform || constantIsRandom
+  override protected def mayDrawAtRandom: Boolean =
+    !(constantOnceAnalysed(src) && constantOnceAnalysed(dest)) || constantIsRandom
 
   override protected def randomForm: Expression = RandomSubjectTransformExpression(subject, src, dest, strict, failOnError)
 

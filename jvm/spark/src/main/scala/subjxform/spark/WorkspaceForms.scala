@@ -1,7 +1,7 @@
 package subjxform.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, Nondeterministic}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Nondeterministic}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext
 
 import subjxform.core.Workspace
@@ -63,6 +63,14 @@ trait MayDrawAtRandom extends OneWorkspace {
    * may). The builder asks before implicit casts, so this must not depend on them.
    */
   protected def mayDrawAtRandom: Boolean
+
+  /**
+   * Whether `argument` is a constant as the analyzer will see it. The builder runs before the analyzer
+   * drops aliases nested in an argument, and an alias is never foldable: a DataFrame's
+   * `struct(lit("a").as("src"), ...)` would otherwise look like a column here and get the random form.
+   */
+  protected def constantOnceAnalysed(argument: Expression): Boolean =
+    argument.transformUp { case a: Alias => a.child }.foldable
 
   /** The `Nondeterministic` twin, with the same arguments. */
   protected def randomForm: Expression

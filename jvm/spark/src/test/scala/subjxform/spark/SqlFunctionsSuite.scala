@@ -102,6 +102,21 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(viaDataFrame.map(_.getString(0)).toSet == draws && viaDataFrame.map(_.getLong(1)).sum == 300)
   }
 
+  test("constants built with aliases (DataFrame struct(lit(..).as(..))) stay deterministic: usable in an aggregate") {
+    import org.apache.spark.sql.functions.{array, call_function, col, length, lit, struct, sum}
+    val df = spark.range(10).selectExpr("concat('foo.', id) AS s")
+    val list = array(struct(lit("foo.*").as("src"), lit("x.$1").as("dest")))
+    val aliased = Seq(
+      call_function("subject_filter_transform", col("s"), list),
+      call_function("subject_transform", col("s"), lit("foo.*").as("src"), lit("x.$1").as("dest")),
+      call_function("subject_map", col("s"), lit("foo.* x.$1").as("mappings")))
+    for (e <- aliased) {
+      val q = df.select(e.as("v"))
+      assert(q.queryExecution.analyzed.expressions.forall(_.deterministic), q.queryExecution.analyzed)
+      assert(df.agg(sum(length(e))).head().getLong(0) == 10 * "x.0".length, e)
+    }
+  }
+
   test("the Nondeterministic form works inside a lambda and a WHERE (Spark initializes it there too)") {
     val df = spark.range(4).selectExpr("array(concat('a.', id), 'a.x') AS arr", "'a.*' AS src",
       "if(id = 0, 'b.{{random(1)}}', 'c.$1') AS dest")
