@@ -60,11 +60,11 @@ def stream_plan(spark, config: StreamConfig) -> dict:
         query = spark.range(1).select(F.call_function("stream_config_plan", F.lit(config_json)))
         return json.loads(query.first()[0])
     except PySparkException as e:
-        # Spark's INVALID_PARAMETER_VALUE wraps the field and nats-server's words: keep those.
-        found = re.search(r"in `stream_config_plan` is invalid: (.*?)\.?\s*(SQLSTATE|$)", str(e), re.S)
-        if found is None:
+        # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
+        params = e.getMessageParameters() or {}
+        if e.getCondition() != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`stream_config_plan`":
             raise
-        raise StreamConfigError(found.group(1).strip()) from e
+        raise StreamConfigError(params["value"]) from e
 
 
 def stream_messages(
