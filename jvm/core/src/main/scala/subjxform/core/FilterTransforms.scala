@@ -36,7 +36,7 @@ final class FilterTransforms private (
     while (i < transforms.length) {
       val tr = transforms(i)
       // A transform's own match is nats-server's `Match` (with its source quirk), checked per transform.
-      if (tr != null && tr.matchesTokenized(in, ntok, ws)) return tr.applyTokenized(in, off, len, ntok, ws)
+      if (tr != null && tr.matches(in, off, len, ws)) return tr.apply(in, off, len, ws)
       i += 1
     }
     java.util.Arrays.copyOfRange(in, off, off + len)

@@ -49,7 +49,7 @@ final class MappingTable private (
     }
     val choice = if (cluster == null || rule.clusterNames.isEmpty) rule.default else rule.choiceFor(cluster, cOff, cLen)
     val picked = choice.pick(ws)
-    if (picked < 0) null else choice.transforms(picked).applyTokenized(in, off, len, ntok, ws)
+    if (picked < 0) null else choice.transforms(picked).apply(in, off, len, ws)
   }
 
   /** Convenience for tests and tools (allocates): the mapped subject, or null as [[apply]] says. */

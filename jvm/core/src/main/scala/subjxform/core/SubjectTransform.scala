@@ -46,15 +46,7 @@ final class SubjectTransform private (
    */
   def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
-    if (ntok == 0) null else applyTokenized(in, off, len, ntok, ws)
-  }
-
-  /**
-   * [[apply]] for a literal subject of `ntok` tokens whose boundaries `ws` already holds (callers that
-   * tried other filters on the same subject first need not split it again).
-   */
-  private[core] def applyTokenized(in: Array[Byte], off: Int, len: Int, ntok: Int, ws: Workspace): Array[Byte] = {
-    if (!filter.matchesTokens(in, ws, ntok)) return null
+    if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
     if (ops.isEmpty) return java.util.Arrays.copyOfRange(in, off, off + len)
     if (sizeKnownUpFront) return tokensOnly(in, off + len, ws)
     ws.outLen = 0
@@ -131,9 +123,6 @@ final class SubjectTransform private (
 
   /** Whether a subject matches the source filter (the check `apply` makes before transforming). */
   def matches(in: Array[Byte], off: Int, len: Int, ws: Workspace): Boolean = filter.matches(in, off, len, ws)
-
-  /** [[matches]] on a subject of `ntok` tokens whose boundaries `ws` already holds. */
-  private[core] def matchesTokenized(in: Array[Byte], ntok: Int, ws: Workspace): Boolean = filter.matchesTokens(in, ws, ntok)
 
   private def withSource(src: String): SubjectTransform =
     new SubjectTransform(src, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
