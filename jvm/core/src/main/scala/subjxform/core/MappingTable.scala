@@ -204,7 +204,7 @@ object MappingTable {
             val w = x match {
               case Str(s, _, _) =>
                 val digits = s.stripSuffix("%")
-                goAtoi(digits) match {
+                DestinationSyntax.parseGoInt(digits) match {
                   case None => error(rule, dest, s"Invalid weight ${GoQuote(digits)} for mapping destination"); return None
                   case Some(n) => n
                 }
@@ -267,12 +267,6 @@ object MappingTable {
     }
     overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject)).foreach(problems += _)
     (checked, problems.toSeq)
-  }
-
-  /** Go's `strconv.Atoi`: an optional sign and ASCII digits, within 64 bits. */
-  private def goAtoi(s: String): Option[Long] = {
-    val body = if (s.startsWith("+") || s.startsWith("-")) s.substring(1) else s
-    if (body.isEmpty || !body.forall(c => c >= '0' && c <= '9')) None else s.toLongOption
   }
 
   private def isWildcardToken(t: String): Boolean = t.startsWith("*") // `*`, or a token nats-server's matching treats as one

@@ -227,23 +227,3 @@ object StreamConfig {
     subjects
   }
 }
-
-/** KV buckets are streams named `KV_<bucket>` holding subjects `$KV.<bucket>.<key>`. */
-object KeyValue {
-  /** nats.go's bucket name rule. */
-  def isValidBucket(bucket: String): Boolean =
-    bucket != null && bucket.nonEmpty && bucket.forall(c => c.isLetterOrDigit && c < 128 || c == '_' || c == '-')
-
-  private def check(bucket: String, what: String): Unit =
-    if (!isValidBucket(bucket)) throw new IllegalArgumentException(s"invalid $what bucket name ${GoQuote(String.valueOf(bucket))}: letters, digits, '_' and '-' only")
-
-  /** The transform a bucket `target` sourcing bucket `source` needs (ADR-36): `$KV.A.>` -> `$KV.B.>`. */
-  def sourceTransform(source: String, target: String): TransformConfig = {
-    check(source, "source"); check(target, "target")
-    TransformConfig(s"$$KV.$source.>", s"$$KV.$target.>")
-  }
-
-  /** The `sources[]` entry of bucket `target`'s stream that sources bucket `source`, as the clients write it. */
-  def source(source: String, target: String): SourceConfig =
-    SourceConfig(s"KV_$source", subjectTransforms = Seq(sourceTransform(source, target)))
-}

@@ -26,9 +26,6 @@ final class SubjectTransform private (
 
   import SubjectTransform._
 
-  /** Whether the destination is empty: a matching subject comes back unchanged. */
-  def isIdentity: Boolean = ops.isEmpty
-
   /** Whether the result can differ between two calls on the same subject (`{{random(n)}}`). */
   val isRandom: Boolean = ops.contains(Op.Random)
 

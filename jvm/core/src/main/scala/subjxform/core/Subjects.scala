@@ -26,11 +26,6 @@ object Subjects {
     true
   }
 
-  def isValidLiteral(subject: String): Boolean = {
-    val b = subject.getBytes(UTF_8)
-    isValidLiteral(b, 0, b.length)
-  }
-
   /** nats-server's `IsValidSubject`: a subject or filter with `>` last at most, and no white space. */
   def isValidSubject(subject: String): Boolean = {
     if (subject.isEmpty) return false

@@ -16,8 +16,6 @@ final class Workspace(seed: Long) {
   var outLen: Int = 0
   var random: SplittableRandom = new SplittableRandom(seed)
 
-  def reseed(seed: Long): Unit = random = new SplittableRandom(seed)
-
   /**
    * Records the token boundaries of `in[off, off+len)`. Returns the number of tokens, or 0 when the
    * bytes are not a literal subject (an empty token, or a lone `*` or `>` token). Separators are

@@ -63,12 +63,6 @@ class StreamConfigSuite extends AnyFunSuite {
     assert(mirrorTwo.inactive.isDefined)
   }
 
-  test("KV sourcing: the transform and the source entry the clients write") {
-    assert(KeyValue.sourceTransform("A", "B") == tr("$KV.A.>", "$KV.B.>"))
-    assert(KeyValue.source("A", "B") == SourceConfig("KV_A", subjectTransforms = Seq(tr("$KV.A.>", "$KV.B.>"))))
-    assertThrows[IllegalArgumentException](KeyValue.sourceTransform("a.b", "B"))
-  }
-
   test("the plan as JSON escapes strings") {
     val p = StreamPlan(Seq("a\"b"), None, Nil, None)
     assert(p.toJson == """{"subjects":["a\"b"],"subject_transform":null,"origins":[],"republish":null}""")
