@@ -35,7 +35,8 @@ final class FilterTransforms private (
     var i = 0
     while (i < transforms.length) {
       val tr = transforms(i)
-      // A transform's own match is nats-server's `Match` (with its source quirk), checked per transform.
+      // A transform's own match is nats-server's `Match` (with its source quirk), checked per transform;
+      // it tokenizes the subject again (see SubjectTransform.apply for why).
       if (tr != null && tr.matches(in, off, len, ws)) return tr.apply(in, off, len, ws)
       i += 1
     }

@@ -1,21 +1,16 @@
 package subjxform.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
-import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, Literal}
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{InvalidMappingsException, MappingTable, Workspace}
+import subjxform.core.{MappingTable, Workspace}
 
 /**
- * `subject_map(subject, mappings [, cluster [, seed]])`: Core NATS account mappings, a thin Catalyst
- * shell around a compiled [[MappingTable]]. A constant table is compiled once (an invalid one fails
- * analysis); tables from a column are kept in a per-task [[PlanCache]]. This class is the deterministic
- * form; the registry turns it into [[RandomSubjectMapExpression]] when the table draws at random.
+ * `subject_map(subject, mappings [, cluster [, seed]])`: Core NATS account mappings on the
+ * [[PlanExpression]] shell, around a compiled [[MappingTable]]. This class is the deterministic form;
+ * the registry turns it into [[RandomSubjectMapExpression]] when the table draws at random.
  */
 @ExpressionDescription(
   usage = """
@@ -55,7 +50,7 @@ import subjxform.core.{InvalidMappingsException, MappingTable, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
-  extends SubjectMapBase with MayDrawAtRandom {
+  extends SubjectMapFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
     this(subject, mappings, Literal.create(null, StringType), Literal.create(null, LongType))
@@ -63,9 +58,7 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, Literal.create(null, LongType))
 
-  override protected def mayDrawAtRandom: Boolean = !constantOnceAnalysed(mappings) || constantIsRandom
-
-  override protected def randomForm: Expression = RandomSubjectMapExpression(subject, mappings, cluster, seed)
+  override protected def randomForm: Option[Expression] = Some(RandomSubjectMapExpression(subject, mappings, cluster, seed))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
     copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
@@ -77,18 +70,17 @@ case class SubjectMapExpression(subject: Expression, mappings: Expression, clust
  * it out of a GROUP BY), and its workspace is seeded per partition like `rand(seed)`'s.
  */
 case class RandomSubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
-  extends SubjectMapBase with WorkspacePerPartition {
+  extends SubjectMapFunction with RandomForm[MappingTable] {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExpression =
     copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
 }
 
 /**
- * What both forms share (a table with weights draws a destination per row: see [[UsesWorkspace]] for
- * why that takes two classes).
+ * What both forms share (a table with weights draws a destination per row: see [[DeterministicForm]]
+ * for why that takes two classes).
  */
-abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes {
-  def subject: Expression
+abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
   def mappings: Expression
   def cluster: Expression
   def seed: Expression
@@ -98,31 +90,18 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
   override def inputTypes = Seq(StringType, StringType, StringType, LongType)
   override def dataType: DataType = StringType
-  override def nullable: Boolean = true
-  // A workspace (with its random source) and a cache of compiled tables live in each instance.
-  override def stateful: Boolean = true
 
-  /** The compiled constant table; None when it is NULL (every result is NULL). */
-  @transient protected lazy val constant: Option[Either[InvalidMappingsException, MappingTable]] =
-    Option(mappings.eval()).map { m =>
-      try Right(MappingTable.compile(m.toString))
-      catch { case e: InvalidMappingsException => Left(e) }
-    }
-
-  protected def constantIsRandom: Boolean = constant.exists(_.exists(_.isRandom))
+  override protected def planArguments: Seq[Expression] = Seq(mappings)
+  override protected def rowArguments: Seq[Expression] = Seq(cluster)
+  override protected def constantArguments = Seq(("seed", "BIGINT", seed))
+  override protected def failOnError: Boolean = true
+  override protected def classOfPlan: Class[MappingTable] = classOf[MappingTable]
+  override protected def compile(arguments: Seq[AnyRef]): MappingTable = MappingTable.compile(arguments.head.toString)
+  override protected def blame(e: IllegalArgumentException): String = "mappings"
+  override def newCache(): ColumnPlans[MappingTable] = planCache((m, _) => MappingTable.compile(m))
+  override protected def constantDrawsAtRandom(table: MappingTable): Boolean = table.isRandom
 
   private def seedValue: Option[Long] = Option(seed.eval()).map(_.asInstanceOf[Long])
-
-  override def checkInputDataTypes(): TypeCheckResult = {
-    val types = super.checkInputDataTypes()
-    if (types.isFailure) return types
-    if (!seed.foldable) return Errors.notConstant("seed", "BIGINT", seed)
-    if (mappings.foldable) constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, "mappings", e.getMessage)))
-    TypeCheckSuccess
-  }
-
-  private[spark] def newCache(): PlanCache[MappingTable] =
-    PlanCache.of(prettyName, _ => "mappings")((m, _) => MappingTable.compile(m))
 
   /** A partition's workspace: seeded with `seed + partitionIndex` when a seed is given, as `rand(seed)`. */
   override def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
@@ -130,61 +109,11 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
     case None => new Workspace
   }
 
-  @transient private lazy val cache = newCache()
+  override protected def applyPlan(table: MappingTable, ws: Workspace, subject: UTF8String, input: InternalRow): Any =
+    PerRow.map(table, ws, subject, cluster.eval(input).asInstanceOf[UTF8String])
 
-  private def constantTable: MappingTable = constant match {
-    case Some(Right(t)) => t
-    case Some(Left(e)) => throw Errors.atRuntime(prettyName, "mappings", e.getMessage)
-    case None => null
-  }
-
-  override protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
-    val s = subject.eval(input).asInstanceOf[UTF8String]
-    if (s == null) return null
-    val table =
-      if (mappings.foldable) constantTable
-      else {
-        val m = mappings.eval(input).asInstanceOf[UTF8String]
-        if (m == null) null else cache.get(m, null, failOnError = true)
-      }
-    if (table == null) null
-    else PerRow.map(table, workspace, s, cluster.eval(input).asInstanceOf[UTF8String])
-  }
-
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val perRow = PerRow.getClass.getName.stripSuffix("$")
-    val tableClass = classOf[MappingTable].getName
-    if (mappings.foldable && constantTable == null) {
-      return ev.copy(code = code"boolean ${ev.isNull} = true; UTF8String ${ev.value} = null;")
-    }
-    val self = ctx.addReferenceObj("subjectMapExpr", this, classOf[SubjectMapBase].getName)
-    val ws = workspaceFor(ctx, self)
-    val subj = subject.genCode(ctx)
-    val clus = cluster.genCode(ctx)
-    val table = ctx.freshName("table")
-    val lookup =
-      if (mappings.foldable) {
-        val ref = ctx.addReferenceObj("mappingTable", constantTable, tableClass)
-        s"$tableClass $table = $ref;"
-      } else {
-        val cache = ctx.addMutableState(classOf[PlanCache[_]].getName, "mappingTableCache", v => s"$v = $self.newCache();")
-        val m = mappings.genCode(ctx)
-        s"""${m.code}
-           |$tableClass $table = ${m.isNull} ? null : ($tableClass) $cache.get(${m.value}, null, true);""".stripMargin
-      }
-    ev.copy(code = code"""
-      |${subj.code}
-      |boolean ${ev.isNull} = true;
-      |UTF8String ${ev.value} = null;
-      |if (!${subj.isNull}) {
-      |  $lookup
-      |  if ($table != null) {
-      |    ${clus.code}
-      |    ${ev.value} = $perRow.map($table, $ws, ${subj.value}, ${clus.isNull} ? null : ${clus.value});
-      |    ${ev.isNull} = ${ev.value} == null;
-      |  }
-      |}""".stripMargin)
-  }
+  override protected def applyPlanCode(table: String, ws: String, subject: String, rowValues: Seq[String]): String =
+    s"${PerRow.name}.map($table, $ws, $subject, ${rowValues.head})"
 
   // The two- and three-argument forms print as they were written.
   override def sql: String = {
@@ -195,4 +124,3 @@ abstract class SubjectMapBase extends UsesWorkspace with ImplicitCastInputTypes 
     } else super.sql
   }
 }
-

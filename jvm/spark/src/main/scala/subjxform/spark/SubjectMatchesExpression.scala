@@ -1,14 +1,11 @@
 package subjxform.spark
 
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Expression, ExpressionDescription, ImplicitCastInputTypes}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
-import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{InvalidFilterException, SubjectFilter, Workspace}
+import subjxform.core.{SubjectFilter, Workspace}
 
 @ExpressionDescription(
   usage = """
@@ -31,67 +28,28 @@ import subjxform.core.{InvalidFilterException, SubjectFilter, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMatchesExpression(subject: Expression, filter: Expression)
-  extends BinaryExpression with ImplicitCastInputTypes {
+  extends PlanExpression[SubjectFilter] with DeterministicForm[SubjectFilter] {
 
-  override def left: Expression = subject
-  override def right: Expression = filter
+  override def children: Seq[Expression] = Seq(subject, filter)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
   override def inputTypes = Seq(StringType, StringType)
   override def dataType: DataType = BooleanType
-  override def nullable: Boolean = true
   override def nullIntolerant: Boolean = true
-  override def stateful: Boolean = true
   override def prettyName: String = "subject_matches"
 
-  /** The compiled constant filter; None when it is NULL. */
-  @transient private lazy val constant: Option[Either[InvalidFilterException, SubjectFilter]] =
-    Option(filter.eval()).map { f =>
-      try Right(SubjectFilter.compile(f.toString))
-      catch { case e: InvalidFilterException => Left(e) }
-    }
+  override protected def planArguments: Seq[Expression] = Seq(filter)
+  override protected def failOnError: Boolean = true
+  override protected def classOfPlan: Class[SubjectFilter] = classOf[SubjectFilter]
+  override protected def compile(arguments: Seq[AnyRef]): SubjectFilter = SubjectFilter.compile(arguments.head.toString)
+  override protected def blame(e: IllegalArgumentException): String = "filter"
+  override def newCache(): ColumnPlans[SubjectFilter] = planCache((f, _) => SubjectFilter.compile(f))
 
-  override def checkInputDataTypes(): TypeCheckResult = {
-    val types = super.checkInputDataTypes()
-    if (types.isFailure) return types
-    if (filter.foldable) constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, "filter", e.getMessage)))
-    TypeCheckSuccess
-  }
+  override protected def applyPlan(f: SubjectFilter, ws: Workspace, subject: UTF8String, input: InternalRow): Any =
+    PerRow.matches(f, ws, subject)
 
-  private[spark] def newCache(): PlanCache[SubjectFilter] =
-    PlanCache.of(prettyName, _ => "filter")((f, _) => SubjectFilter.compile(f))
+  override protected def applyPlanCode(f: String, ws: String, subject: String, rowValues: Seq[String]): String =
+    s"${PerRow.name}.matches($f, $ws, $subject)"
 
-  @transient private lazy val workspace = new Workspace
-  @transient private lazy val cache = newCache()
-
-  override protected def nullSafeEval(s: Any, f: Any): Any = {
-    val compiled =
-      if (filter.foldable) constant.get.fold(e => throw Errors.atRuntime(prettyName, "filter", e.getMessage), identity)
-      else cache.get(f.asInstanceOf[UTF8String], null, failOnError = true)
-    PerRow.matches(compiled, workspace, s.asInstanceOf[UTF8String])
-  }
-
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val perRow = PerRow.getClass.getName.stripSuffix("$")
-    val wsClass = classOf[Workspace].getName
-    val filterClass = classOf[SubjectFilter].getName
-    if (filter.foldable && constant.isEmpty) {
-      return ev.copy(code = code"boolean ${ev.isNull} = true; boolean ${ev.value} = false;")
-    }
-    val ws = ctx.addMutableState(wsClass, "subjectWorkspace", v => s"$v = new $wsClass();")
-    // The compiled filter: a reference to the constant one, or a lookup in this task's cache.
-    val compiled: String => String =
-      if (filter.foldable) {
-        val f = constant.get.fold(e => throw Errors.atAnalysis(prettyName, "filter", e.getMessage), identity)
-        val ref = ctx.addReferenceObj("subjectFilter", f, filterClass)
-        _ => ref
-      } else {
-        val self = ctx.addReferenceObj("subjectMatchesExpr", this, getClass.getName)
-        val cache = ctx.addMutableState(classOf[PlanCache[_]].getName, "subjectFilterCache", v => s"$v = $self.newCache();")
-        f => s"(($filterClass) $cache.get($f, null, true))"
-      }
-    nullSafeCodeGen(ctx, ev, (s, f) => s"${ev.value} = $perRow.matches(${compiled(f)}, $ws, $s);")
-  }
-
-  override protected def withNewChildrenInternal(newLeft: Expression, newRight: Expression): SubjectMatchesExpression =
-    copy(subject = newLeft, filter = newRight)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMatchesExpression =
+    copy(subject = c(0), filter = c(1))
 }

@@ -1,146 +1,68 @@
 package subjxform.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
-import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, Literal}
 import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{InvalidTransformException, SubjectTransform, Workspace}
 
 /**
- * `subject_transform(subject, src, dest [, strict])`: a thin Catalyst shell around a compiled
- * [[SubjectTransform]]. Constant `src`/`dest` are compiled once (an invalid pair fails analysis);
- * from columns, compiled transforms are kept in a per-task [[PlanCache]]. A `{{random(n)}}` destination
- * (or one from a column, which may be one) makes it a [[RandomSubjectTransformExpression]].
+ * `subject_transform(subject, src, dest [, strict])` on the [[PlanExpression]] shell, around a compiled
+ * [[SubjectTransform]]. A `{{random(n)}}` destination (or one from a column, which may be one) makes it
+ * a [[RandomSubjectTransformExpression]].
  */
-abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInputTypes {
-  def subject: Expression
+abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform] {
   def src: Expression
   def dest: Expression
   def strict: Expression
-
-  /** Whether an invalid transform is an error (`subject_transform`) or a NULL (`try_subject_transform`). */
-  protected def failOnError: Boolean
 
   final override def children: Seq[Expression] = Seq(subject, src, dest, strict)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
   override def inputTypes = Seq(StringType, StringType, StringType, BooleanType)
   override def dataType: DataType = StringType
-  override def nullable: Boolean = true
   override def nullIntolerant: Boolean = true
-  // A workspace and a cache of compiled transforms live in each instance: never share one.
-  override def stateful: Boolean = true
 
-  protected def constantTransform: Boolean = src.foldable && dest.foldable
+  override protected def planArguments: Seq[Expression] = Seq(src, dest)
+  override protected def constantArguments = Seq(("strict", "BOOLEAN", strict))
+  override protected def classOfPlan: Class[SubjectTransform] = classOf[SubjectTransform]
 
   private def strictValue: Option[Boolean] = Option(strict.eval()).map(_.asInstanceOf[Boolean])
 
-  /** The transform of constant arguments; None when one of them is NULL (every result is NULL). */
-  @transient private lazy val constant: Option[Either[InvalidTransformException, SubjectTransform]] =
-    for {
-      s <- Option(src.eval())
-      d <- Option(dest.eval())
-      strictMode <- strictValue
-    } yield
-      try Right(SubjectTransform.compile(s.toString, d.toString, strictMode))
-      catch { case e: InvalidTransformException => Left(e) }
+  override protected def nullForConstants: Boolean = strictValue.isEmpty
 
-  /** Which argument to blame: nats-server's reason says whether the source or the destination is bad. */
-  private def culprit(e: IllegalArgumentException): String = e match {
+  override protected def compile(arguments: Seq[AnyRef]): SubjectTransform =
+    SubjectTransform.compile(arguments(0).toString, arguments(1).toString, strictValue.get)
+
+  /** nats-server's reason says whether the source or the destination is bad. */
+  override protected def blame(e: IllegalArgumentException): String = e match {
     case t: InvalidTransformException if t.sourceInvalid => "src"
     case t: InvalidTransformException if t.reason != "invalid subject" => "dest"
     case _ => "src, dest"
   }
 
-  private[spark] def newCache(): PlanCache[SubjectTransform] = {
+  override def newCache(): ColumnPlans[SubjectTransform] = {
     val strictMode = strictValue.getOrElse(false)
-    PlanCache.of(prettyName, culprit)((s, d) => SubjectTransform.compile(s, d, strictMode))
+    planCache((s, d) => SubjectTransform.compile(s, d, strictMode))
   }
 
-  // `{{random(n)}}` draws from the workspace's source; this function takes no seed.
-  override def newWorkspace(partitionIndex: Int): Workspace = new Workspace
+  override protected def applyPlan(tr: SubjectTransform, ws: Workspace, subject: UTF8String, input: InternalRow): Any =
+    PerRow.transform(tr, ws, subject)
 
-  override def checkInputDataTypes(): TypeCheckResult = {
-    val types = super.checkInputDataTypes()
-    if (types.isFailure) return types
-    if (!strict.foldable) return Errors.notConstant("strict", "BOOLEAN", strict)
-    if (failOnError && constantTransform) {
-      constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, culprit(e), e.getMessage)))
-    }
-    TypeCheckSuccess
-  }
+  override protected def applyPlanCode(tr: String, ws: String, subject: String, rowValues: Seq[String]): String =
+    s"${PerRow.name}.transform($tr, $ws, $subject)"
 
-  @transient private lazy val cache = newCache()
+  /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
+  override protected def randomForm: Option[Expression] =
+    Some(RandomSubjectTransformExpression(subject, src, dest, strict, failOnError))
 
-  private def constantOrNull: SubjectTransform = constant match {
-    case Some(Right(tr)) => tr
-    case Some(Left(e)) if failOnError => throw Errors.atRuntime(prettyName, culprit(e), e.getMessage)
-    case _ => null
-  }
-
-  override protected def evalWith(workspace: Workspace, input: InternalRow): Any = {
-    val s = subject.eval(input).asInstanceOf[UTF8String]
-    if (s == null) return null
-    val tr =
-      if (constantTransform) constantOrNull
-      else {
-        val a = src.eval(input).asInstanceOf[UTF8String]
-        val b = dest.eval(input).asInstanceOf[UTF8String]
-        if (a == null || b == null || strictValue.isEmpty) return null
-        cache.get(a, b, failOnError)
-      }
-    if (tr == null) null else PerRow.transform(tr, workspace, s)
-  }
-
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val perRow = PerRow.getClass.getName.stripSuffix("$")
-    val trClass = classOf[SubjectTransform].getName
-    val subj = subject.genCode(ctx)
-    lazy val self = ctx.addReferenceObj("subjectTransformExpr", this, classOf[SubjectTransformBase].getName)
-    lazy val ws = workspaceFor(ctx, self)
-    def transformWith(tr: String) =
-      s"""
-         |${ev.value} = $perRow.transform($tr, $ws, ${subj.value});
-         |${ev.isNull} = ${ev.value} == null;
-         |""".stripMargin
-
-    val alwaysNull = if (constantTransform) constantOrNull == null else strictValue.isEmpty
-    if (alwaysNull) {
-      ev.copy(code = code"boolean ${ev.isNull} = true; UTF8String ${ev.value} = null;")
-    } else if (constantTransform) {
-      val tr = ctx.addReferenceObj("subjectTransform", constantOrNull, trClass)
-      ev.copy(code = code"""
-        |${subj.code}
-        |boolean ${ev.isNull} = true;
-        |UTF8String ${ev.value} = null;
-        |if (!${subj.isNull}) {
-        |  ${transformWith(tr)}
-        |}""".stripMargin)
-    } else {
-      val cacheClass = classOf[PlanCache[_]].getName
-      val cache = ctx.addMutableState(cacheClass, "subjectTransformCache", v => s"$v = $self.newCache();")
-      val a = src.genCode(ctx)
-      val b = dest.genCode(ctx)
-      val tr = ctx.freshName("transform")
-      ev.copy(code = code"""
-        |${subj.code}
-        |boolean ${ev.isNull} = true;
-        |UTF8String ${ev.value} = null;
-        |if (!${subj.isNull}) {
-        |  ${a.code}
-        |  ${b.code}
-        |  if (!${a.isNull} && !${b.isNull}) {
-        |    $trClass $tr = ($trClass) $cache.get(${a.value}, ${b.value}, $failOnError);
-        |    if ($tr != null) {
-        |      ${transformWith(tr)}
-        |    }
-        |  }
-        |}""".stripMargin)
-    }
+  // Whether the destination draws does not depend on `strict`, which may not be a BOOLEAN yet when the
+  // builder asks (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
+  override protected def constantsDrawAtRandom: Boolean = (Option(src.eval()), Option(dest.eval())) match {
+    case (Some(s), Some(d)) =>
+      try SubjectTransform.compile(s.toString, d.toString).isRandom
+      catch { case _: InvalidTransformException => false }
+    case _ => false
   }
 
   // The three-argument form prints as it was written.
@@ -149,36 +71,12 @@ abstract class SubjectTransformBase extends UsesWorkspace with ImplicitCastInput
 }
 
 /**
- * The forms the registry builds (`subject_transform`, `try_subject_transform`), deterministic when the
- * transform is a constant one that does not draw at random.
- */
-abstract class DeterministicSubjectTransform extends SubjectTransformBase with MayDrawAtRandom {
-  // `{{random(n)}}`: Spark must not assume two evaluations agree. A column transform might be one.
-  override protected def mayDrawAtRandom: Boolean =
-    !(constantOnceAnalysed(src) && constantOnceAnalysed(dest)) || constantIsRandom
-
-  override protected def randomForm: Expression = RandomSubjectTransformExpression(subject, src, dest, strict, failOnError)
-
-  /**
-   * Read before implicit casts (the builder runs first), so `strict` may not be a BOOLEAN yet: whether
-   * the destination draws at random does not depend on it, and an invalid transform is reported by
-   * `checkInputDataTypes` whichever form it is.
-   */
-  private def constantIsRandom: Boolean = (Option(src.eval()), Option(dest.eval())) match {
-    case (Some(s), Some(d)) =>
-      try SubjectTransform.compile(s.toString, d.toString).isRandom
-      catch { case _: InvalidTransformException => false }
-    case _ => false
-  }
-}
-
-/**
  * `subject_transform` / `try_subject_transform` whose destination draws at random (`{{random(n)}}`)
  * or comes from a column (so may): a Spark `Nondeterministic` expression, treated as `rand()` is.
  */
 case class RandomSubjectTransformExpression(
     subject: Expression, src: Expression, dest: Expression, strict: Expression, failOnError: Boolean)
-  extends SubjectTransformBase with WorkspacePerPartition {
+  extends SubjectTransformFunction with RandomForm[SubjectTransform] {
 
   override def prettyName: String = if (failOnError) "subject_transform" else "try_subject_transform"
 
@@ -225,7 +123,7 @@ case class RandomSubjectTransformExpression(
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectTransformExpression(subject: Expression, src: Expression, dest: Expression, strict: Expression)
-  extends DeterministicSubjectTransform {
+  extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
     this(subject, src, dest, Literal.FalseLiteral)
@@ -259,7 +157,7 @@ case class SubjectTransformExpression(subject: Expression, src: Expression, dest
   since = "0.1.0",
   group = "string_funcs")
 case class TrySubjectTransformExpression(subject: Expression, src: Expression, dest: Expression, strict: Expression)
-  extends DeterministicSubjectTransform {
+  extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
     this(subject, src, dest, Literal.FalseLiteral)

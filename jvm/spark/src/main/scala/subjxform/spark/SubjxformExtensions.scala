@@ -32,7 +32,7 @@ object SubjxformFunctions {
     // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
     // not (yet) known to be constant gets the form that may draw at random, the safe side.
     (FunctionIdentifier(name), info, args => builder(args) match {
-      case e: MayDrawAtRandom => e.formForArguments
+      case e: DeterministicForm[_] => e.formForArguments
       case other => other
     })
   }

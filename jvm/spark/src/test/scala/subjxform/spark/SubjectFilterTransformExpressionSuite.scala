@@ -128,7 +128,7 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
 
   test("the column cache is bounded") {
     val cache = filterTransform(column(0), column(1, listType)).newCache()
-    (0 until PlanCache.DefaultCapacity + 50).foreach(i => cache.get(listValue(s"s$i.>" -> ""), failOnError = true))
+    (0 until PlanCache.DefaultCapacity + 50).foreach(i => cache.get(listValue(s"s$i.>" -> ""), null, failOnError = true))
     assert(cache.size == PlanCache.DefaultCapacity)
   }
 }

@@ -1,0 +1,247 @@
+package subjxform.spark
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
+import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, ImplicitCastInputTypes, Nondeterministic}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.unsafe.types.UTF8String
+
+import subjxform.core.Workspace
+
+/**
+ * The shell of every function that applies a compiled plan (a transform, a filter, a mapping table, a
+ * stream source's list) to a subject. A function states only its arguments, how to compile its plan and
+ * which argument to blame for a compile error; this class does the rest, the same way for all:
+ *
+ *  - plan arguments that are constants are compiled once, when the query is analysed: an invalid plan
+ *    fails analysis (or gives NULL in the `try_` forms), and generated code holds a reference to it;
+ *  - plan arguments from columns go through a per-task [[ColumnPlans]] cache;
+ *  - the plan runs per row in a [[Workspace]] (scratch space and random source) that the expression
+ *    owns: one for its life ([[DeterministicForm]]) or one per partition ([[RandomForm]], for plans
+ *    that draw at random — see there why that takes two classes);
+ *  - generated code stays a few lines that call [[PerRow]].
+ *
+ * @tparam P the compiled plan (immutable and thread-safe, from the Spark-free core)
+ */
+abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastInputTypes {
+
+  def subject: Expression
+
+  /** The one or two arguments the plan is compiled from, constants or columns. */
+  protected def planArguments: Seq[Expression]
+
+  /** Arguments that must be constants (`strict`, `seed`): name and SQL type, for Spark's error. */
+  protected def constantArguments: Seq[(String, String, Expression)] = Nil
+
+  /** Whether an invalid plan is an error or, in the `try_` forms, a NULL. */
+  protected def failOnError: Boolean
+
+  /** The class of the plan, for generated code. */
+  protected def classOfPlan: Class[P]
+
+  /** The plan of the plan arguments' values (none NULL); an invalid plan is an `IllegalArgumentException`. */
+  protected def compile(arguments: Seq[AnyRef]): P
+
+  /** The parameter(s) an invalid plan is blamed on, e.g. "dest" or "src, dest". */
+  protected def blame(error: IllegalArgumentException): String
+
+  /** A cache of plans compiled from column values; public, since generated code creates it. */
+  def newCache(): ColumnPlans[P]
+
+  /** Whether a constant argument makes every result NULL (e.g. a NULL `strict`). */
+  protected def nullForConstants: Boolean = false
+
+  /** The row's result for a plan, interpreted. */
+  protected def applyPlan(plan: P, workspace: Workspace, subject: UTF8String, input: InternalRow): Any
+
+  /**
+   * The same in generated code: a Java expression over the variables `plan`, `workspace` and
+   * `subject`, given the values of the other arguments ([[rowArguments]]) as nullable Java values.
+   */
+  protected def applyPlanCode(plan: String, workspace: String, subject: String, rowValues: Seq[String]): String
+
+  /** Other arguments read per row once the plan is known (`cluster`); NULL is passed as `null`. */
+  protected def rowArguments: Seq[Expression] = Nil
+
+  /** The workspace of a partition (seeded, for a function that takes a seed). Public: generated code calls it. */
+  def newWorkspace(partitionIndex: Int): Workspace = new Workspace
+
+  /** The row's result, computed in `workspace`. */
+  protected final def evalWith(workspace: Workspace, input: InternalRow): Any = {
+    val s = subject.eval(input).asInstanceOf[UTF8String]
+    if (s == null) return null
+    val plan =
+      if (constantPlan) constantOrNull
+      else {
+        val values = planArguments.map(_.eval(input).asInstanceOf[AnyRef])
+        if (values.contains(null) || nullForConstants) return null
+        cache.get(values.head, values.lift(1).orNull, failOnError)
+      }
+    if (plan == null) null else applyPlan(plan, workspace, s, input)
+  }
+
+  /** The generated-code variable holding the workspace; `self` is this expression's reference object. */
+  protected def workspaceFor(ctx: CodegenContext, self: String): String
+
+  // ------------------------------------------------------------------------------------------------
+
+  override def nullable: Boolean = true
+  // A workspace and a cache of compiled plans live in each instance: never share one.
+  override def stateful: Boolean = true
+
+  protected final def constantPlan: Boolean = planArguments.forall(_.foldable)
+
+  /** The plan of constant arguments; None when one of them is NULL (every result is NULL). */
+  @transient private lazy val constant: Option[Either[IllegalArgumentException, P]] = {
+    val values = planArguments.map(_.eval().asInstanceOf[AnyRef])
+    if (values.contains(null) || nullForConstants) None
+    else Some(try Right(compile(values)) catch { case e: IllegalArgumentException => Left(e) })
+  }
+
+  @transient private lazy val cache = newCache()
+
+  /** The argument types' check: Spark's implicit casts, unless a function checks its own. */
+  protected def checkArgumentTypes(): TypeCheckResult = super.checkInputDataTypes()
+
+  final override def checkInputDataTypes(): TypeCheckResult = {
+    val types = checkArgumentTypes()
+    if (types.isFailure) return types
+    constantArguments.collectFirst { case (name, sqlType, e) if !e.foldable => Errors.notConstant(name, sqlType, e) }
+      .getOrElse {
+        if (failOnError && constantPlan) {
+          constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, blame(e), e.getMessage)))
+        }
+        TypeCheckSuccess
+      }
+  }
+
+  /** A cache whose compile errors are this function's runtime error. */
+  protected def planCache(compile: (String, String) => P): PlanCache[P] =
+    PlanCache.of(prettyName, blame)(compile)
+
+  private def constantOrNull: P = constant match {
+    case Some(Right(plan)) => plan
+    case Some(Left(e)) if failOnError => throw Errors.atRuntime(prettyName, blame(e), e.getMessage)
+    case _ => null.asInstanceOf[P]
+  }
+
+  /**
+   * The `Nondeterministic` twin of a [[DeterministicForm]] with the same arguments, for a function whose
+   * plans can draw at random.
+   */
+  protected def randomForm: Option[Expression] = None
+
+  /** Whether the constant arguments' plan draws at random; false when it is invalid. */
+  protected def constantDrawsAtRandom(plan: P): Boolean = false
+
+  /**
+   * Whether the plan of the constant arguments draws at random. Spark's function builder asks (see
+   * [[DeterministicForm]]) before implicit casts, so an argument may not have its type yet: anything
+   * that does not compile does not draw (its error is reported by `checkInputDataTypes`).
+   */
+  protected def constantsDrawAtRandom: Boolean =
+    try constant.exists(_.exists(constantDrawsAtRandom))
+    catch { case NonFatal(_) => false }
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val javaType = CodeGenerator.javaType(dataType)
+    val noValue = CodeGenerator.defaultValue(dataType)
+    val planIsNull = if (constantPlan) constantOrNull == null else nullForConstants
+    if (planIsNull) return ev.copy(code = code"boolean ${ev.isNull} = true; $javaType ${ev.value} = $noValue;")
+
+    val planClass = classOfPlan.getName
+    val self = ctx.addReferenceObj("planExpression", this, classOf[PlanExpression[_]].getName)
+    val workspace = workspaceFor(ctx, self)
+    val subj = subject.genCode(ctx)
+    val plan = ctx.freshName("plan")
+    val findPlan =
+      if (constantPlan) {
+        s"$planClass $plan = ${ctx.addReferenceObj("plan", constantOrNull, planClass)};"
+      } else {
+        val plans = ctx.addMutableState(classOf[ColumnPlans[_]].getName, "plans", v => s"$v = $self.newCache();")
+        val args = planArguments.map(_.genCode(ctx))
+        val second = if (args.size > 1) args(1).value else "null"
+        s"""${args.map(_.code).mkString("\n")}
+           |$planClass $plan = null;
+           |if (${args.map(a => s"!${a.isNull}").mkString(" && ")}) {
+           |  $plan = ($planClass) $plans.get(${args.head.value}, $second, $failOnError);
+           |}""".stripMargin
+      }
+    val row = rowArguments.map(_.genCode(ctx))
+    val result = applyPlanCode(plan, workspace, subj.value, row.map(a => s"(${a.isNull} ? null : ${a.value})"))
+    val resultIsNull = if (CodeGenerator.isPrimitiveType(dataType)) "false" else s"${ev.value} == null"
+    ev.copy(code = code"""
+      |${subj.code}
+      |boolean ${ev.isNull} = true;
+      |$javaType ${ev.value} = $noValue;
+      |if (!${subj.isNull}) {
+      |  $findPlan
+      |  if ($plan != null) {
+      |    ${row.map(_.code).mkString("\n")}
+      |    ${ev.value} = $result;
+      |    ${ev.isNull} = $resultIsNull;
+      |  }
+      |}""".stripMargin)
+  }
+
+  /** `expr` as the analyzer will see it: constant or not. See [[DeterministicForm.mayDrawAtRandom]]. */
+  protected final def constantOnceAnalysed(argument: Expression): Boolean =
+    argument.transformUp { case a: Alias => a.child }.foldable
+}
+
+/**
+ * The form of a plan that does not draw at random: deterministic, one workspace for the life of the
+ * instance (a task's copy of the plan). It knows its [[RandomForm]] twin: Spark calls a function's
+ * builder once the arguments are resolved, so constant arguments can be read there; the registry
+ * ([[SubjxformFunctions]]) builds this form and asks it for the right one.
+ *
+ * Why two classes: a plan that draws at random (`{{random(n)}}`, weighted mappings) must be a Spark
+ * `Nondeterministic` expression, which is what Spark's analyzer and projections look for (to pull it out
+ * of a GROUP BY, to initialize it per partition), and `Nondeterministic` makes an expression
+ * nondeterministic always (its `deterministic` is final), while one that does not draw must stay
+ * deterministic (so Spark may still push filters through it, dedupe it, cache it).
+ */
+trait DeterministicForm[P <: AnyRef] extends PlanExpression[P] {
+  @transient private lazy val workspace = newWorkspace(0)
+
+  override def eval(input: InternalRow): Any = evalWith(workspace, input)
+
+  override protected def workspaceFor(ctx: CodegenContext, self: String): String =
+    ctx.addMutableState(classOf[Workspace].getName, "workspace", v => s"$v = $self.newWorkspace(0);")
+
+  /**
+   * Whether rows may draw at random: a constant plan that does, or a plan from a column (any row's
+   * may). The builder runs before the analyzer drops aliases nested in an argument, and an alias is
+   * never foldable: a DataFrame's `struct(lit("a").as("src"), ...)` would otherwise look like a column.
+   */
+  protected def mayDrawAtRandom: Boolean =
+    randomForm.isDefined && (!planArguments.forall(constantOnceAnalysed) || constantsDrawAtRandom)
+
+  /** This expression, or its `Nondeterministic` twin when it draws at random or may. */
+  final def formForArguments: Expression = if (mayDrawAtRandom) randomForm.get else this
+
+  // Only for an expression built directly: the registry gives the others their random form.
+  override lazy val deterministic: Boolean = children.forall(_.deterministic) && !mayDrawAtRandom
+}
+
+/**
+ * The form of a plan that draws at random: `Nondeterministic`, a workspace per partition, created when
+ * Spark initializes it, like `rand(seed)`'s.
+ */
+trait RandomForm[P <: AnyRef] extends PlanExpression[P] with Nondeterministic {
+  @transient private var workspace: Workspace = _
+
+  override protected def initializeInternal(partitionIndex: Int): Unit = workspace = newWorkspace(partitionIndex)
+
+  override protected def evalInternal(input: InternalRow): Any = evalWith(workspace, input)
+
+  override protected def workspaceFor(ctx: CodegenContext, self: String): String = {
+    val ws = ctx.addMutableState(classOf[Workspace].getName, "workspace")
+    ctx.addPartitionInitializationStatement(s"$ws = $self.newWorkspace(partitionIndex);")
+    ws
+  }
+}
