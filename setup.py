@@ -1,5 +1,5 @@
-"""Builds subjxform.jar into the package when it is missing, so `pip install .` from a source
-checkout ships a working jar (everything else is in pyproject.toml)."""
+"""Builds the Spark lines' jars into the package when none is there, so that `pip install .` from a
+source checkout ships working jars (everything else is in pyproject.toml)."""
 
 import subprocess
 from pathlib import Path
@@ -8,14 +8,14 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-JAR = ROOT / "python" / "src" / "subjxform" / "jars" / "subjxform.jar"
+JARS = ROOT / "python" / "src" / "subjxform" / "jars"
 
 
-class BuildPyWithJar(build_py):
+class BuildPyWithJars(build_py):
     def run(self):
-        if not JAR.is_file() and (ROOT / "scripts" / "sbt").is_file():
-            subprocess.run(["bash", str(ROOT / "scripts" / "sbt"), "jar"], check=True, cwd=ROOT)
+        if not any(JARS.glob("subjxform-spark-*.jar")) and (ROOT / "scripts" / "build-jars.sh").is_file():
+            subprocess.run(["bash", str(ROOT / "scripts" / "build-jars.sh")], check=True, cwd=ROOT)
         super().run()
 
 
-setup(cmdclass={"build_py": BuildPyWithJar})
+setup(cmdclass={"build_py": BuildPyWithJars})

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent set-up: editable install of the Python package (+ test extras) and
-# the Scala jar at python/src/subjxform/jars/subjxform.jar.
+# Idempotent set-up: the newest Spark line's jar (python/src/subjxform/jars/subjxform-spark-4.2_2.13.jar)
+# and an editable install of the Python package with pyspark 4.2 and the test tools ('.[dev]').
 #   SUBJXFORM_FORCE_JAR=1   rebuild the jar even if it looks up to date
 #   PYTHON=...              interpreter to use (default: python3)
 set -euo pipefail
@@ -8,9 +8,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
 
+# --- Scala jar ----------------------------------------------------------------
+# The newest line's jar (the demo's and the main test run's); scripts/test.sh builds every line's.
+# Built before the editable install, so that setup.py finds a jar and builds none itself.
+bash scripts/build-jars.sh 4.2_2.13
+
 # --- Python package -------------------------------------------------------
 want_version="$(tr -d '[:space:]' < version.txt)"
-if "$PY" - "$want_version" "$ROOT" <<'PYEOF' 2>/dev/null
+# The install is redone when the package's metadata (pyproject.toml, setup.py) changed since.
+stamp=".tools/python-install.$(cat pyproject.toml setup.py version.txt | cksum | cut -d' ' -f1)"
+if [[ -f "$stamp" ]] && "$PY" - "$want_version" "$ROOT" <<'PYEOF' 2>/dev/null
 import sys, importlib.metadata as md, importlib.util, os
 want, root = sys.argv[1], sys.argv[2]
 assert md.version("subjxform") == want
@@ -23,23 +30,7 @@ PYEOF
 then
   echo "setup: python package subjxform $want_version already installed (editable)"
 else
-  echo "setup: pip install -e '.[test,demo]'"
-  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[test,demo]'
-fi
-
-# --- Scala jar --------------------------------------------------------------
-JAR=python/src/subjxform/jars/subjxform.jar
-stale=1
-if [[ -s "$JAR" && -z "${SUBJXFORM_FORCE_JAR:-}" ]]; then
-  newer="$(find jvm build.sbt version.txt project -newer "$JAR" -type f \
-             \( -name '*.scala' -o -name '*.java' -o -name '*.sbt' -o -name '*.properties' \
-                -o -name 'version.txt' -o -name 'repositories' -o -path '*/src/main/resources/*' \) \
-             -not -path '*/target/*' -not -path '*/src/test/*' -print -quit 2>/dev/null || true)"
-  if [[ -z "$newer" ]]; then stale=0; fi
-fi
-if [[ $stale == 1 ]]; then
-  echo "setup: building $JAR"
-  "$ROOT/scripts/sbt" jar
-else
-  echo "setup: $JAR is up to date"
+  echo "setup: pip install -e '.[dev]'"
+  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[dev]'
+  mkdir -p .tools && rm -f .tools/python-install.* && touch "$stamp"
 fi

@@ -53,7 +53,8 @@ def connect_url():
             str(spark_home / "bin" / "spark-submit"),
             "--master", "local[2]",
             "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-            "--jars", subjxform.jar_path(),
+            # (Spark 3.5's Connect server is a package of its own: SUBJXFORM_CONNECT_JARS names its jar.)
+            "--jars", ",".join(filter(None, [subjxform.jar_path(), os.environ.get("SUBJXFORM_CONNECT_JARS")])),
             "--conf", f"spark.connect.grpc.binding.port={port}",
             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
             "--conf", "spark.ui.enabled=false",

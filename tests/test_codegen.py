@@ -9,6 +9,9 @@ from contextlib import redirect_stdout
 import pytest
 from pyspark.sql import functions as F
 
+# Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
+pytestmark = pytest.mark.compat
+
 
 def codegen_of(df) -> str:
     out = io.StringIO()

@@ -5,6 +5,8 @@ Tests taking `session` also run as a Spark Connect client of a server started wi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import functions as F
@@ -12,6 +14,9 @@ from pyspark.sql import functions as F
 import subjxform
 from conftest import classic_only
 from subjxform import subject_matches, subject_transform, try_subject_transform
+
+# Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
+pytestmark = pytest.mark.compat
 
 
 @pytest.fixture
@@ -140,8 +145,11 @@ def test_jar_path_and_module_entry_point():
     import subprocess
     import sys
 
+    import pyspark
+
     path = subjxform.jar_path()
-    assert path.endswith("subjxform.jar")
+    spark_line = ".".join(pyspark.__version__.split(".")[:2])
+    assert Path(path).name.startswith(f"subjxform-spark-{spark_line}_")
     printed = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, check=True)
     assert printed.stdout.strip() == path
 

@@ -12,6 +12,9 @@ from pyspark.sql import functions as F
 from conftest import GOLDEN, ROOT, golden
 from subjxform import try_subject_transform
 
+# Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
+pytestmark = pytest.mark.compat
+
 SHARED_GOLDEN = ROOT.parent / "shared" / "golden"
 CASES = golden("transform_cases.jsonl")
 
@@ -38,7 +41,20 @@ def fits(case: dict, actual: str | None) -> bool:
     return bool(m) and all((int(v) == 0) if b == 0 else (0 <= int(v) < b) for v, b in zip(m.groups(), bounds))
 
 
-def test_every_case_through_one_dataframe_with_transforms_from_columns(spark):
+@pytest.fixture(params=["codegen", "interpreted"])
+def evaluation(spark, request):
+    """Whole-stage generated code (Spark's default), or every expression interpreted."""
+    settings = {"codegen": {}, "interpreted": {"spark.sql.codegen.wholeStage": "false",
+                                                "spark.sql.codegen.factoryMode": "NO_CODEGEN"}}[request.param]
+    before = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    yield request.param
+    for k, v in before.items():
+        spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+
+def test_every_case_through_one_dataframe_with_transforms_from_columns(spark, evaluation):
     pinned = [c for c in CASES if c["subject"] is not None and ("expected" in c or c.get("random") or not c["accepted"])]
     df = spark.createDataFrame(
         [(i, c["subject"], c["src"], c["dest"]) for i, c in enumerate(pinned)],
@@ -53,7 +69,7 @@ def test_every_case_through_one_dataframe_with_transforms_from_columns(spark):
     assert not failures, failures[:20]
 
 
-def test_every_case_with_constant_transforms_through_spark_sql(spark):
+def test_every_case_with_constant_transforms_through_spark_sql(spark, evaluation):
     accepted = [c for c in CASES if c["accepted"] and c["subject"] is not None and not c.get("random") and "expected" in c]
     by_transform: dict[tuple[str, str], list[dict]] = {}
     for c in accepted:

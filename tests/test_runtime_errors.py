@@ -11,6 +11,9 @@ from pyspark.sql import functions as F
 
 from subjxform import subject_filter_transform, subject_map, subject_matches, subject_transform
 
+# Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
+pytestmark = pytest.mark.compat
+
 # A stream config as the docs page prints it: `republish` as a list.
 BAD_CONFIG = '{"name": "ORDERS", "subjects": ["orders.>"], "republish": [{"src": "orders.>", "dest": "r.>"}]}'
 

@@ -15,6 +15,9 @@ from conftest import ROOT
 from subjxform import subject_filter_transform, try_subject_filter_transform
 from subjxform.streams import StreamConfigError, kv_source, kv_source_transform, stream_messages, stream_plan
 
+# Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
+pytestmark = pytest.mark.compat
+
 CONFIGS = ROOT / "tests" / "streams"
 
 

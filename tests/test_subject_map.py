@@ -14,6 +14,9 @@ from pyspark.sql import functions as F
 from conftest import golden
 from subjxform import MappingProblem, subject_map, validate_mappings
 
+# Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
+pytestmark = pytest.mark.compat
+
 CASES = golden("map_cases.jsonl")
 
 # The docs page's blocks ("Subject Mapping and Transforms"), with {{...}} destinations quoted.

@@ -34,6 +34,8 @@ _EXPORTS = {
     "register": "subjxform.session",
     "jar_path": "subjxform.session",
     "configure": "subjxform.session",
+    "spark_line": "subjxform.session",
+    "UnsupportedSparkError": "subjxform.session",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

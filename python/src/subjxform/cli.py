@@ -1,6 +1,8 @@
 """``subjxform`` on the command line (also ``python -m subjxform``).
 
-    subjxform jar                                   the jar's path, for --jars / spark.jars
+    subjxform jar [--spark 3.5] [--scala 2.12]      the jar's path, for --jars / spark.jars: the jar
+                                                    for the installed pyspark, or for the Spark (and
+                                                    Scala) given, e.g. a cluster's or a Connect server's
     subjxform mapping [--strict] SRC DEST [SUBJECT...]
                                                     try a transform, like `nats server mapping`
                                                     (no subject: an interactive prompt)
@@ -20,7 +22,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from subjxform.session import jar_path
+from subjxform.session import UnsupportedSparkError, jar_path
 
 JVM_COMMANDS = {"mapping", "validate"}
 
@@ -42,11 +44,28 @@ def java_command(args: list[str]) -> list[str]:
             "subjxform.cli.Main", *args]
 
 
+def jar_command(args: list[str]) -> int:
+    """`jar [--spark VERSION] [--scala VERSION]`: prints the path of the jar for that Spark line."""
+    options = {"--spark": None, "--scala": None}
+    rest = list(args)
+    while rest:
+        flag = rest.pop(0)
+        if flag not in options or not rest:
+            print("usage: subjxform jar [--spark 3.5|4.0|4.1|4.2|4.3] [--scala 2.12|2.13]", file=sys.stderr)
+            return 2
+        options[flag] = rest.pop(0)
+    try:
+        print(jar_path(options["--spark"], options["--scala"]))
+    except (UnsupportedSparkError, FileNotFoundError) as e:
+        print(f"subjxform jar: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["jar"]:
-        print(jar_path())
-        return 0
+        return jar_command(args[1:])
     if args[:1] and args[0] in JVM_COMMANDS:
         command = java_command(args)
         sys.stdout.flush()

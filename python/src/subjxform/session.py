@@ -1,34 +1,171 @@
-"""Getting the functions into a Spark session."""
+"""Getting the functions into a Spark session: the jar that matches the running Spark, and its registration."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
+import os
+import re
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:  # the command line imports this module for jar_path() alone: no PySpark at run time
     from pyspark.sql import SparkSession
 
 EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
 
+# The Spark lines the package carries a jar for: (Spark major.minor, Scala binary version). The first
+# Scala version of a line is the one its pyspark package ships (Spark 3.5 is also built for 2.13).
+LINES = (("3.5", "2.12"), ("3.5", "2.13"), ("4.0", "2.13"), ("4.1", "2.13"), ("4.2", "2.13"), ("4.3", "2.13"))
 
-def jar_path() -> str:
-    """The path of ``subjxform.jar`` inside this package, for ``spark.jars`` or ``--jars``."""
-    path = Path(str(resources.files("subjxform") / "jars" / "subjxform.jar"))
+SPARK_ENV = "SUBJXFORM_SPARK_VERSION"
+SCALA_ENV = "SUBJXFORM_SCALA_VERSION"
+
+
+class UnsupportedSparkError(RuntimeError):
+    """The running (or requested) Spark or Scala version has no subjxform jar."""
+
+
+def supported_lines() -> str:
+    by_spark: dict[str, list[str]] = {}
+    for spark, scala in LINES:
+        by_spark.setdefault(spark, []).append(scala)
+    return ", ".join(f"{s} (Scala {', '.join(sc)})" for s, sc in by_spark.items())
+
+
+def _minor(version: str) -> str:
+    m = re.match(r"^\s*(\d+)\.(\d+)", version)
+    if not m:
+        raise UnsupportedSparkError(f"cannot read a Spark version from {version!r} (expected e.g. 3.5 or 4.0.1)")
+    return f"{m.group(1)}.{m.group(2)}"
+
+
+def _pyspark_dir() -> Optional[Path]:
+    """The installed pyspark package's folder, found without importing it (which takes a while)."""
+    spec = importlib.util.find_spec("pyspark")
+    if spec and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return None
+
+
+def _pyspark_version() -> Optional[str]:
+    try:
+        return importlib.metadata.version("pyspark")
+    except importlib.metadata.PackageNotFoundError:
+        pyspark_dir = _pyspark_dir()  # e.g. a Spark distribution's python/ on PYTHONPATH
+        if pyspark_dir and (pyspark_dir / "version.py").is_file():
+            m = re.search(r"__version__[^\"']*[\"']([^\"']+)", (pyspark_dir / "version.py").read_text())
+            return m.group(1) if m else None
+        return None
+
+
+def _installed_scala() -> Optional[str]:
+    """The Scala version of the installed pyspark's jars (pyspark/jars/scala-library-2.12.18.jar)."""
+    pyspark_dir = _pyspark_dir()
+    jars = sorted((pyspark_dir / "jars").glob("scala-library-*.jar")) if pyspark_dir else []
+    m = re.match(r"scala-library-(\d+\.\d+)", jars[-1].name) if jars else None
+    return m.group(1) if m else None
+
+
+def _session_versions(session) -> tuple[Optional[str], Optional[str]]:
+    """Spark's and Scala's versions as the session's JVM reports them (Scala only for a classic session)."""
+    spark_version = session.version
+    jvm = getattr(session, "_jvm", None)
+    scala = None
+    if jvm is not None:
+        try:
+            scala = _minor(jvm.scala.util.Properties.versionNumberString())
+        except Exception:  # a JVM without the Scala library on its path: keep the line's default
+            scala = None
+    return spark_version, scala
+
+
+def _active_session():
+    """The active session, if PySpark is already imported and has one (never starts one)."""
+    import sys
+
+    if "pyspark.sql" not in sys.modules:
+        return None
+    from pyspark.sql import SparkSession
+
+    try:
+        return SparkSession.getActiveSession()
+    except Exception:
+        return None
+
+
+def spark_line(spark: "str | SparkSession | None" = None, scala: Optional[str] = None) -> tuple[str, str]:
+    """The (Spark, Scala) line to use, e.g. ("3.5", "2.12").
+
+    In order: the arguments (``spark`` a version such as "3.5" or "3.5.1", or a session), the environment
+    (``SUBJXFORM_SPARK_VERSION``, ``SUBJXFORM_SCALA_VERSION``), the active session's JVM, the installed
+    pyspark. Scala defaults to what that pyspark ships, else 2.12 for Spark 3 and 2.13 for Spark 4.
+    """
+    spark_version: Optional[str] = None
+    session_scala: Optional[str] = None
+    if spark is not None and not isinstance(spark, str):
+        spark_version, session_scala = _session_versions(spark)
+    else:
+        spark_version = spark or os.environ.get(SPARK_ENV) or None
+        if spark_version is None:
+            session = _active_session()
+            if session is not None:
+                spark_version, session_scala = _session_versions(session)
+    from_pyspark = spark_version is None
+    if from_pyspark:
+        spark_version = _pyspark_version()
+        if spark_version is None:
+            raise UnsupportedSparkError(
+                "no pyspark is installed and no Spark version was given: pass spark='3.5' (or set "
+                f"{SPARK_ENV}); supported lines: {supported_lines()}"
+            )
+    minor = _minor(spark_version)
+    scala_binary = scala or os.environ.get(SCALA_ENV) or session_scala
+    if scala_binary is None and from_pyspark:
+        scala_binary = _installed_scala()
+    if scala_binary is None:
+        scala_binary = "2.12" if minor.startswith("3.") else "2.13"
+    scala_binary = _minor(scala_binary)
+    if (minor, scala_binary) not in LINES:
+        raise UnsupportedSparkError(
+            f"subjxform has no jar for Spark {spark_version} with Scala {scala_binary}; "
+            f"supported lines: {supported_lines()}"
+        )
+    return minor, scala_binary
+
+
+def jar_name(spark: str, scala: str) -> str:
+    return f"subjxform-spark-{spark}_{scala}.jar"
+
+
+def jar_path(spark: "str | SparkSession | None" = None, scala: Optional[str] = None) -> str:
+    """The path of the subjxform jar for a Spark line, for ``spark.jars`` or ``--jars``.
+
+    The line is the one :func:`spark_line` finds: by default the running session's, else the installed
+    pyspark's; ``spark``/``scala`` (or ``SUBJXFORM_SPARK_VERSION``/``SUBJXFORM_SCALA_VERSION``) choose
+    another, e.g. for a cluster or a Spark Connect server whose Spark differs from the local pyspark.
+    """
+    line = spark_line(spark, scala)
+    path = Path(str(resources.files("subjxform") / "jars" / jar_name(*line)))
     if not path.is_file():
         raise FileNotFoundError(
-            f"{path} is missing: build it with scripts/setup.sh (or `scripts/sbt jar`) from a source checkout"
+            f"{path} is missing: build it with `bash scripts/build-jars.sh` (or `scripts/sbt "
+            f"-Dspark.version={line[0]} -Dscala.binary={line[1]} jar`) from a source checkout"
         )
     return str(path)
 
 
-def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
+def configure(
+    builder: SparkSession.Builder, spark: Optional[str] = None, scala: Optional[str] = None
+) -> SparkSession.Builder:
     """Adds the jar and the SQL extensions to a session builder: ``configure(SparkSession.builder).getOrCreate()``.
 
-    The jar alone is enough (Spark finds the extension through its service entry); naming the
-    extension as well makes the functions available however the session is created.
+    The jar is the one for the installed pyspark (``spark``/``scala`` choose another). The jar alone is
+    enough (Spark finds the extension through its service entry); naming the extension as well makes
+    the functions available however the session is created.
     """
-    return builder.config("spark.jars", jar_path()).config("spark.sql.extensions", EXTENSIONS_CLASS)
+    return builder.config("spark.jars", jar_path(spark, scala)).config("spark.sql.extensions", EXTENSIONS_CLASS)
 
 
 def register(spark: SparkSession) -> None:
@@ -40,6 +177,6 @@ def register(spark: SparkSession) -> None:
     if jvm_session is None:
         raise RuntimeError(
             "register() needs a classic SparkSession; for Spark Connect start the server with "
-            f"--jars {jar_path()} (the functions then load by themselves)"
+            f"--jars {jar_path(spark)} (the functions then load by themselves)"
         )
     spark._jvm.subjxform.spark.SubjxformFunctions.register(jvm_session)

@@ -1,19 +1,12 @@
 package subjxform.core;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * Eight bytes at a time ("SIMD within a register") for the engine's scans of a subject: finding the
- * `.` separators and checking for ASCII. Java, because a VarHandle's signature-polymorphic `get` is
- * compiled to a plain 8-byte load only from Java. Branch-free per word and exact (no false hits).
+ * `.` separators and checking for ASCII. Branch-free per word and exact (no false hits). How a word
+ * is read depends on the Java version: see [[LittleEndianWords]].
  */
 final class Swar {
   private Swar() {}
-
-  private static final VarHandle LONG_LE =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private static final long LOW7 = 0x7f7f7f7f7f7f7f7fL;
   private static final long HIGH = 0x8080808080808080L;
@@ -21,7 +14,7 @@ final class Swar {
 
   /** The 8 bytes at `in[i, i+8)`, the first one lowest. */
   static long word(byte[] in, int i) {
-    return (long) LONG_LE.get(in, i);
+    return LittleEndianWords.get(in, i);
   }
 
   /** The high bit of each byte of `w` that is a `.`; the lowest set bit is the first `.`. */

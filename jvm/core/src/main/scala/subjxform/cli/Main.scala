@@ -17,7 +17,7 @@ object Main {
   val BadSubject = "invalid subject" // nats-server's ErrBadSubject
 
   def main(args: Array[String]): Unit = {
-    val out = new PrintStream(System.out, true, UTF_8)
+    val out = new PrintStream(System.out, true, UTF_8.name)
     val code = args.toList match {
       case "mapping" :: rest => mapping(rest, new BufferedReader(new InputStreamReader(System.in, UTF_8)), out)
       case "validate" :: rest => validate(rest, System.in, out)
@@ -67,6 +67,15 @@ object Main {
     }
   }
 
+  /** InputStream.readAllBytes, which Java 8 does not have. */
+  private def readAll(in: java.io.InputStream): Array[Byte] = {
+    val bytes = new java.io.ByteArrayOutputStream
+    val buffer = new Array[Byte](8192)
+    var n = in.read(buffer)
+    while (n >= 0) { bytes.write(buffer, 0, n); n = in.read(buffer) }
+    bytes.toByteArray
+  }
+
   /** `validate [--mappings | --stream] FILE`: 0 valid, 1 problems, 2 usage or a file that cannot be read. */
   def validate(args: List[String], stdin: java.io.InputStream, out: PrintStream): Int = {
     val forced = args.collect {
@@ -77,7 +86,7 @@ object Main {
       case file :: Nil if forced.size <= 1 && (file == "-" || !file.startsWith("-")) =>
         val name = if (file == "-") "<stdin>" else file
         val text =
-          try new String(if (file == "-") stdin.readAllBytes() else Files.readAllBytes(Paths.get(file)), UTF_8)
+          try new String(if (file == "-") readAll(stdin) else Files.readAllBytes(Paths.get(file)), UTF_8)
           catch {
             case e: java.io.IOException =>
               val why = e match {

@@ -161,7 +161,7 @@ object ConfSyntax {
           while (isSpace(peek)) next()
           val v = peek
           if (v == ',') fail("Unexpected map value terminator ','.")
-          if (v == '}' || v == EOF) fail(s"key \"$key\" on line $keyLine has no value")
+          if (v == '}' || v == EOF) fail(s"""key "$key" on line $keyLine has no value""")
           val value = readValue()
           if (entries.contains(key)) repeated += key
           entries(key) = value
@@ -265,7 +265,7 @@ object ConfSyntax {
         // nats-server adds the byte itself to the string: only ASCII survives as text.
         sb.append(java.lang.Integer.parseInt(hex, 16).toChar)
       case c =>
-        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: \\xXX, \\t, \\n, \\r, \\\", \\\\.")
+        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: " + "\\xXX, \\t, \\n, \\r, \\\", \\\\.")
     }
 
     /**
@@ -312,7 +312,7 @@ object ConfSyntax {
 
     private def variable(name: String, at: Int): ConfValue = {
       if (name.startsWith("2a$")) return Str("$" + name, quoted = false, at) // a bcrypt hash, not a reference
-      scopes.reverseIterator.flatMap(_.get(name)).nextOption().getOrElse {
+      scopes.reverseIterator.flatMap(_.get(name)).toStream.headOption.getOrElse {
         fail(s"variable reference for '$name' on line $at can not be found " +
           "(a destination that starts with $ must be quoted)")
       }
@@ -507,7 +507,7 @@ object ConfSyntax {
           integral = false
         }
         val t = s.substring(start, i)
-        if (integral) t.toLongOption.map(Integer(_, at)).getOrElse(Decimal(t.toDouble, at)) else Decimal(t.toDouble, at)
+        if (integral) scala.util.Try(t.toLong).toOption.map(Integer(_, at)).getOrElse(Decimal(t.toDouble, at)) else Decimal(t.toDouble, at)
       }
 
       private def string(): String = {

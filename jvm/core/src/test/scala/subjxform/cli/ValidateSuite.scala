@@ -13,7 +13,7 @@ class ValidateSuite extends AnyFunSuite {
   /** Exit code and printed lines of `validate` on `text`. */
   private def validate(text: String, forced: Option[Validate.Kind] = None): (Int, Seq[String]) = {
     val bytes = new ByteArrayOutputStream
-    val out = new PrintStream(bytes, true, UTF_8)
+    val out = new PrintStream(bytes, true, UTF_8.name)
     val code = Validate.run(text, "f.conf", forced, out)
     (code, new String(bytes.toByteArray, UTF_8).linesIterator.toSeq)
   }
@@ -100,7 +100,7 @@ class ValidateSuite extends AnyFunSuite {
   test("Main.validate: stdin, unreadable files and usage errors (exit code 2)") {
     def main(args: String*)(stdin: String = ""): (Int, String) = {
       val bytes = new ByteArrayOutputStream
-      val code = Main.validate(args.toList, new ByteArrayInputStream(stdin.getBytes(UTF_8)), new PrintStream(bytes, true, UTF_8))
+      val code = Main.validate(args.toList, new ByteArrayInputStream(stdin.getBytes(UTF_8)), new PrintStream(bytes, true, UTF_8.name))
       (code, new String(bytes.toByteArray, UTF_8))
     }
     assert(main("-")("foo: bar") == (0, "OK: 1 mapping\n"))

@@ -3,7 +3,6 @@ package subjxform.core
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path, Paths}
 
-import scala.jdk.CollectionConverters._
 
 /** The golden cases produced by a real nats-server (tests/golden), shared by every test module. */
 object Golden {
@@ -11,7 +10,7 @@ object Golden {
 
   private def lines(name: String): Seq[ujson.Value] = {
     val path = root.resolve("tests").resolve("golden").resolve(name)
-    Files.readAllLines(path, UTF_8).asScala.toSeq.filter(_.trim.nonEmpty).map(ujson.read(_))
+    new String(Files.readAllBytes(path), UTF_8).split("\n").toSeq.filter(_.trim.nonEmpty).map(ujson.read(_))
   }
 
   final case class TransformCase(

@@ -88,7 +88,7 @@ class MappingTableSuite extends AnyFunSuite {
     val a = draws(42)
     assert(a == draws(42))
     assert(a != draws(43))
-    val counts = a.groupBy(identity).view.mapValues(_.size).toMap
+    val counts = a.groupBy(identity).map { case (k, v) => k -> v.size }
     assert(counts.keySet == Set("myservice.requests.v1", "myservice.requests.v2"))
     // Each count is Binomial(n, p): mean n*p, sd sqrt(n*p*(1-p)); allow 5 sd (a false alarm ~ 6e-7).
     for ((dest, p) <- Seq("myservice.requests.v1" -> 0.98, "myservice.requests.v2" -> 0.02)) {
@@ -106,7 +106,7 @@ class MappingTableSuite extends AnyFunSuite {
     assert(math.abs(dropped - 10000) <= 5 * math.sqrt(20000 * 0.25))
 
     val split = MappingTable.compile(docsSplitAndLoss)
-    val r = Seq.fill(20000)(split("myservice.requests", null, ws)).groupBy(identity).view.mapValues(_.size).toMap
+    val r = Seq.fill(20000)(split("myservice.requests", null, ws)).groupBy(identity).map { case (k, v) => k -> v.size }
     // Not listed: the 2% left keep the subject unchanged.
     assert(r.keySet == Set("myservice.requests.v3", "myservice.requests.v3.fail", "myservice.requests"))
     assert(MappingTable.compile("one: [{destination: one, weight: 0%}]")("one") == null)

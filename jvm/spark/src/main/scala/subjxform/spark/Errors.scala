@@ -1,7 +1,5 @@
 package subjxform.spark
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.spark.{SparkException, SparkThrowable}
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.DataTypeMismatch
@@ -27,14 +25,16 @@ object Errors {
   /** An argument that must be a constant (`strict`, `seed`) is not: Spark's own type-check failure. */
   def notConstant(parameter: String, sqlType: String, argument: Expression): DataTypeMismatch =
     DataTypeMismatch("NON_FOLDABLE_INPUT",
-      Map("inputName" -> s"`$parameter`", "inputType" -> s"\"$sqlType\"", "inputExpr" -> s"\"${argument.sql}\""))
+      Map("inputName" -> s"`$parameter`", "inputType" -> s""""$sqlType"""", "inputExpr" -> s""""${argument.sql}""""))
 
   /** An argument taken from a column is invalid in some row. */
   def atRuntime(function: String, parameter: String, reason: String): InvalidArgumentValueException = {
     val params = parameters(function, parameter, reason)
     // Spark's wording of the condition, through the one public constructor that formats it.
     val message = new SparkException(Condition, params, null).getMessage
-    new InvalidArgumentValueException(Condition, new java.util.HashMap(params.asJava), message)
+    val javaParams = new java.util.HashMap[String, String]()
+    params.foreach { case (k, v) => javaParams.put(k, v) }
+    new InvalidArgumentValueException(Condition, javaParams, message)
   }
 }
 
@@ -51,7 +51,10 @@ final class InvalidArgumentValueException(
     message: String)
   extends IllegalArgumentException(message) with SparkThrowable {
 
-  override def getCondition: String = condition
+  // Spark 4 asks for the condition, Spark 3.5 for the error class: the same string.
+  def getCondition: String = condition
+
+  override def getErrorClass: String = condition
 
   override def getMessageParameters: java.util.Map[String, String] = messageParameters
 }

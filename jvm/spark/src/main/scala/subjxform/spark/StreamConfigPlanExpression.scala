@@ -32,11 +32,11 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJ
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class StreamConfigPlanExpression(config: Expression) extends UnaryExpression with ImplicitCastInputTypes {
+case class StreamConfigPlanExpression(config: Expression)
+  extends UnaryExpression with ImplicitCastInputTypes with SparkCompat.NullIntolerant {
   override def child: Expression = config
   override def inputTypes = Seq(StringType)
   override def dataType: DataType = StringType
-  override def nullIntolerant: Boolean = true
   override def prettyName: String = "stream_config_plan"
 
   override def checkInputDataTypes(): TypeCheckResult = {

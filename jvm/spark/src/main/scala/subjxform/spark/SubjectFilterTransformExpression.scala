@@ -16,7 +16,7 @@ import subjxform.core.{FilterTransforms, Workspace}
  * goes through a per-task [[TransformListCache]]. A list with a `{{random(n)}}` destination (or one
  * from a column, which may have one) makes it a [[RandomSubjectFilterTransformExpression]].
  */
-abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTransforms] {
+abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTransforms] with SparkCompat.NullIntolerant {
   def transforms: Expression
 
   final override def children: Seq[Expression] = Seq(subject, transforms)
@@ -24,7 +24,6 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
   // checked below: any struct with STRING fields `src` and `dest`.
   override def inputTypes = Seq(StringType, ArrayType)
   override def dataType: DataType = StringType
-  override def nullIntolerant: Boolean = true
 
   override protected def planArguments: Seq[Expression] = Seq(transforms)
   override protected def classOfPlan: Class[FilterTransforms] = classOf[FilterTransforms]
@@ -56,7 +55,7 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
     if (types.isFailure || transformsWellFormed) types
     else DataTypeMismatch("UNEXPECTED_INPUT_TYPE", Map("paramIndex" -> "second",
       "requiredType" -> "\"ARRAY<STRUCT<src: STRING, dest: STRING>>\"",
-      "inputSql" -> s"\"${transforms.sql}\"", "inputType" -> s"\"${transforms.dataType.sql}\""))
+      "inputSql" -> s""""${transforms.sql}"""", "inputType" -> s""""${transforms.dataType.sql}""""))
   }
 
   override protected def applyPlan(ft: FilterTransforms, ws: Workspace, subject: UTF8String, input: InternalRow): Any =

@@ -28,13 +28,12 @@ import subjxform.core.{SubjectFilter, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMatchesExpression(subject: Expression, filter: Expression)
-  extends PlanExpression[SubjectFilter] with DeterministicForm[SubjectFilter] {
+  extends PlanExpression[SubjectFilter] with DeterministicForm[SubjectFilter] with SparkCompat.NullIntolerant {
 
   override def children: Seq[Expression] = Seq(subject, filter)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
   override def inputTypes = Seq(StringType, StringType)
   override def dataType: DataType = BooleanType
-  override def nullIntolerant: Boolean = true
   override def prettyName: String = "subject_matches"
 
   override protected def planArguments: Seq[Expression] = Seq(filter)

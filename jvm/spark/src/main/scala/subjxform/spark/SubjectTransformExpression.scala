@@ -12,7 +12,7 @@ import subjxform.core.{InvalidTransformException, SubjectTransform, Workspace}
  * [[SubjectTransform]]. A `{{random(n)}}` destination (or one from a column, which may be one) makes it
  * a [[RandomSubjectTransformExpression]].
  */
-abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform] {
+abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform] with SparkCompat.NullIntolerant {
   def src: Expression
   def dest: Expression
   def strict: Expression
@@ -21,7 +21,6 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
   override def inputTypes = Seq(StringType, StringType, StringType, BooleanType)
   override def dataType: DataType = StringType
-  override def nullIntolerant: Boolean = true
 
   override protected def planArguments: Seq[Expression] = Seq(src, dest)
   override protected def constantArguments = Seq(("strict", "BOOLEAN", strict))

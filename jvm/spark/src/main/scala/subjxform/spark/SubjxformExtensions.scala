@@ -2,11 +2,10 @@ package subjxform.spark
 
 import scala.reflect.ClassTag
 
-import org.apache.spark.sql.{SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
-import org.apache.spark.sql.catalyst.analysis.FunctionRegistryBase
+import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
-import org.apache.spark.sql.classic.SparkSession
 
 /**
  * The SQL functions subjxform adds. Spark finds [[SubjxformExtensions]] by itself when the jar is on
@@ -37,11 +36,14 @@ object SubjxformFunctions {
     })
   }
 
-  /** Adds the functions to a running session, under the builtin names that injection gives them. */
-  def register(spark: SparkSession): Unit = all.foreach { case (id, info, builder) =>
-    // Spark 4.2 keeps builtin functions as system.builtin.<name> (CatalogManager, private to Spark).
-    val builtin = FunctionIdentifier(id.funcName, Some("builtin"), Some("system"))
-    spark.sessionState.functionRegistry.registerFunction(builtin, info, builder)
+  /** Adds the functions to a running (classic) session, exactly as the extension injects them. */
+  def register(spark: SparkSession): Unit = {
+    val extensions = new SparkSessionExtensions
+    new SubjxformExtensions().apply(extensions)
+    // Spark's own registration of injected functions names them as the line wants (Spark 4.2 keeps
+    // builtins as system.builtin.<name>); it is internal to Spark (private[sql]), hence reflection.
+    classOf[SparkSessionExtensions].getMethod("registerFunctions", classOf[FunctionRegistry])
+      .invoke(extensions, SparkCompat.functionRegistry(spark))
   }
 }
 

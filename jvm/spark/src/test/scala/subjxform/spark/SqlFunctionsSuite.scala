@@ -53,7 +53,7 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val e = intercept[AnalysisException] {
       neverRead.selectExpr("subject_transform(subject, 'a.*', 'b.{{wildcard(2)}}')")
     }
-    assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(SparkCompat.condition(e) == "INVALID_PARAMETER_VALUE.PATTERN")
     assert(e.getMessage.contains("wildcard index out of range in {{wildcard(2)}}"))
     val sqlError = intercept[AnalysisException](spark.sql("SELECT subject_transform('a', 'a.>', 'b')"))
     assert(sqlError.getMessage.contains("invalid subject"))
@@ -64,7 +64,7 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val df = Seq(("a.b", "a.*", "b.$1"), ("a.c", "a.*", "b.{{split(1,-,x)}}")).toDF("subject", "src", "dest")
     // Spark hands the task's error to the caller as it is: a SparkThrowable, not "Job aborted ..."
     val e = intercept[InvalidArgumentValueException](df.selectExpr("subject_transform(subject, src, dest)").collect())
-    assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN" && e.getSqlState == "22023")
+    assert(SparkCompat.condition(e) == "INVALID_PARAMETER_VALUE.PATTERN" && e.getSqlState == "22023")
     assert(e.getMessageParameters.get("parameter") == "`dest`")
     assert(e.getMessage.contains("too many arguments passed to the function in {{split(1,-,x)}}"))
     assert(e.getMessage.contains("\"b.{{split(1,-,x)}}\""))
@@ -144,8 +144,12 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("register() adds the functions to a running session; the extension class loads as spark.sql.extensions loads it") {
-    val session = spark.newSession().asInstanceOf[org.apache.spark.sql.classic.SparkSession]
-    session.sql("DROP TEMPORARY FUNCTION IF EXISTS subject_transform")
+    val session = spark.newSession()
+    // The extension gave the new session the functions: take them away, whatever names the line keeps them under.
+    val registry = SparkCompat.functionRegistry(session)
+    val ours = SubjxformFunctions.all.map(_._1.funcName).toSet
+    registry.listFunction().filter(id => ours(id.funcName)).foreach(registry.dropFunction)
+    intercept[AnalysisException](session.sql("SELECT subject_transform('x.y', 'x.*', 'z.$1')").collect())
     SubjxformFunctions.register(session)
     assert(session.sql("SELECT subject_transform('x.y', 'x.*', 'z.$1')").collect().head == Row("z.y"))
     // What Spark does with each class named in spark.sql.extensions:

@@ -64,7 +64,7 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     val overlap = intercept[AnalysisException] {
       filterTransform(column(0), constantList("foo.>" -> "", "foo.bar" -> "x")).checkInputDataTypes()
     }
-    assert(overlap.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(SparkCompat.condition(overlap) == "INVALID_PARAMETER_VALUE.PATTERN")
     assert(overlap.getMessage.contains("`subject_filter_transform`"))
     assert(overlap.getMessage.contains("transforms[0], transforms[1]: source filters can not overlap"))
     val dest = intercept[AnalysisException] {

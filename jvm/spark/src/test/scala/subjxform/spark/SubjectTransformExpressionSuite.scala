@@ -63,7 +63,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     val e = intercept[AnalysisException] {
       transform("a.b", "a.*", "b.{{wildcard(2)}}").checkInputDataTypes()
     }
-    assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(SparkCompat.condition(e) == "INVALID_PARAMETER_VALUE.PATTERN")
     assert(e.getMessage.contains("`subject_transform`"))
     assert(e.getMessage.contains("`dest`"))
     assert(e.getMessage.contains("invalid mapping destination: wildcard index out of range in {{wildcard(2)}}"))
@@ -78,7 +78,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     val input = row("a.b", "a.*", "b.{{foo(1)}}")
     for (run <- Seq[() => Any](() => interpreted(strictE, input), () => compiled(strictE, input))) {
       val e = intercept[InvalidArgumentValueException](run())
-      assert(e.getCondition == "INVALID_PARAMETER_VALUE.PATTERN")
+      assert(SparkCompat.condition(e) == "INVALID_PARAMETER_VALUE.PATTERN")
       assert(e.getMessage.contains("unknown function in {{foo(1)}}"))
       assert(e.getMessage.contains("\"a.*\" to \"b.{{foo(1)}}\""))
     }

@@ -1,0 +1,27 @@
+package subjxform.spark
+
+import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistry
+import org.apache.spark.sql.catalyst.expressions.Expression
+
+/**
+ * Where the Spark API differs between lines, the Spark 4 side (scala-spark-3/ has the Spark 3.5 one,
+ * with the same names). Internal to subjxform.
+ */
+object SparkCompat {
+
+  /** An expression whose result is NULL whenever an input is: a method of Expression since Spark 4.0. */
+  trait NullIntolerant extends Expression {
+    override def nullIntolerant: Boolean = true
+  }
+
+  /** The session's registry; since Spark 4.0 only a classic (not a Connect) session has one. */
+  def functionRegistry(spark: SparkSession): FunctionRegistry = spark match {
+    case classic: org.apache.spark.sql.classic.SparkSession => classic.sessionState.functionRegistry
+    case other => throw new IllegalArgumentException(
+      s"register() needs a classic SparkSession, not a ${other.getClass.getName}: start a Spark Connect server with the jar instead")
+  }
+
+  def condition(e: SparkThrowable): String = e.getCondition
+}

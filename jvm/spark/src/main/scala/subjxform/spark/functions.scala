@@ -1,0 +1,81 @@
+package subjxform.spark
+
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.{functions => F}
+
+/**
+ * The SQL functions as Column functions for Scala and Java, used as Spark's own `functions` object:
+ * {{{
+ *   import subjxform.spark.functions._
+ *   df.select(subject_transform(col("subject"), "orders.*.*", "shipments.$2.$1"))
+ * }}}
+ * Each calls the SQL function of the same name, so it works the same on every Spark line (and from a
+ * Spark Connect Scala client); the session has the functions when the jar is on its classpath (the
+ * extension registers them). A `String` argument is a constant, compiled once when the query is
+ * analysed (an invalid one fails analysis); a `Column` argument varies per row.
+ */
+// scalastyle:off method.name (the SQL functions' names)
+object functions {
+
+  private def call(name: String, args: Column*): Column = F.call_function(name, args: _*)
+
+  /** `subject_transform(subject, src, dest)`: the transform `src` -> `dest`, NULL when it does not apply. */
+  def subject_transform(subject: Column, src: String, dest: String): Column =
+    subject_transform(subject, F.lit(src), F.lit(dest), strict = false)
+
+  def subject_transform(subject: Column, src: Column, dest: Column): Column =
+    subject_transform(subject, src, dest, strict = false)
+
+  /** `strict`: only what an import/export mapping accepts (wildcards only, every `*` used). */
+  def subject_transform(subject: Column, src: String, dest: String, strict: Boolean): Column =
+    subject_transform(subject, F.lit(src), F.lit(dest), strict)
+
+  def subject_transform(subject: Column, src: Column, dest: Column, strict: Boolean): Column =
+    call("subject_transform", subject, src, dest, F.lit(strict))
+
+  /** Like [[subject_transform]], but an invalid transform gives NULL instead of an error. */
+  def try_subject_transform(subject: Column, src: String, dest: String): Column =
+    try_subject_transform(subject, F.lit(src), F.lit(dest))
+
+  def try_subject_transform(subject: Column, src: Column, dest: Column): Column =
+    call("try_subject_transform", subject, src, dest, F.lit(false))
+
+  /** Whether subscription interest on `filter` receives `subject`. */
+  def subject_matches(subject: Column, filter: String): Column = subject_matches(subject, F.lit(filter))
+
+  def subject_matches(subject: Column, filter: Column): Column = call("subject_matches", subject, filter)
+
+  /** Core NATS account mappings: `mappings` is a `mappings { }` block's content (config syntax or JSON). */
+  def subject_map(subject: Column, mappings: String): Column = call("subject_map", subject, F.lit(mappings))
+
+  def subject_map(subject: Column, mappings: Column): Column = call("subject_map", subject, mappings)
+
+  /** `cluster`: the cluster the message entered, which picks a rule's cluster-scoped destinations. */
+  def subject_map(subject: Column, mappings: String, cluster: Column): Column =
+    call("subject_map", subject, F.lit(mappings), cluster)
+
+  /** `seed` makes the weighted draws reproducible, as `rand(seed)`. */
+  def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long): Column =
+    call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed))
+
+  /** A stream source's or mirror's `subject_transforms` list, `(src, dest)` pairs in order. */
+  def subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =
+    call("subject_filter_transform", subject, transformList(transforms))
+
+  /** `transforms`: an `ARRAY<STRUCT<src: STRING, dest: STRING>>` column. */
+  def subject_filter_transform(subject: Column, transforms: Column): Column =
+    call("subject_filter_transform", subject, transforms)
+
+  def try_subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =
+    call("try_subject_filter_transform", subject, transformList(transforms))
+
+  def try_subject_filter_transform(subject: Column, transforms: Column): Column =
+    call("try_subject_filter_transform", subject, transforms)
+
+  /** What a JetStream stream config stores and republishes, as JSON (see the SQL function). */
+  def stream_config_plan(config: Column): Column = call("stream_config_plan", config)
+
+  private def transformList(transforms: Seq[(String, String)]): Column =
+    F.array(transforms.map { case (src, dest) => F.struct(F.lit(src).as("src"), F.lit(dest).as("dest")) }: _*)
+      .cast("array<struct<src:string,dest:string>>")
+}

@@ -1,0 +1,55 @@
+package subjxform.spark
+
+import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
+import org.apache.spark.sql.functions.{col, lit}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import subjxform.spark.functions._
+
+/** The Scala/Java API: the same answers as the SQL functions, on every Spark line. */
+class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
+
+  lazy val spark: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .appName("subjxform-functions-api")
+    .config("spark.sql.codegen.fallback", "false")
+    .getOrCreate()
+
+  override def afterAll(): Unit = spark.stop()
+
+  private def messages = spark.createDataFrame(Seq(
+    ("orders.eu.42", "orders.*.*", "x.$2"), ("billing.eu.7", "billing.>", "y.>"))).toDF("subject", "src", "dest")
+
+  test("each function answers as its SQL function does") {
+    val api = messages.select(
+      subject_transform(col("subject"), "orders.*.*", "shipments.$2.$1"),
+      subject_transform(col("subject"), col("src"), col("dest")),
+      subject_transform(col("subject"), "orders.*.*", "$2.$1", strict = true),
+      try_subject_transform(col("subject"), "orders.*", "{{nope(1)}}"),
+      subject_matches(col("subject"), "orders.>"),
+      subject_map(col("subject"), """{"orders.*.*": "o.$2", "billing.>": "b.>"}"""),
+      subject_map(col("subject"), "orders.*.* o.$1", lit("west"), 7L),
+      subject_filter_transform(col("subject"), Seq("orders.>" -> "", "billing.*.*" -> "b.$2")),
+      try_subject_filter_transform(col("subject"), Seq("a.>" -> "", "a.b" -> "x")))
+    val sql = messages.selectExpr(
+      "subject_transform(subject, 'orders.*.*', 'shipments.$2.$1')",
+      "subject_transform(subject, src, dest)",
+      "subject_transform(subject, 'orders.*.*', '$2.$1', true)",
+      "try_subject_transform(subject, 'orders.*', '{{nope(1)}}')",
+      "subject_matches(subject, 'orders.>')",
+      """subject_map(subject, '{"orders.*.*": "o.$2", "billing.>": "b.>"}')""",
+      "subject_map(subject, 'orders.*.* o.$1', 'west', 7)",
+      "subject_filter_transform(subject, array(named_struct('src', 'orders.>', 'dest', ''), named_struct('src', 'billing.*.*', 'dest', 'b.$2')))",
+      "try_subject_filter_transform(subject, array(named_struct('src', 'a.>', 'dest', ''), named_struct('src', 'a.b', 'dest', 'x')))")
+    val rows = api.collect().toSeq
+    assert(rows == sql.collect().toSeq)
+    assert(rows.head == Row("shipments.42.eu", "x.42", "42.eu", null, true, "o.42", "o.eu", "orders.eu.42", null))
+  }
+
+  test("an invalid constant fails analysis naming the function and nats-server's reason") {
+    val err = intercept[AnalysisException](messages.select(subject_transform(col("subject"), "a.*", "b.{{wildcard(2)}}")).schema)
+    assert(SparkCompat.condition(err) == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(err.getMessage.contains("wildcard index out of range in {{wildcard(2)}}"))
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The Spark lines subjxform is built for. One source tree: the engine (jvm/core) is Spark-free and
+ * built the same way for every line; the Catalyst layer (jvm/spark) adds the version folder of its
+ * Spark major (`scala-spark-3`, `scala-spark-4`), where the few API differences live (SparkCompat).
+ *
+ * A build is for one line, chosen with `-Dspark.version=3.5` (or a full version such as 3.5.7, to
+ * compile against that release) and, for Spark 3.5, `-Dscala.binary=2.13` (default 2.12).
+ */
+final case class SparkLine(spark: String, scala: String, jarsFromWheel: Boolean = false) {
+  /** "3.5", "4.0", ... */
+  val minor: String = spark.split('.').take(2).mkString(".")
+  val major: String = spark.takeWhile(_ != '.')
+  val scalaBinary: String = scala.split('.').take(2).mkString(".")
+
+  /** The Java the jar's classes target: Spark 3.5 still runs on Java 8, Spark 4 needs Java 17. */
+  val javaRelease: String = if (major == "3") "8" else "17"
+
+  /** The Catalyst layer's version folder, beside src/main/scala. */
+  val shimFolder: String = s"scala-spark-$major"
+
+  /** The Maven artifact, as Iceberg and Sedona name theirs: subjxform-spark-3.5_2.12. */
+  val artifactName: String = s"subjxform-spark-$minor"
+  val id: String = s"spark-${minor}_$scalaBinary"
+
+  /** The jar's name inside the Python package (the one `jar_path()` picks for this line). */
+  val jarName: String = s"subjxform-spark-${minor}_$scalaBinary.jar"
+}
+
+object SparkLines {
+  // Compiled against the newest release of each line that the build can fetch; the Scala version is
+  // the one that Spark release is built with (its pom's scala.version). Spark 4.3.0 is not in the
+  // Maven repository this project reaches: its jars come from the pyspark 4.3.0 package
+  // (scripts/spark-jars.sh puts them in .tools/spark-jars/4.3.0).
+  val all: Seq[SparkLine] = Seq(
+    SparkLine("3.5.9", "2.12.18"),
+    SparkLine("3.5.9", "2.13.8"),
+    SparkLine("4.0.4", "2.13.16"),
+    SparkLine("4.1.3", "2.13.17"),
+    SparkLine("4.2.0", "2.13.18"),
+    SparkLine("4.3.0", "2.13.18", jarsFromWheel = true))
+
+  val default: SparkLine = all.find(_.minor == "4.2").get
+
+  /** The line of `-Dspark.version` (minor or full version) and `-Dscala.binary`. */
+  def select(sparkVersion: Option[String], scalaBinary: Option[String]): SparkLine = sparkVersion match {
+    case None => default
+    case Some(v) =>
+      val minor = v.split('.').take(2).mkString(".")
+      val candidates = all.filter(l => l.minor == minor && scalaBinary.forall(_ == l.scalaBinary))
+      val line = candidates.headOption.getOrElse(sys.error(
+        s"No Spark line $v${scalaBinary.fold("")(s => s" with Scala $s")}; lines: " +
+          all.map(l => s"${l.minor} (Scala ${l.scalaBinary})").mkString(", ")))
+      if (v.count(_ == '.') == 2) line.copy(spark = v) else line
+  }
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Spark's jars for a release the Maven repository does not have (4.3.0), taken from its pyspark
+# package, into .tools/spark-jars/<version>/ (where build.sbt looks for them). Idempotent.
+#   scripts/spark-jars.sh 4.3.0
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PY="${PYTHON:-python3}"
+version="$1"
+dest="$ROOT/.tools/spark-jars/$version"
+if compgen -G "$dest/spark-sql_*-$version.jar" >/dev/null; then exit 0; fi
+downloads="$ROOT/.tools/downloads"
+mkdir -p "$downloads"
+if ! compgen -G "$downloads/pyspark-$version*" >/dev/null; then
+  echo "spark-jars: fetching pyspark $version" >&2
+  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip download -q --no-deps --no-binary :all: "pyspark==$version" -d "$downloads"
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+tar -xzf "$downloads/pyspark-$version.tar.gz" -C "$tmp" "pyspark-$version/deps/jars"
+rm -rf "$dest" && mkdir -p "$(dirname "$dest")"
+mv "$tmp/pyspark-$version/deps/jars" "$dest"
+echo "spark-jars: Spark $version's jars in $dest" >&2
