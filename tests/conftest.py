@@ -1,5 +1,7 @@
-"""A local Spark session with subjxform.jar on its classpath and nothing else configured, so every
-test also proves the user's line works with ``--jars`` alone."""
+"""A local Spark session with the line's jar on its classpath and nothing else configured, so every
+test also proves the user's line works with ``--jars`` alone — on Spark 4. PySpark 3.5 creates its JVM
+session without Spark's service loader (only ``spark.sql.extensions`` is applied), so there the
+extension is named too, as README tells Spark 3.5 users to."""
 
 from __future__ import annotations
 
@@ -7,20 +9,27 @@ import json
 import os
 from pathlib import Path
 
+import pyspark
 import pytest
 from pyspark.sql import SparkSession
 
 import subjxform
+from subjxform.session import EXTENSIONS_CLASS
 from processes import free_port, listening, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
+# PySpark 3.5 builds its JVM session with SparkSession(sc, options), which applies spark.sql.extensions
+# but not the extensions Spark finds through service entries (Spark 4 applies both).
+NEEDS_EXTENSION_CONF = pyspark.__version__.startswith("3.")
+
 
 @pytest.fixture(scope="session")
 def spark() -> SparkSession:
+    builder = SparkSession.builder.config("spark.sql.extensions", EXTENSIONS_CLASS) if NEEDS_EXTENSION_CONF else SparkSession.builder
     session = (
-        SparkSession.builder.master("local[2]")
+        builder.master("local[2]")
         .appName("subjxform-pytest")
         .config("spark.jars", subjxform.jar_path())
         .config("spark.sql.codegen.fallback", "false")
@@ -89,3 +98,28 @@ def session(request):
 
 
 classic_only = pytest.mark.skipif(SPARK_MODE == "connect", reason="needs the classic in-process JVM")
+
+
+def row_error(df) -> tuple[str, str, dict, str]:
+    """The error collecting ``df`` raises for an invalid value in a row: its condition, SQL state,
+    parameters and message. Spark 4 and Spark Connect raise ``pyspark.errors.IllegalArgumentException``;
+    classic PySpark 3.5 hands any error raised in a task over as a raw ``Py4JJavaError`` (Spark 3.5's own
+    functions' too), whose Java cause is the same error with the same message (README says so)."""
+    from pyspark.errors import IllegalArgumentException
+
+    from subjxform._compat import error_condition
+
+    if SPARK_MODE == "classic" and pyspark.__version__.startswith("3."):
+        from py4j.protocol import Py4JJavaError
+
+        with pytest.raises(Py4JJavaError) as raw:
+            df.collect()
+        cause = raw.value.java_exception
+        while cause is not None and cause.getClass().getName() != "subjxform.spark.InvalidArgumentValueException":
+            cause = cause.getCause()
+        assert cause is not None, str(raw.value)[:2000]
+        return cause.getErrorClass(), cause.getSqlState(), dict(cause.getMessageParameters()), cause.getMessage()
+    with pytest.raises(IllegalArgumentException) as err:
+        df.collect()
+    e = err.value
+    return error_condition(e), e.getSqlState(), e.getMessageParameters(), str(e)

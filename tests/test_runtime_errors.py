@@ -1,14 +1,14 @@
 """What a Python user catches when an argument taken from a column is invalid in some row: a
-`pyspark.errors.IllegalArgumentException` (classic and Spark Connect alike) whose text names the
-function, the parameter, the row's offending value and nats-server's reason, with no JVM stack trace
-to read. Tests taking `session` also run in Connect mode (`SUBJXFORM_SPARK_MODE=connect`)."""
+`pyspark.errors.IllegalArgumentException` (classic and Spark Connect alike; classic PySpark 3.5: see
+conftest.row_error) whose text names the function, the parameter, the row's offending value and
+nats-server's reason, with no JVM stack trace to read. Tests taking `session` also run in Connect mode (`SUBJXFORM_SPARK_MODE=connect`)."""
 
 from __future__ import annotations
 
 import pytest
-from pyspark.errors import IllegalArgumentException
 from pyspark.sql import functions as F
 
+from conftest import row_error
 from subjxform import subject_filter_transform, subject_map, subject_matches, subject_transform
 
 # Part of the compatibility suite that runs on every Spark line (scripts/test-lines.sh).
@@ -70,17 +70,14 @@ def bad_row(session):
 
 @pytest.mark.parametrize("function, build, parameter, fragments", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
 def test_an_invalid_value_in_a_row_is_a_pyspark_illegal_argument_error(bad_row, function, build, parameter, fragments):
-    df = bad_row.select(build().alias("out"))
-    with pytest.raises(IllegalArgumentException) as err:
-        df.collect()
-    e = err.value
-    assert e.getCondition() == "INVALID_PARAMETER_VALUE.PATTERN"
-    assert e.getSqlState() == "22023"
-    assert e.getMessageParameters()["functionName"] == f"`{function}`"
-    assert e.getMessageParameters()["parameter"] == parameter
+    condition, sql_state, parameters, text = row_error(bad_row.select(build().alias("out")))
+    assert condition == "INVALID_PARAMETER_VALUE.PATTERN"
+    assert sql_state == "22023"
+    assert parameters["functionName"] == f"`{function}`"
+    assert parameters["parameter"] == parameter
     # Spark Connect appends the server's stack trace after the message, as it does to Spark's own
     # errors (spark.sql.connect.serverStacktrace.enabled); the message alone says it all.
-    message = str(e).split("\n\nJVM stacktrace:")[0]
+    message = text.split("\n\nJVM stacktrace:")[0]
     assert message.startswith("[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) "), message
     assert f"{parameter} in `{function}` is invalid" in message
     for fragment in fragments:
@@ -89,7 +86,12 @@ def test_an_invalid_value_in_a_row_is_a_pyspark_illegal_argument_error(bad_row, 
 
 
 def test_a_write_fails_with_the_same_error(bad_row, tmp_path):
-    with pytest.raises(IllegalArgumentException, match=r"too many arguments passed to the function in \{\{split\(1,-,x\)\}\}"):
-        bad_row.select(subject_transform("subject", F.col("src"), F.col("dest")).alias("out")).write.parquet(
-            str(tmp_path / "out")
-        )
+    class Write:  # row_error collects; a write is the action here
+        def __init__(self, df):
+            self.df = df
+
+        def collect(self):
+            self.df.write.parquet(str(tmp_path / "out"))
+
+    _, _, _, message = row_error(Write(bad_row.select(subject_transform("subject", F.col("src"), F.col("dest")).alias("out"))))
+    assert "too many arguments passed to the function in {{split(1,-,x)}}" in message

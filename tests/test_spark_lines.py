@@ -15,8 +15,8 @@ import pyspark
 import pytest
 
 import subjxform
-from conftest import ROOT, classic_only
-from subjxform.session import LINES, UnsupportedSparkError, jar_path, spark_line
+from conftest import NEEDS_EXTENSION_CONF, ROOT, classic_only
+from subjxform.session import EXTENSIONS_CLASS, LINES, UnsupportedSparkError, jar_path, spark_line
 
 pytestmark = pytest.mark.compat
 
@@ -114,7 +114,8 @@ def test_the_session_runs_the_lines_jar_and_the_engine_reads_words_with_a_varhan
 
 
 def test_the_users_line_with_jars_from_the_command_line(tmp_path):
-    """`spark-submit --jars "$(python -m subjxform jar)" job.py` with the user's F.expr line."""
+    """`spark-submit --jars "$(python -m subjxform jar)" job.py` with the user's F.expr line; PySpark 3.5
+    also needs the extension named (README), which the other lines accept as well."""
     job = tmp_path / "job.py"
     job.write_text(
         "from pyspark.sql import SparkSession, functions as F\n"
@@ -130,7 +131,9 @@ def test_the_users_line_with_jars_from_the_command_line(tmp_path):
     jar = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True)
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     out = subprocess.run(
-        [str(spark_submit), "--jars", jar.stdout.strip(), str(job)],
+        [str(spark_submit), "--jars", jar.stdout.strip()]
+        + (["--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}"] if NEEDS_EXTENSION_CONF else [])
+        + [str(job)],
         capture_output=True, text=True, timeout=300,
         env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
     )

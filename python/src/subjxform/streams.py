@@ -24,6 +24,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from subjxform._compat import error_condition
 from subjxform.functions import subject_filter_transform, subject_matches, subject_transform
 
 STORED_SUBJECT = "stored_subject"
@@ -62,7 +63,7 @@ def stream_plan(spark, config: StreamConfig) -> dict:
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
         params = e.getMessageParameters() or {}
-        if e.getCondition() != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`stream_config_plan`":
+        if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`stream_config_plan`":
             raise
         raise StreamConfigError(params["value"]) from e
 
