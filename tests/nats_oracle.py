@@ -231,6 +231,16 @@ class RawClient:
             else:
                 raise ProtocolError(f"unexpected line {line[:200]!r}")
 
+    def publish(self, subject: str, payload: int) -> None:
+        data = str(payload).encode()
+        self.sock.sendall(b"PUB %s %d\r\n%s\r\n" % (subject.encode("utf-8"), len(data), data))
+
+    def flush(self, received: dict[int, list[str]]) -> None:
+        """PING and read until PONG: every message the server queued for this connection before it is in
+        `received` (payload -> subjects)."""
+        self.sock.sendall(b"PING\r\n")
+        self._until_pong(received)
+
     def round_trip(self, subjects: list[str]) -> list[list[str]]:
         received: dict[int, list[str]] = {}
         for start in range(0, len(subjects), self.CHUNK):
