@@ -37,7 +37,7 @@ RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
 VIA = "via"
 
-Config = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
 
 
 class AccountsConfigError(ValueError):
@@ -52,8 +52,8 @@ def _config_text(config: Config) -> tuple[str, Optional[str]]:
             return f.read(), os.path.abspath(path)
     if isinstance(config, str):
         return config, None
-    if isinstance(config, Mapping):
-        return json.dumps(config), None
+    if isinstance(config, (Mapping, list)):
+        return json.dumps(config), None  # JWT claims, or a list of claims or JWTs
     raise TypeError(f"config must be a config text, a path or a dict, got {type(config).__name__}")
 
 
@@ -153,7 +153,7 @@ def replay(
 
 # --- account JWTs ---------------------------------------------------------------------------------------
 
-class JwtSignatureError(ValueError):
+class JwtSignatureError(ValueError):  # noqa: N818 (the name says what failed)
     """An account JWT whose signature does not verify (or that is not a signed JWT at all)."""
 
 

@@ -321,6 +321,10 @@ object Accounts {
       problems += ConfigProblem(c, field, "error", s"not an account JWT (its type is ${GoQuote(str(nats, "type"))})")
     }
     val mappings = nats.get("mappings").collect { case o: Obj => o }
+    mappings.foreach(m => jwtMappingErrors(m).foreach { case (at, message) =>
+      problems += ConfigProblem(at, s"$field.mappings", "error",
+        s"$message: nats-server refuses the account (account validation failed)")
+    })
     val exports = nats.get("exports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
       case (e: Obj, i) =>
         val tokenReq = e.get("token_req").exists { case Bool(b, _) => b; case _ => false }
@@ -343,6 +347,36 @@ object Accounts {
     AccountSpec(name, key, mappings, exports, imports, c, field)
   }
 
+  /** nats-io/jwt's `Subject.Validate`. */
+  private def jwtSubjectErrors(v: String): Seq[String] =
+    if (v.isEmpty) Seq("subject cannot be empty")
+    else Seq(
+      if (v.contains(" ")) Some(s"subject ${GoQuote(v)} cannot have spaces") else None,
+      if (v.startsWith(".") || v.endsWith(".")) Some(s"subject ${GoQuote(v)} cannot start or end with a `.`") else None,
+      if (v.contains("..")) Some(s"subject ${GoQuote(v)} cannot contain consecutive `.`") else None).flatten
+
+  /**
+   * nats-io/jwt's `Mapping.Validate`, which nats-server runs on an account JWT before it loads it: weights
+   * (a missing or 0 weight counts 100) at most 100 each and per cluster, subjects well formed. A failure
+   * makes nats-server refuse the whole account; a destination it cannot build is only left out.
+   */
+  private def jwtMappingErrors(m: Obj): Seq[(ConfValue, String)] = m.entries.flatMap { case (rule, v) =>
+    val entries = v match {
+      case Arr(items, _) => items.collect { case o: Obj => o }
+      case _ => Vector.empty
+    }
+    def weight(o: Obj) = o.get("weight").collect { case Integer(n, _) => n }.filter(_ != 0).getOrElse(100L)
+    val subjects = (jwtSubjectErrors(rule) ++
+      entries.flatMap(o => jwtSubjectErrors(o.get("subject").collect { case Str(x, _, _) => x }.getOrElse("")))).map(v -> _)
+    val each = entries.filter(weight(_) > 100).map(o => o -> s"Mapping ${GoQuote(rule)} has a weight ${weight(o)} that exceeds 100")
+    val byCluster = entries.groupBy(_.get("cluster").collect { case Str(c, _, _) => c }.getOrElse(""))
+    val totals = byCluster.toSeq.sortBy(_._1).collect { case (cluster, os) if os.map(weight).sum > 100 =>
+      v -> (if (cluster.isEmpty) s"Mapping ${GoQuote(rule)} exceeds 100% among all of it's weighted to mappings"
+        else s"Mapping ${GoQuote(rule)} in cluster ${GoQuote(cluster)} exceeds 100% among all of it's weighted to mappings")
+    }
+    subjects ++ each ++ totals
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Checking, as parseAccounts does after reading every account
 
@@ -356,11 +390,19 @@ object Accounts {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem] ++= read.problems
     val severity = if (read.jwtMode) "warning" else "error"
     val dropped = if (read.jwtMode) " (nats-server loads the account without it)" else ""
-    for (a <- read.accounts; m <- a.mappings; p <- MappingTable.validate(m)) {
+    // In JWT mode an account that fails the claims' validation is not loaded at all: nothing more to say.
+    val refused = read.problems.filter(_.isError).map(_.field.stripSuffix(".mappings")).toSet
+    val leftOut = mutable.Map.empty[String, Set[String]] // JWT mode: rules nats-server does not add
+    for (a <- read.accounts if !refused(a.field); m <- a.mappings; p <- MappingTable.validate(m)) {
       val at = Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(m)
       problems += ConfigProblem(at, s"${a.field}.mappings", if (p.isError) severity else "warning", p.toString + (if (p.isError) dropped else ""))
+      if (p.isError && p.rule != null) leftOut(a.id) = leftOut.getOrElse(a.id, Set.empty[String]) + p.rule
     }
     if (!read.jwtMode && problems.exists(_.isError)) return read.copy(problems = problems.toVector)
+    val loaded = read.accounts.map { a =>
+      val out = leftOut.getOrElse(a.id, Set.empty[String])
+      if (out.isEmpty) a else a.copy(mappings = a.mappings.map(m => m.copy(entries = m.entries.filterNot(e => out(e._1)))))
+    }
 
     val byId = read.accounts.map(a => a.id -> a).toMap
     val state = read.accounts.map(a => a.id -> new AccountState(a)).toMap
@@ -402,7 +444,7 @@ object Accounts {
           }
       }
     }
-    read.copy(routes = routes.toVector, problems = problems.toVector)
+    read.copy(accounts = loaded, routes = routes.toVector, problems = problems.toVector)
   }
 
   /** What the checks have added to one account so far (nats-server checks each import against these). */
