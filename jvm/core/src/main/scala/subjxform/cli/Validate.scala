@@ -25,7 +25,7 @@ object Validate {
   case object Mappings extends Kind
   case object Stream extends Kind
 
-  val Usage = "usage: subjxform validate [--mappings | --stream] FILE   (FILE '-' reads stdin)"
+  val Usage = "usage: subjxform validate [--mappings | --stream] FILE...   (FILE '-' reads stdin)"
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",

@@ -408,6 +408,20 @@ object Accounts {
     val state = read.accounts.map(a => a.id -> new AccountState(a)).toMap
     def fail(at: ConfValue, field: String, message: String): Unit = problems += ConfigProblem(at, field, severity, message + dropped)
 
+    /**
+     * nats-server keeps one export per subject: a later one with `accounts` (or a token position) adds
+     * its approvals to it, one without them leaves an earlier approval list in place.
+     */
+    def addExport(to: AccountState, e: AccountExport): Unit = {
+      val i = to.exports.indexWhere(x => x.kind == e.kind && x.subject == e.subject)
+      if (i < 0) to.exports += e
+      else if (e.approved.isDefined || e.accountTokenPosition > 0) {
+        val old = to.exports(i)
+        val approved = Some(old.approved.getOrElse(Nil) ++ e.approved.getOrElse(Nil)).filter(_ => old.approved.isDefined || e.approved.isDefined)
+        to.exports(i) = old.copy(approved = approved, accountTokenPosition = e.accountTokenPosition)
+      }
+    }
+
     // Exports first: imports are checked against them.
     for (a <- read.accounts; e <- a.exports) {
       val kind = e.kind
@@ -417,8 +431,8 @@ object Accounts {
         val toks = Subjects.tokens(e.subject)
         if (toks.length < e.accountTokenPosition || toks((e.accountTokenPosition - 1).toInt) != "*") {
           fail(e.at, e.field, s"Error adding $kind export ${GoQuote(e.subject)}: sublist: invalid subject")
-        } else state(a.id).exports += e
-      } else state(a.id).exports += e
+        } else addExport(state(a.id), e)
+      } else addExport(state(a.id), e)
     }
 
     val routes = mutable.ArrayBuffer.empty[ImportRoute]
