@@ -145,3 +145,20 @@ def test_a_config_the_server_refuses_is_refused_with_its_words(session, tmp_path
     reason = theirs.stderr.strip().split(": ", 2)[-1]
     assert reason.startswith('Error adding stream import "foo.*.*": failed to create mapping transform')
     assert str(ours.value) == f"{path}:7: accounts.B.imports[0]: {reason}"
+
+
+def test_the_readme_example_is_what_the_server_does(session):
+    import re
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(from subjxform.accounts import replay\n.*?)```", readme, re.S).group(1)
+    config = re.search(r'config = """(.*?)"""', block, re.S).group(1)
+    rows = block[block.index("createDataFrame("):block.index('"subject string')]
+    messages = re.findall(r'\("([^"]+)", "(\w+)"\)', rows)
+    # the same accounts, with a user each so that the test can publish in them
+    served = re.sub(r"^  (\w+): \{$", lambda m: f"  {m.group(1)}: {{ users: [{{user: u_{m.group(1)}, password: p_{m.group(1)}}}]",
+                    config, flags=re.M)
+    assert served != config and len(messages) == 4
+    assert deliveries_on_the_server(served, messages) == deliveries_in_spark(session, config, messages)

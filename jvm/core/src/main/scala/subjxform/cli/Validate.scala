@@ -79,11 +79,21 @@ object Validate {
 
   /** A nats-server config file, rather than one mappings block's content. */
   private def isServerConfig(doc: Obj): Boolean =
-    doc.entries.exists { case (k, _) => ServerKeys(k.toLowerCase) || k.equalsIgnoreCase("resolver_preload") }
+    doc.entries.exists { case (k, _) => ServerKeys(k.toLowerCase) || k.equalsIgnoreCase("resolver_preload") } &&
+      !isWrappedBlock(doc)
+
+  /** `mappings { ... }` alone: one block pasted with its key, not a server config. */
+  private def isWrappedBlock(doc: Obj): Boolean = doc.entries match {
+    case Vector((k, _: Obj)) => isMappingsKey(k)
+    case _ => false
+  }
 
   /** One mappings block's content (not a server config): every problem of its rules. */
   private def mappings(file: ConfFile, name: String, out: PrintStream): Int = {
-    val block = file.root
+    val block = file.root.entries match {
+      case Vector((k, inner: Obj)) if isMappingsKey(k) => inner
+      case _ => file.root
+    }
     val problems = MappingTable.validate(block).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
     report(file, name, problems, plural(block.entries.size, "mapping"), out)
   }
@@ -105,7 +115,7 @@ object Validate {
           out.println(s"$name: error: ${e.getMessage}")
           return 1
       }
-    val blocks = top.map(_._1) ++ accounts.accounts.filter(_.mappings.isDefined).map(_.field + ".mappings")
+    val blocks = top.map(_._1) ++ accounts.accounts.filter(_.mappings.isDefined).map(Accounts.mappingsField)
     val rules = top.map(_._2.entries.size).sum + accounts.accounts.flatMap(_.mappings).map(_.entries.size).sum
     val imports = accounts.accounts.map(_.imports.size).sum
     val exports = accounts.accounts.map(_.exports.size).sum

@@ -395,7 +395,7 @@ object Accounts {
     val leftOut = mutable.Map.empty[String, Set[String]] // JWT mode: rules nats-server does not add
     for (a <- read.accounts if !refused(a.field); m <- a.mappings; p <- MappingTable.validate(m)) {
       val at = Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(m)
-      problems += ConfigProblem(at, s"${a.field}.mappings", if (p.isError) severity else "warning", p.toString + (if (p.isError) dropped else ""))
+      problems += ConfigProblem(at, mappingsField(a), if (p.isError) severity else "warning", p.toString + (if (p.isError) dropped else ""))
       if (p.isError && p.rule != null) leftOut(a.id) = leftOut.getOrElse(a.id, Set.empty[String]) + p.rule
     }
     if (!read.jwtMode && problems.exists(_.isError)) return read.copy(problems = problems.toVector)
@@ -460,6 +460,17 @@ object Accounts {
     }
     read.copy(accounts = loaded, routes = routes.toVector, problems = problems.toVector)
   }
+
+  /** Where an account's mappings are: `accounts.A.mappings` (or `.maps`, as written). */
+  def mappingsField(a: AccountSpec): String = {
+    val key = a.at match {
+      case o: Obj if !fromJwt(a) => o.entries.collectFirst { case (k, _: Obj) if lower(k) == "mappings" || lower(k) == "maps" => k }
+      case _ => None
+    }
+    s"${a.field}.${key.getOrElse("mappings")}"
+  }
+
+  private def fromJwt(a: AccountSpec): Boolean = a.field.startsWith("jwt") || a.field.startsWith("claims")
 
   /** What the checks have added to one account so far (nats-server checks each import against these). */
   private final class AccountState(val spec: AccountSpec) {
@@ -595,9 +606,9 @@ object Accounts {
    * The accounts of any text the tools accept: account JWTs (or their claims, a list of them), or a
    * nats-server config (its `accounts`, or in operator mode the JWTs of its `resolver_preload`).
    */
-  def plan(text: String, env: String => Option[String] = _ => None, name: String = "config"): AccountsPlan =
+  def plan(text: String): AccountsPlan =
     if (looksLikeJwts(text)) check(fromJwts(text))
-    else fromDocument(ConfSyntax.parseText(text, name, env).root)
+    else fromDocument(ConfSyntax.parseDocument(text)) // no file: no include, no environment
 
   /** A server config document already read. */
   def fromDocument(doc: Obj): AccountsPlan = {
@@ -610,8 +621,6 @@ object Accounts {
     }
   }
 
-  /** [[plan]] as JSON (the `accounts_plan` SQL function). */
-  def planJson(text: String): String = plan(text).toJson
 }
 
 /** A server config (or account JWTs) nats-server would refuse: every error, the first one in the message. */
@@ -629,10 +638,11 @@ object AccountsPlanner {
    * @throws ConfSyntaxException when the text cannot be read
    */
   def planJson(config: String, file: String): String = {
-    val env: String => Option[String] = if (file == null) _ => None else sys.env.get
+    val env: String => Option[String] = sys.env.get
     val name = if (file == null) "config" else file
     val (plan, fileOf) =
       if (Accounts.looksLikeJwts(config)) (Accounts.check(Accounts.fromJwts(config)), (_: ConfValue) => name)
+      else if (file == null) (Accounts.fromDocument(ConfSyntax.parseDocument(config)), (_: ConfValue) => name)
       else {
         val parsed = ConfSyntax.parseText(config, name, env)
         (Accounts.fromDocument(parsed.root), parsed.fileOf _)
