@@ -33,7 +33,7 @@ import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsExce
       > SELECT _FUNC_('accounts { A: { exports: [{stream: "a.>"}] }, B: { imports: [{stream: {account: A, subject: "a.>"}, prefix: p}] } }');
        {"accounts":[{"name":"A","id":"A","mappings":null},{"name":"B","id":"B","mappings":null}],"routes":[{"kind":"stream","importer":"B","exporter":"A","filter":"a.>","src":"a.>","dest":"p.a.>","literal":null,"field":"accounts.B.imports[0]"}],"problems":[],"jwt":false}
   """,
-  since = "0.2.0",
+  since = "0.1.0",
   group = "string_funcs")
 case class AccountsPlanExpression(config: Expression, file: Expression)
   extends BinaryExpression with ImplicitCastInputTypes {
