@@ -174,7 +174,8 @@ class RawClient:
 
     CHUNK = 400  # publishes between PING barriers: keeps both sides' buffers small
 
-    def __init__(self, host: str, port: int, user: str, password: str, timeout: float):
+    def __init__(self, host: str, port: int, user: str, password: str, timeout: float, jwt_auth=None):
+        """`jwt_auth`: (user JWT, a function signing bytes with the user's nkey) instead of user/password."""
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.buf = b""
         self.deadline = time.monotonic() + timeout
@@ -183,6 +184,13 @@ class RawClient:
             raise ProtocolError(f"expected INFO, got {info[:200]!r}")
         connect = {"verbose": False, "pedantic": False, "user": user, "pass": password, "echo": True,
                    "protocol": 1, "lang": "python-raw", "version": "0"}
+        if jwt_auth is not None:
+            import base64
+
+            user_jwt, sign = jwt_auth
+            nonce = json.loads(info[5:])["nonce"].encode()
+            connect = {**connect, "user": None, "pass": None, "jwt": user_jwt,
+                       "sig": base64.urlsafe_b64encode(sign(nonce)).rstrip(b"=").decode()}
         self.sock.sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\nSUB > 1\r\nPING\r\n")
         self._until_pong({})
 
@@ -230,6 +238,16 @@ class RawClient:
                 pass
             else:
                 raise ProtocolError(f"unexpected line {line[:200]!r}")
+
+    def publish(self, subject: str, payload: int) -> None:
+        data = str(payload).encode()
+        self.sock.sendall(b"PUB %s %d\r\n%s\r\n" % (subject.encode("utf-8"), len(data), data))
+
+    def flush(self, received: dict[int, list[str]]) -> None:
+        """PING and read until PONG: every message the server queued for this connection before it is in
+        `received` (payload -> subjects)."""
+        self.sock.sendall(b"PING\r\n")
+        self._until_pong(received)
 
     def round_trip(self, subjects: list[str]) -> list[list[str]]:
         received: dict[int, list[str]] = {}

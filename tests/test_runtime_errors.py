@@ -55,7 +55,7 @@ CASES = [
         "stream_config_plan",
         lambda: F.call_function("stream_config_plan", F.col("bad_config")),
         "`config`",
-        ["republish: must be one object", "not a list"],
+        ["republish: invalid JSON: json: cannot unmarshal array", "(nats-server error 10025)"],
     ),
 ]
 

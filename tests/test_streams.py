@@ -162,7 +162,9 @@ def test_configs_nats_server_rejects_are_rejected_naming_the_field(session, cfg,
 def test_the_docs_page_republish_list_is_rejected_with_a_clear_error(session):
     cfg = json.loads(config("docs_orders.json"))
     cfg["republish"] = [cfg["republish"]]  # as the docs page prints it
-    with pytest.raises(StreamConfigError, match=r"republish: must be one object .* not a list"):
+    with pytest.raises(StreamConfigError, match=r"republish: invalid JSON: json: cannot unmarshal array into Go struct "
+                       r"field StreamConfigRequest.republish of type server.RePublish .*must be one object.*"
+                       r"\(nats-server error 10025\)"):
         stream_plan(session, cfg)
 
 

@@ -208,3 +208,68 @@ def test_the_ingress_transform_and_sourced_messages_on_the_server_and_in_spark(s
     server = stored_subjects(nats, "ING", 3)
     assert server == ours(session, cfg, [("in.1", "IN"), ("in.a.b", "IN"), ("own.2", None)])[0]
     assert server == {"ing.in.1": 1, "in.a.b": 1, "ing.own.2": 1}  # sourced ones renamed too; no match: kept
+
+
+# --- A stream that sources or mirrors itself: nats-server's "detected cycle" (10052) --------------------
+
+@pytest.mark.parametrize(
+    "cfg, rejected",
+    [
+        ({"name": "C1", "subjects": ["c1.>"], "sources": [{"name": "C1"}]}, True),  # no filter: everything
+        ({"name": "C2", "subjects": ["c2.>"], "sources": [{"name": "C2", "filter_subject": "c2.a"}]}, True),
+        ({"name": "C3", "subjects": ["c3.>"], "sources": [{"name": "C3", "filter_subject": "other.>"}]}, False),
+        # subject_transforms leave filter_subject empty: a cycle whatever their sources
+        ({"name": "C4", "subjects": ["c4.>"], "sources": [{"name": "C4", "subject_transforms": [
+            {"src": "other.>", "dest": "x.>"}]}]}, True),
+        ({"name": "C5", "sources": [{"name": "C5"}]}, True),
+        # without subjects there is nothing a filter can collide with (the default subject comes later)
+        ({"name": "C6", "sources": [{"name": "C6", "filter_subject": "C6"}]}, False),
+        ({"name": "C7", "mirror": {"name": "C7"}}, True),
+        ({"name": "C8", "mirror": {"name": "C8", "filter_subject": "q.>"}}, True),
+        ({"name": "C9", "subjects": ["c9.a"], "sources": [{"name": "X9"}, {"name": "C9", "filter_subject": "c9.*"}]}, True),
+    ],
+    ids=lambda v: v["name"] if isinstance(v, dict) else str(v),
+)
+def test_a_stream_that_sources_or_mirrors_itself_is_a_cycle_as_on_the_server(session, nats, cfg, rejected):
+    error = create(nats, cfg).get("error")
+    assert (error is not None) == rejected, error
+    if rejected:
+        assert (error["err_code"], error["description"]) == (10052, "detected cycle")
+        with pytest.raises(StreamConfigError) as ours_:
+            stream_plan(session, cfg)
+        assert str(ours_.value).endswith(": detected cycle (nats-server error 10052)")
+    else:
+        stream_plan(session, cfg)  # accepted by both
+        nats.request(f"$JS.API.STREAM.DELETE.{cfg['name']}")
+
+
+def test_republish_written_as_a_list_is_the_servers_invalid_json_error_10025(session, nats):
+    cfg = {"name": "RL", "subjects": ["rl.>"], "republish": [{"src": "rl.>", "dest": "rr.>"}]}
+    error = create(nats, cfg)["error"]
+    assert error["err_code"] == 10025
+    with pytest.raises(StreamConfigError) as ours_:
+        stream_plan(session, cfg)
+    assert f"republish: {error['description']}" in str(ours_.value)
+    assert str(ours_.value).endswith("(nats-server error 10025)")
+
+
+def test_a_transform_result_with_an_empty_token_is_stored_under_that_subject(session, nats):
+    """Core NATS drops a message whose mapped subject has an empty token; a stream stores it as it is
+    (the ingress transform and a source's transform alike), and does not republish it."""
+    ingress = {"name": "EI", "subjects": ["u.*"], "subject_transform": {"src": "u.*", "dest": "v.{{split(1,-)}}"},
+               "republish": {"src": ">", "dest": "ei.rep.>"}}
+    assert "error" not in create(nats, ingress)
+    assert "error" not in create(nats, {"name": "EO", "subjects": ["w.*"]})
+    sourced = {"name": "ES", "sources": [{"name": "EO", "subject_transforms": [{"src": "w.*", "dest": "sp.{{split(1,-)}}.f"}]}]}
+    assert "error" not in create(nats, sourced)
+    for s in ["u.--", "u.a-b", "w.--", "w.x"]:
+        publish(nats, s)
+    server_ingress = stored_subjects(nats, "EI", 2)
+    server_sourced = stored_subjects(nats, "ES", 2)
+    time.sleep(0.3)
+    server_republished = sorted(nats.received("ei.rep."))
+    assert server_ingress == {"v.": 1, "v.a.b": 1}
+    assert server_sourced == {"sp..f": 1, "sp.x.f": 1}
+    assert ours(session, ingress, [("u.--", None), ("u.a-b", None)]) == (server_ingress, server_republished)
+    assert ours(session, sourced, [("w.--", "EO"), ("w.x", "EO")])[0] == server_sourced
+    assert server_republished == ["ei.rep.v.a.b"]

@@ -121,7 +121,10 @@ def stream_messages(
     stored: Column = F.col(STORED_SUBJECT)
     ingress = plan["subject_transform"]
     if ingress:
-        taken = taken.withColumn(STORED_SUBJECT, F.coalesce(subject_transform(stored, ingress["src"], ingress["dest"]), stored))
+        # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
+        # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
+        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])])
+        taken = taken.withColumn(STORED_SUBJECT, F.coalesce(renamed, stored))
     republish = plan["republish"]
     republished = (
         subject_transform(stored, republish["src"], republish["dest"]) if republish else F.lit(None).cast("string")

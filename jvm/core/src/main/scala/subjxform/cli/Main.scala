@@ -23,7 +23,7 @@ object Main {
       case "validate" :: rest => validate(rest, System.in, out)
       case _ =>
         out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
-        out.println("       subjxform validate [--mappings | --stream] FILE")
+        out.println("       subjxform validate [--mappings | --stream] FILE...")
         2
     }
     out.flush()
@@ -83,6 +83,17 @@ object Main {
       case "--stream" => Validate.Stream
     }
     args.filterNot(a => a == "--mappings" || a == "--stream") match {
+      case files @ (_ :: _ :: _) if forced.size <= 1 && files.forall(f => f != "-" && !f.startsWith("-")) =>
+        // Several files: each one's report, its summary line led by its name; the worst exit code.
+        files.map { file =>
+          val bytes = new java.io.ByteArrayOutputStream
+          val code = validate(forced.map(k => if (k == Validate.Stream) "--stream" else "--mappings") ++ List(file), stdin,
+            new PrintStream(bytes, true, "UTF-8"))
+          new String(bytes.toByteArray, UTF_8).linesIterator.foreach { line =>
+            out.println(if (line.startsWith("OK: ")) s"$file: $line" else line)
+          }
+          code
+        }.max
       case file :: Nil if forced.size <= 1 && (file == "-" || !file.startsWith("-")) =>
         val name = if (file == "-") "<stdin>" else file
         val text =

@@ -2,8 +2,8 @@ package subjxform.cli
 
 import java.io.PrintStream
 
-import subjxform.core.{ConfSyntax, ConfSyntaxException, ConfValue, GoQuote, InvalidStreamConfigException,
-  MappingProblem, MappingTable, StreamConfig, StreamConfigJson}
+import subjxform.core.{Accounts, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem, GoQuote,
+  InvalidStreamConfigException, MappingProblem, MappingTable, StreamConfig, StreamConfigJson}
 import subjxform.core.ConfValue._
 
 /**
@@ -25,7 +25,7 @@ object Validate {
   case object Mappings extends Kind
   case object Stream extends Kind
 
-  val Usage = "usage: subjxform validate [--mappings | --stream] FILE   (FILE '-' reads stdin)"
+  val Usage = "usage: subjxform validate [--mappings | --stream] FILE...   (FILE '-' reads stdin)"
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",
@@ -37,18 +37,25 @@ object Validate {
     "jetstream", "cluster", "gateway", "leafnodes", "websocket", "mqtt", "http", "http_port", "monitor_port",
     "authorization", "system_account", "operator", "resolver", "debug", "trace", "logfile", "pid_file")
 
-  /** Checks `text` (read from `name`, used in the messages); returns the exit code. */
-  def run(text: String, name: String, forced: Option[Kind], out: PrintStream): Int = {
-    val doc =
-      try ConfSyntax.parseDocument(text)
+  /**
+   * Checks `text` (read from `name`, used in the messages and as the folder `include` paths are relative
+   * to; `$NAME` references the config does not define come from `env`); returns the exit code.
+   */
+  def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
+      env: String => Option[String] = sys.env.get): Int = {
+    if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, name, out)
+    val file =
+      try ConfSyntax.parseText(text, name, env)
       catch {
         case e: ConfSyntaxException =>
           out.println(s"$name: error: ${e.getMessage}")
           return 1
       }
+    val doc = file.root
     forced.getOrElse(kindOf(doc)) match {
       case Stream => stream(doc, name, out)
-      case Mappings => mappings(doc, name, out)
+      case Mappings if isServerConfig(doc) => serverConfig(file, name, out)
+      case Mappings => mappings(file, name, out)
     }
   }
 
@@ -70,51 +77,89 @@ object Validate {
 
   private def isMappingsKey(k: String): Boolean = k.equalsIgnoreCase("mappings") || k.equalsIgnoreCase("maps")
 
-  /**
-   * The mappings blocks of the document with their place in it (`mappings`, `accounts.A.mappings`), or
-   * the document itself (labelled "") when it is one block's content.
-   */
-  private def blocks(doc: Obj): Seq[(String, Obj)] = {
-    val isServerConfig = doc.entries.exists { case (k, _) => ServerKeys(k.toLowerCase) }
-    if (!isServerConfig) return Seq("" -> doc)
-    val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
-    val inAccounts = for {
-      (accountsKey, accounts: Obj) <- doc.entries if accountsKey.equalsIgnoreCase("accounts")
-      (account, settings: Obj) <- accounts.entries
-      (k, block: Obj) <- settings.entries if isMappingsKey(k)
-    } yield s"$accountsKey.$account.$k" -> block
-    top ++ inAccounts
+  /** A nats-server config file, rather than one mappings block's content. */
+  private def isServerConfig(doc: Obj): Boolean =
+    doc.entries.exists { case (k, _) => ServerKeys(k.toLowerCase) || k.equalsIgnoreCase("resolver_preload") } &&
+      !isWrappedBlock(doc)
+
+  /** `mappings { ... }` alone: one block pasted with its key, not a server config. */
+  private def isWrappedBlock(doc: Obj): Boolean = doc.entries match {
+    case Vector((k, _: Obj)) => isMappingsKey(k)
+    case _ => false
   }
 
-  private def mappings(doc: Obj, name: String, out: PrintStream): Int = {
-    val found = blocks(doc)
-    if (found.isEmpty) {
-      out.println(s"$name: error: no mappings block (a top-level `mappings { }` or an account's `mappings`)")
-      return 1
+  /** One mappings block's content (not a server config): every problem of its rules. */
+  private def mappings(file: ConfFile, name: String, out: PrintStream): Int = {
+    val block = file.root.entries match {
+      case Vector((k, inner: Obj)) if isMappingsKey(k) => inner
+      case _ => file.root
     }
-    // Where a problem is needs saying only when the file has more than its top-level block.
-    val labelled = found.size > 1 || found.exists { case (label, _) => label.startsWith("accounts") }
-    var errors = 0
-    var warnings = 0
-    for ((label, block) <- found) {
-      val problems = MappingTable.validate(block).map(p => (lineOf(block, p), p)).sortBy(_._1.getOrElse(0))
-      for ((at, problem) <- problems) {
-        if (problem.isError) errors += 1 else warnings += 1
-        val where = at.map(l => s"$name:$l").getOrElse(name)
-        out.println(s"$where: ${problem.severity}: ${if (labelled) label + ": " else ""}$problem")
+    val problems = MappingTable.validate(block).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
+    report(file, name, problems, plural(block.entries.size, "mapping"), out)
+  }
+
+  /**
+   * A whole server config, as `nats-server -t` checks what decides where a message goes: the top-level
+   * mappings, each account's mappings, exports and imports (or, in operator mode, the account JWTs of
+   * `resolver_preload`), `include`s and variables resolved as nats-server resolves them.
+   */
+  private def serverConfig(file: ConfFile, name: String, out: PrintStream): Int = {
+    val doc = file.root
+    val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
+    val topProblems = for ((label, block) <- top; p <- MappingTable.validate(block))
+      yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
+    val accounts =
+      try Accounts.fromDocument(doc)
+      catch {
+        case e: ConfSyntaxException =>
+          out.println(s"$name: error: ${e.getMessage}")
+          return 1
       }
-    }
-    val rules = found.map(_._2.entries.size).sum
-    val counted = plural(rules, "mapping") + (if (labelled) s" in ${found.map(_._1).mkString(", ")}" else "")
+    val blocks = top.map(_._1) ++ accounts.accounts.filter(_.mappings.isDefined).map(Accounts.mappingsField)
+    val rules = top.map(_._2.entries.size).sum + accounts.accounts.flatMap(_.mappings).map(_.entries.size).sum
+    val imports = accounts.accounts.map(_.imports.size).sum
+    val exports = accounts.accounts.map(_.exports.size).sum
+    val counted = plural(rules, "mapping") + (if (blocks.nonEmpty) s" in ${blocks.mkString(", ")}" else "") +
+      (if (imports + exports > 0) s"; ${plural(accounts.accounts.size, "account")}, ${plural(exports, "export")}, " +
+        s"${plural(imports, "import")}" else "") +
+      (if (accounts.jwtMode) " (account JWTs)" else "")
+    report(file, name, topProblems ++ accounts.problems, counted, out)
+  }
+
+  /** Account JWTs (or their claims): what nats-server loads from them. */
+  private def accountJwts(text: String, name: String, out: PrintStream): Int = {
+    val plan =
+      try Accounts.plan(text)
+      catch {
+        case e: ConfSyntaxException =>
+          out.println(s"$name: error: ${e.getMessage}")
+          return 1
+      }
+    for (p <- plan.problems) out.println(s"$name: ${p.severity}: ${p.field}: ${p.message}")
+    val errors = plan.problems.count(_.isError)
+    val warnings = plan.problems.size - errors
+    val warned = if (warnings > 0) s", ${plural(warnings, "warning")}" else ""
+    val counted = s"${plural(plan.accounts.size, "account JWT")}: ${plural(plan.routes.size, "import")} in effect"
+    if (errors > 0) out.println(s"$name: ${plural(errors, "error")}$warned ($counted): nats-server would not load it")
+    else out.println(s"OK: $counted$warned")
+    if (errors > 0) 1 else 0
+  }
+
+  /** Prints the problems, `FILE:LINE: severity: field: message`, in file and line order, then a summary. */
+  private def report(file: ConfFile, name: String, problems: Seq[ConfigProblem], counted: String, out: PrintStream): Int = {
+    val sorted = problems.map(p => (file.fileOf(p.at), p.at.line, p)).sortBy { case (f, l, _) => (f != name, f, l) }
+    for ((f, l, p) <- sorted) out.println(s"$f:$l: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
+    val errors = problems.count(_.isError)
+    val warnings = problems.size - errors
     val warned = if (warnings > 0) s", ${plural(warnings, "warning")}" else ""
     if (errors > 0) out.println(s"$name: ${plural(errors, "error")}$warned ($counted): nats-server would not accept it")
     else out.println(s"OK: $counted$warned")
     if (errors > 0) 1 else 0
   }
 
-  /** The line of the rule's value (a rule written twice: its last value, the one nats-server keeps). */
-  private def lineOf(block: Obj, p: MappingProblem): Option[Int] =
-    Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v.line })
+  /** The rule's value (a rule written twice: its last value, the one nats-server keeps), else the block. */
+  private def valueOf(block: Obj, p: MappingProblem): ConfValue =
+    Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(block)
 
   private def stream(doc: Obj, name: String, out: PrintStream): Int =
     try {

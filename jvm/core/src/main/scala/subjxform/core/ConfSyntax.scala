@@ -62,12 +62,36 @@ object ConfSyntax {
    * A whole document as it is written, nothing unwrapped: JSON (a stream config, a mappings table) or
    * a nats-server configuration file (its top-level keys, `accounts`, ...). `include` is not followed.
    */
-  def parseDocument(text: String): Obj =
+  def parseDocument(text: String): Obj = parseDocument(text, null)
+
+  private[core] def parseDocument(text: String, file: ConfFile): Obj =
     Json.parse(text) match {
       case Some(o: Obj) => o
       case Some(other) => throw new ConfSyntaxException(s"expected a JSON object, not ${ConfValue.goText(other)}")
-      case None => new Reader(text).document()
+      case None => new Reader(text, file).document()
     }
+
+  /**
+   * A configuration file as nats-server reads it (`conf.ParseFile`): JSON, or its configuration syntax
+   * where `include PATH` reads PATH relative to the including file (as its own document: it sees none
+   * of the including file's variables) and `$NAME` is a variable of the config in scope, else the
+   * environment variable NAME (`env`), read as a config value. [[ConfFile.fileOf]] tells which file a
+   * value was written in, for messages that give a file and a line.
+   *
+   * @param name the file's name in messages (as given: nats-server's messages use the path as given)
+   */
+  def parseFile(name: String, env: String => Option[String]): ConfFile = {
+    val file = new ConfFile(name, env)
+    file.root = file.read(name)
+    file
+  }
+
+  /** [[parseFile]] for a text already read (stdin, a SQL argument): `include` is relative to `name`'s folder. */
+  def parseText(text: String, name: String, env: String => Option[String]): ConfFile = {
+    val file = new ConfFile(name, env)
+    file.root = file.parse(text, name)
+    file
+  }
 
   /** `mappings { ... }` / `mappings = {...}` pasted whole is the block itself. */
   private def unwrapMappingsKey(o: Obj): Obj = o.entries match {
@@ -86,7 +110,36 @@ object ConfSyntax {
   private def isKeySeparator(c: Int): Boolean = c == '=' || c == ':'
   private def isSizeSuffix(c: Int): Boolean = "kKmMgGtTpPeE".indexOf(c) >= 0 && c != EOF
 
-  private final class Reader(text: String) {
+  /** A `$NAME` that nats-server looks up in the environment once the config's own scopes lack it. */
+  private def fromEnvironment(file: ConfFile, name: String, at: Int): Option[ConfValue] =
+    if (file == null) None
+    else file.env(name).map { raw =>
+      if (!file.envInProgress.add(name)) throw new ConfSyntaxException(s"variable reference cycle for '$name'")
+      // Read as nats-server reads it: the text as the value of a key.
+      try new Reader("pk=" + raw, file).document().get("pk").map(relined(_, at)).orNull
+      finally file.envInProgress.remove(name)
+    }
+
+  /** A value read from the environment, placed on the line of the reference to it. */
+  private def relined(v: ConfValue, at: Int): ConfValue = v match {
+    case x: Str => x.copy(line = at)
+    case x: Integer => x.copy(line = at)
+    case x: Decimal => x.copy(line = at)
+    case x: Bool => x.copy(line = at)
+    case x: DateTime => x.copy(line = at)
+    case other => other
+  }
+
+  /** `include PATH` (PATH quoted or bare, up to the end of the line): the included file's top-level entries. */
+  private def readInclude(file: ConfFile, reader: Reader): Obj = {
+    val path = reader.includePath()
+    file.include(path, reader.currentLine)
+  }
+
+  /** The key nats-server's lexer turns into an include directive; compared by reference. */
+  private val IncludeKey = new String("include")
+
+  private final class Reader(text: String, file: ConfFile = null) {
     private var pos = 0
     private var line = 1
     /** Maps being built, innermost last: where `$name` references are looked up. */
@@ -109,6 +162,22 @@ object ConfSyntax {
     private def show(c: Int): String = if (c == EOF) "\\x00" else if (c == '\n') "\\n" else new String(Character.toChars(c))
 
     private def skipComment(): Unit = while (peek != EOF && !isNewLine(peek)) next()
+
+    def currentLine: Int = line
+
+    /** The path after `include`: quoted, or bare up to white space or the end of the line. */
+    def includePath(): String = {
+      while (isBlank(peek)) next()
+      val sb = new java.lang.StringBuilder
+      val q = peek
+      if (q == '"' || q == '\'') {
+        next()
+        while (peek != q) { if (peek == EOF || isNewLine(peek)) fail("Unexpected EOF in the include path."); sb.appendCodePoint(next()) }
+        next()
+      } else while (peek != EOF && !isSpace(peek) && peek != ';' && peek != ',' && peek != '}') sb.appendCodePoint(next())
+      if (sb.length == 0) fail("include without a file name")
+      sb.toString
+    }
 
     /** The block body at the top: entries until the end of the text, or a `{ ... }` around them. */
     def document(): Obj = {
@@ -155,6 +224,10 @@ object ConfSyntax {
         else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
         else {
           val key = readKey()
+          if (key eq IncludeKey) {
+            for ((k, v) <- readInclude(file, this).entries) { if (entries.contains(k)) repeated += k; entries(k) = v }
+            done = valueEnd(closing)
+          } else {
           val keyLine = line
           while (isSpace(peek)) next()
           if (isKeySeparator(peek)) next()
@@ -166,6 +239,7 @@ object ConfSyntax {
           if (entries.contains(key)) repeated += key
           entries(key) = value
           done = valueEnd(closing)
+          }
         }
       }
       scopes.remove(scopes.length - 1)
@@ -206,7 +280,10 @@ object ConfSyntax {
           val d = peek
           if (d == EOF) fail("Unexpected EOF processing map key.")
           if (isSpace(d)) {
-            if (sb.toString.equalsIgnoreCase("include")) fail("include is not supported: paste the included file's mappings instead")
+            if (sb.toString.equalsIgnoreCase("include")) {
+              if (file == null) fail("include needs the configuration file (subjxform validate FILE): it is read relative to it")
+              return IncludeKey
+            }
             reading = false
           } else if (isKeySeparator(d)) reading = false
           else sb.appendCodePoint(next())
@@ -312,7 +389,9 @@ object ConfSyntax {
 
     private def variable(name: String, at: Int): ConfValue = {
       if (name.startsWith("2a$")) return Str("$" + name, quoted = false, at) // a bcrypt hash, not a reference
-      scopes.reverseIterator.flatMap(_.get(name)).toStream.headOption.getOrElse {
+      val inScope = scopes.reverseIterator.flatMap(_.get(name))
+      if (inScope.hasNext) inScope.next()
+      else fromEnvironment(file, name, at).getOrElse {
         fail(s"variable reference for '$name' on line $at can not be found " +
           "(a destination that starts with $ must be quoted)")
       }
@@ -546,6 +625,64 @@ object ConfSyntax {
         }
         throw new IllegalStateException
       }
+    }
+  }
+}
+
+/**
+ * One configuration file being read and the files it includes (see [[ConfSyntax.parseFile]]). `root` is
+ * the document; [[fileOf]] names the file a value was written in.
+ */
+final class ConfFile private[core] (val name: String, private[core] val env: String => Option[String]) {
+  import ConfValue._
+
+  var root: Obj = _
+  private val origins = new java.util.IdentityHashMap[ConfValue, String]
+  private[core] val envInProgress = scala.collection.mutable.HashSet.empty[String]
+  private var depth = 0
+
+  /** The file `v` was written in (this file's name unless an include brought it). */
+  def fileOf(v: ConfValue): String = Option(origins.get(v)).getOrElse(name)
+
+  private[core] def read(path: String): Obj = {
+    val text =
+      try new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(path)), java.nio.charset.StandardCharsets.UTF_8)
+      catch {
+        case _: java.nio.file.NoSuchFileException => throw new ConfSyntaxException(s"open $path: no such file or directory")
+        case e: java.io.IOException => throw new ConfSyntaxException(s"open $path: ${Option(e.getMessage).getOrElse(e.toString)}")
+      }
+    parse(text, path)
+  }
+
+  private[core] def parse(text: String, path: String): Obj = {
+    val saved = currentDir
+    currentDir = Option(java.nio.file.Paths.get(path).getParent).map(_.toString).getOrElse("")
+    try ConfSyntax.parseDocument(text, this)
+    finally currentDir = saved
+  }
+
+  private var currentDir = ""
+
+  /** nats-server's `include`: the path joined to the including file's folder, read as its own document. */
+  private[core] def include(path: String, at: Int): Obj = {
+    val joined = if (currentDir.isEmpty || java.nio.file.Paths.get(path).isAbsolute) path else java.nio.file.Paths.get(currentDir, path).toString
+    depth += 1
+    if (depth > 32) throw new ConfSyntaxException(s"error parsing include file '$path', too many nested includes")
+    val doc =
+      try read(joined)
+      catch { case e: ConfSyntaxException => throw new ConfSyntaxException(s"error parsing include file '$path', ${e.getMessage}") }
+      finally depth -= 1
+    mark(doc, joined)
+    doc
+  }
+
+  /** Every value of an included document not yet marked (a nested include marked its own) is `file`'s. */
+  private def mark(v: ConfValue, file: String): Unit = if (!origins.containsKey(v)) {
+    origins.put(v, file)
+    v match {
+      case o: Obj => o.entries.foreach { case (_, x) => mark(x, file) }
+      case a: Arr => a.items.foreach(mark(_, file))
+      case _ =>
     }
   }
 }

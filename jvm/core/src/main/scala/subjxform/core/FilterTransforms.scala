@@ -8,7 +8,8 @@ import java.nio.charset.StandardCharsets.UTF_8
  * interest matching, as the source's consumer filters it); it is then renamed by the first
  * transform with a non-empty destination whose source matches, exactly like nats-server's
  * `processInboundSourceMsg`, and kept unchanged when there is none. An empty list takes everything.
- * Immutable and thread-safe.
+ * A renamed subject with an empty token is kept, as the stream stores it (`sp..f`). Immutable and
+ * thread-safe.
  */
 final class FilterTransforms private (
     val pairs: IndexedSeq[(String, String)],
@@ -21,7 +22,7 @@ final class FilterTransforms private (
 
   /**
    * The stored subject's UTF-8 bytes for the subject in `in[off, off+len)`, or null when the message is
-   * not taken (not a literal subject, or no filter matches) or the renamed subject has an empty token.
+   * not taken (not a literal subject, or no filter matches). A renamed subject may have an empty token.
    */
   def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
@@ -92,7 +93,7 @@ object FilterTransforms {
       }
       if (dest.nonEmpty) {
         transforms(i) =
-          try SubjectTransform.compile(src, dest)
+          try SubjectTransform.compile(src, dest).keepingEmptyTokens
           catch {
             case e: InvalidTransformException =>
               throw new InvalidStreamConfigException(entry(i), s"$kind transform: ${e.reason}", destErr)

@@ -186,6 +186,7 @@ object MappingTable {
       s"rule ${GoQuote(k)} is written more than once: the last one replaces the others (as in nats-server)"))
 
     def parseEntry(rule: String, v: ConfValue): Option[Entry] = v match {
+      case o: Obj if isJwtEntry(o) => jwtEntry(rule, o)
       case o: Obj =>
         val dest = o.entries.collectFirst {
           case (k, Str(s, _, _)) if k.equalsIgnoreCase("dest") || k.equalsIgnoreCase("destination") => s
@@ -234,6 +235,28 @@ object MappingTable {
         None
     }
 
+    /**
+     * An account JWT's entry (nats-io/jwt `WeightedMapping`: `subject`, `weight`, `cluster`). Its weight is
+     * an integer 0..255 and `GetWeight` reads a missing or 0 weight as 100, which is what nats-server uses.
+     */
+    def jwtEntry(rule: String, o: Obj): Option[Entry] = {
+      val subject = o.get("subject").collect { case Str(s, _, _) => s }
+      val weight = o.get("weight") match {
+        case None | Some(Null(_)) => Some(0L)
+        case Some(Integer(n, _)) if n >= 0 && n <= 255 => Some(n)
+        case Some(other) =>
+          error(rule, subject.orNull, s"JWT mapping weight must be an integer 0..255 (uint8), got ${ConfValue.goText(other)}")
+          None
+      }
+      val cluster = o.get("cluster").collect { case Str(s, _, _) => s }.getOrElse("")
+      if (subject.isEmpty) { error(rule, null, "JWT mapping entry without a string \"subject\""); return None }
+      weight.flatMap { w =>
+        val effective = if (w == 0) 100 else w.toInt
+        if (effective > 100) { error(rule, subject.get, s"Mapping ${GoQuote(rule)} has a weight $effective that exceeds 100"); None }
+        else Some(Entry(subject.get, effective, cluster))
+      }
+    }
+
     /** nats-server's `AddWeightedMappings`: the first failing check ends the rule. */
     def addWeighted(rule: String, entries: Seq[Entry], prefix: String): Option[Checked] = {
       val seen = mutable.Set.empty[String]
@@ -268,6 +291,10 @@ object MappingTable {
     overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject)).foreach(problems += _)
     (checked, problems.toSeq)
   }
+
+  /** A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`. */
+  private def isJwtEntry(o: Obj): Boolean =
+    o.get("subject").isDefined && !o.entries.exists { case (k, _) => k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") }
 
   private def isWildcardToken(t: String): Boolean = t.startsWith("*") // `*`, or a token nats-server's matching treats as one
   private def isPureLiteral(source: String): Boolean =

@@ -117,6 +117,8 @@ object StreamConfig {
       origin(src, field)
     }
 
+    checkSelfCycle(cfg)
+
     val subjects =
       if (cfg.subjects.isEmpty) { if (cfg.mirror.isEmpty && cfg.sources.isEmpty) Seq(cfg.name) else Nil }
       else checkSubjects(cfg.subjects, cfg.noAck, replicas)
@@ -169,6 +171,21 @@ object StreamConfig {
     }
 
     StreamPlan(subjects, ingress, mirrorOrigin.toSeq ++ sourceOrigins, republish)
+  }
+
+  /**
+   * nats-server's source cycle check, for the one stream a config names: a stream that mirrors itself,
+   * or sources itself with no `filter_subject` (`subject_transforms` leave it empty) or one that
+   * collides with one of its own `subjects` as written (a stream without subjects has none yet). Cycles
+   * through other streams need their configs, which a single config does not have.
+   */
+  private def checkSelfCycle(cfg: StreamConfig): Unit = {
+    for ((src, i) <- cfg.sources.zipWithIndex if src.externalApi.isEmpty && src.name == cfg.name) {
+      if (src.filterSubject.isEmpty || cfg.subjects.exists(s => s != null && Subjects.collide(s, src.filterSubject))) {
+        fail(s"sources[$i]", "detected cycle", InvalidConfig)
+      }
+    }
+    for (m <- cfg.mirror if m.externalApi.isEmpty && m.name == cfg.name) fail("mirror", "detected cycle", InvalidConfig)
   }
 
   /** The `subject_transforms` checked first; a single `filter_subject` is checked later, as nats-server does. */

@@ -14,6 +14,8 @@ object StreamConfigJson {
   private def fail(field: String, description: String): Nothing =
     throw new InvalidStreamConfigException(field, description, 0)
 
+  private final val InvalidJson = 10025 // JSInvalidJSONErr: the request does not decode into nats-server's StreamConfig
+
   def parse(json: String): StreamConfig = {
     val root =
       try ConfSyntax.parseDocument(json)
@@ -101,8 +103,10 @@ object StreamConfigJson {
   private def republish(cfg: Obj): Option[TransformConfig] = present(cfg, "republish") match {
     case None => None
     case Some(_: Arr) =>
-      // The nats docs page writes its example this way; nats-server's RePublish is one object.
-      fail("republish", "must be one object {\"src\": ..., \"dest\": ...}, not a list (nats-server rejects a list)")
+      // The nats docs page writes its example this way; nats-server's RePublish is one object, and Go's
+      // JSON decoding rejects the request before any check (its words, its code).
+      throw new InvalidStreamConfigException("republish", "invalid JSON: json: cannot unmarshal array into Go struct " +
+        "field StreamConfigRequest.republish of type server.RePublish (it must be one object {\"src\", \"dest\"})", InvalidJson)
     case Some(v) => Some(transform(v, "republish"))
   }
 }

@@ -21,7 +21,8 @@ final class SubjectTransform private (
     tokenArg: Array[Int], // source token position the operation reads
     intArg: Array[Int], // partition count, character count, random ceiling
     bytesArg: Array[Array[Byte]], // literal token, split separator
-    hashTokens: Array[Array[Int]]) // partition keys' source token positions; null = the whole subject
+    hashTokens: Array[Array[Int]], // partition keys' source token positions; null = the whole subject
+    keepsEmptyTokens: Boolean = false) // a stream stores such a result; Core NATS drops it
   extends Serializable {
 
   import SubjectTransform._
@@ -29,8 +30,9 @@ final class SubjectTransform private (
   /** Whether the result can differ between two calls on the same subject (`{{random(n)}}`). */
   val isRandom: Boolean = ops.contains(Op.Random)
 
-  // Only `split` can leave a token empty; nats-server builds such a subject and then drops it.
-  private val mayEmptyAToken = ops.contains(Op.Split)
+  // Only `split` can leave a token empty; nats-server builds such a subject, then Core NATS drops it
+  // while a stream stores it as it is (see [[keepingEmptyTokens]]).
+  private val dropsEmptyTokens = ops.contains(Op.Split) && !keepsEmptyTokens
 
   // Only literals and whole tokens (`$N`, `>`): the result's size is known before it is built, so it
   // is written straight into the result array, without the workspace buffer and its final copy.
@@ -78,7 +80,7 @@ final class SubjectTransform private (
       }
       i += 1
     }
-    if (mayEmptyAToken && hasEmptyToken(ws.out, ws.outLen)) return null
+    if (dropsEmptyTokens && hasEmptyToken(ws.out, ws.outLen)) return null
     ws.result()
   }
 
@@ -127,7 +129,15 @@ final class SubjectTransform private (
   def matches(in: Array[Byte], off: Int, len: Int, ws: Workspace): Boolean = filter.matches(in, off, len, ws)
 
   private def withSource(src: String): SubjectTransform =
-    new SubjectTransform(src, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
+    new SubjectTransform(src, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens, keepsEmptyTokens)
+
+  /**
+   * The same transform as a JetStream stream applies it (source, mirror, ingress): a result with an
+   * empty token (`v.{{split(1,-)}}` on `u.--` gives `v.`) is returned, not null, because a stream
+   * stores the message under that subject (observed on nats-server 2.15.1); only Core NATS drops it.
+   */
+  def keepingEmptyTokens: SubjectTransform =
+    new SubjectTransform(source, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens, true)
 
   override def toString: String = s"SubjectTransform(${GoQuote(source)} -> ${GoQuote(destination)})"
 }

@@ -23,7 +23,8 @@ object SubjxformFunctions {
     describe[SubjectMapExpression]("subject_map"),
     describe[SubjectFilterTransformExpression]("subject_filter_transform"),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform"),
-    describe[StreamConfigPlanExpression]("stream_config_plan"))
+    describe[StreamConfigPlanExpression]("stream_config_plan"),
+    describe[AccountsPlanExpression]("accounts_plan"))
 
   private def describe[T <: Expression: ClassTag](name: String): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.

@@ -1,0 +1,97 @@
+package subjxform.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
+import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.unsafe.types.UTF8String
+
+import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsException}
+
+@ExpressionDescription(
+  usage = """
+    _FUNC_(config [, file]) - Checks the accounts of a nats-server config (its `accounts` block: mappings,
+      exports, imports; in operator mode the account JWTs of `resolver_preload`), or account JWTs or their
+      claims (`nsc describe account --json`), the way nats-server does, and returns what decides where a
+      message goes as JSON: `accounts` (each one's `name`, `id` and mappings as a JSON mapping table; the
+      top-level mappings as account `$G`), `routes` (each import: `kind`, `importer`, `exporter`, the
+      `filter` a message must match, and its new subject: `subject_transform(subject, src, dest)` or the
+      fixed `literal`), `problems` (warnings; in JWT mode what nats-server leaves out) and `jwt`. A config
+      nats-server refuses is an error giving file:line, the entry and nats-server's words. `file` (the
+      config's path) lets `include` and environment variables be read as nats-server reads them.
+  """,
+  arguments = """
+    Arguments:
+      * config - a nats-server config, account JWTs (separated by white space) or JWT claims (JSON).
+      * file - optional: the config file's path, for `include` and `$VARIABLE`s from the environment.
+  """,
+  examples = """
+    Examples:
+      > SELECT _FUNC_('accounts { A: { exports: [{stream: "a.>"}] }, B: { imports: [{stream: {account: A, subject: "a.>"}, prefix: p}] } }');
+       {"accounts":[{"name":"A","id":"A","mappings":null},{"name":"B","id":"B","mappings":null}],"routes":[{"kind":"stream","importer":"B","exporter":"A","filter":"a.>","src":"a.>","dest":"p.a.>","literal":null,"field":"accounts.B.imports[0]"}],"problems":[],"jwt":false}
+  """,
+  since = "0.1.0",
+  group = "string_funcs")
+case class AccountsPlanExpression(config: Expression, file: Expression)
+  extends BinaryExpression with ImplicitCastInputTypes {
+
+  def this(config: Expression) = this(config, Literal(null, StringType))
+
+  override def left: Expression = config
+  override def right: Expression = file
+  override def inputTypes = Seq(StringType, StringType)
+  override def dataType: DataType = StringType
+  override def prettyName: String = "accounts_plan"
+
+  override def checkInputDataTypes(): TypeCheckResult = {
+    val types = super.checkInputDataTypes()
+    if (types.isFailure) return types
+    // A constant config is checked before any data is read.
+    if (config.foldable && file.foldable) {
+      Option(config.eval()).foreach { c =>
+        try AccountsPlanner.planJson(c.toString, Option(file.eval()).map(_.toString).orNull)
+        catch {
+          case e: InvalidAccountsException => throw Errors.atAnalysis(prettyName, "config", e.getMessage)
+          case e: ConfSyntaxException => throw Errors.atAnalysis(prettyName, "config", e.getMessage)
+        }
+      }
+    }
+    TypeCheckSuccess
+  }
+
+  // A NULL file is "no file", so only a NULL config gives NULL.
+  override def eval(input: InternalRow): Any = {
+    val c = config.eval(input)
+    if (c == null) null else AccountsPlanExpression.plan(c.asInstanceOf[UTF8String], file.eval(input).asInstanceOf[UTF8String])
+  }
+
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val obj = AccountsPlanExpression.getClass.getName.stripSuffix("$")
+    val c = config.genCode(ctx)
+    val f = file.genCode(ctx)
+    ev.copy(code = code"""
+      ${c.code}
+      ${f.code}
+      boolean ${ev.isNull} = ${c.isNull};
+      UTF8String ${ev.value} = null;
+      if (!${ev.isNull}) {
+        ${ev.value} = $obj.plan(${c.value}, ${f.isNull} ? null : ${f.value});
+      }""")
+  }
+
+  override protected def withNewChildrenInternal(newLeft: Expression, newRight: Expression): AccountsPlanExpression =
+    copy(config = newLeft, file = newRight)
+}
+
+object AccountsPlanExpression {
+  /** Per row (generated code calls it): a config nats-server refuses fails the task, naming the entry. */
+  def plan(config: UTF8String, file: UTF8String): UTF8String =
+    try UTF8String.fromString(AccountsPlanner.planJson(config.toString, if (file == null) null else file.toString))
+    catch {
+      case e: InvalidAccountsException => throw Errors.atRuntime("accounts_plan", "config", e.getMessage)
+      case e: ConfSyntaxException => throw Errors.atRuntime("accounts_plan", "config", e.getMessage)
+    }
+}

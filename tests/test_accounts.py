@@ -1,0 +1,70 @@
+"""The accounts API without a server (it runs in classic and Spark Connect mode: scripts/test.sh runs this
+file both ways): a config's text, a path with an include and an environment variable, JWT claims, and a
+config nats-server refuses. (Environment variables: AccountsSuite and test_validate_server_configs.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from subjxform import subject_map
+from subjxform.accounts import AccountsConfigError, accounts_plan, replay
+
+CONFIG = """
+accounts {
+  A: { exports: [{stream: "foo.*"}, {service: "svc.*.*"}], mappings: { "m.*": "foo.$1" } }
+  B: { imports: [{stream: {account: A, subject: "foo.*"}, to: "bar.$1"},
+                 {service: {account: A, subject: "svc.*.*"}, to: "local.$2.$1"}],
+       mappings: { "bar.*": "own.$1" } }
+}
+"""
+
+
+def deliveries(session, config, rows):
+    df = session.createDataFrame(rows, "subject string, account string")
+    return sorted((r.subject, r.received_by, r.received_subject, r.via) for r in replay(df, config).collect())
+
+
+def test_replay_a_config_text(session):
+    assert deliveries(session, CONFIG, [("m.1", "A"), ("local.y.x", "B"), ("bar.2", "B")]) == [
+        ("bar.2", "B", "own.2", "publish"),
+        ("local.y.x", "A", "svc.x.y", "service import"),
+        ("local.y.x", "B", "local.y.x", "publish"),
+        ("m.1", "A", "foo.1", "publish"),
+        ("m.1", "B", "bar.1", "stream import"),
+    ]
+
+
+def test_an_include_resolves_relative_to_the_file(session, tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.conf").write_text('B: { imports: [{stream: {account: A, subject: "foo.*"}, prefix: p}] }\n')
+    (tmp_path / "main.conf").write_text('accounts {\n  A: { exports: [{stream: "foo.*"}] }\n  include sub/b.conf\n}\n')
+    plan = accounts_plan(session, tmp_path / "main.conf")
+    assert [(r["importer"], r["dest"]) for r in plan["routes"]] == [("B", "p.foo.$1")]
+    with pytest.raises(AccountsConfigError, match="include needs the configuration file"):
+        accounts_plan(session, (tmp_path / "main.conf").read_text())  # the text alone has no folder
+
+
+def test_a_config_nats_server_refuses_names_the_entry_and_its_reason(session):
+    bad = CONFIG.replace('to: "bar.$1"', 'to: "bar.$2"')
+    with pytest.raises(AccountsConfigError) as e:
+        accounts_plan(session, bad)
+    assert str(e.value) == ('config:4: accounts.B.imports[0]: Error adding stream import "foo.*": failed to create '
+                            'mapping transform for stream import subject from "foo.*" to "bar.$2": invalid mapping '
+                            'destination: wildcard index out of range in $2: [2]')
+    with pytest.raises(AccountsConfigError, match='"Z" account not defined for stream import'):
+        accounts_plan(session, CONFIG.replace("account: A, subject: \"foo.*\"", "account: Z, subject: \"foo.*\""))
+
+
+def test_jwt_claims_and_the_jwt_mapping_shape(session):
+    claims = [
+        {"sub": "AKEYA", "name": "A", "nats": {"type": "account", "exports": [{"type": "stream", "subject": "e.>"}],
+                                               "mappings": {"w": [{"subject": "w.one"}], "z": [{"subject": "z.one", "weight": 0}]}}},
+        {"sub": "AKEYB", "name": "B", "nats": {"type": "account", "imports": [
+            {"type": "stream", "account": "AKEYA", "subject": "e.>", "to": "fromA"}]}},
+    ]
+    assert deliveries(session, claims, [("w", "A"), ("z", "A"), ("e.1", "A")]) == [
+        ("e.1", "A", "e.1", "publish"), ("e.1", "B", "fromA.e.1", "stream import"),
+        ("w", "A", "w.one", "publish"), ("z", "A", "z.one", "publish"),
+    ]
+    df = session.createDataFrame([("z",)], "subject string")
+    assert df.select(subject_map("subject", {"z": [{"subject": "z.one", "weight": 0}]})).first()[0] == "z.one"
