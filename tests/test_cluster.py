@@ -22,7 +22,7 @@ import pytest
 
 import cluster_job
 import subjxform
-from processes import free_port, stop, wait_until
+from processes import free_port, free_ports, stop, wait_until
 
 pytestmark = [
     pytest.mark.cluster,
@@ -104,7 +104,9 @@ def test_standalone_cluster_with_two_workers_gives_what_local_mode_gives(local_r
     workdir = tempfile.mkdtemp(prefix="subjxform-cluster-")
     env = spark_env(workdir)
     spark_class = str(SPARK_HOME / "bin" / "spark-class")
-    port, ui = free_port(), free_port()
+    # Every port chosen up front and distinct: a worker's UI must not take the master's before it binds.
+    port, ui, worker_ui1, worker_ui2 = free_ports(4)
+    worker_uis = {1: worker_ui1, 2: worker_ui2}
     master = f"spark://127.0.0.1:{port}"
     try:
         with Processes(workdir) as procs:
@@ -113,7 +115,7 @@ def test_standalone_cluster_with_two_workers_gives_what_local_mode_gives(local_r
             for i in (1, 2):
                 procs.start(f"worker{i}", [spark_class, "org.apache.spark.deploy.worker.Worker", master, "--host",
                                            "127.0.0.1", "--cores", "1", "--memory", "1g",
-                                           "--webui-port", str(free_port()),
+                                           "--webui-port", str(worker_uis[i]),
                                            "--work-dir", os.path.join(workdir, f"work{i}")], env)
 
             def two_workers() -> bool:
