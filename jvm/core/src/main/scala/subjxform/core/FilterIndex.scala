@@ -21,18 +21,14 @@ import java.nio.charset.StandardCharsets.UTF_8
 final class FilterIndex private (
     val size: Int, // number of filters
     tokenPool: Array[Byte], // the literal edge tokens, each once
-    tokenOffset: Array[Int], // per node: where its edge token starts in tokenPool (literal children)
-    tokenLength: Array[Int], // per node: its edge token's length; -1 for an "any one token" child
-    parent: Array[Int],
-    anyChild: Array[Int], // per node: the child for "any one token", or -1
-    endsHere: Array[Int], // per node: the first filter ending exactly here, or -1
-    restHere: Array[Int], // per node: the first filter ending with `>` right after this node, or -1
-    firstBelow: Array[Int], // per node: the first filter ending here or anywhere below (Int.MaxValue: none)
-    childSlots: Array[Int]) // open addressing on (parent, token): literal children's node numbers; -1 = empty
+    node: Array[Int], // Stride ints per node, so that a node's fields share a cache line (see FilterIndex)
+    childSlots: Array[Long]) // open addressing on (parent, token): a literal child's hash << 32 | its node; 0 = empty
   extends Serializable {
 
+  import FilterIndex._
+
   /** Number of trie nodes (the root included). */
-  def nodes: Int = parent.length
+  def nodes: Int = node.length / Stride
 
   /**
    * The number (position in written order) of the first filter that the subject tokenized in `ws`
@@ -40,27 +36,26 @@ final class FilterIndex private (
    */
   def firstMatch(in: Array[Byte], ws: Workspace, ntok: Int): Int = {
     var best = Int.MaxValue
-    var sp = 0
     ws.searchNode(0) = 0
     ws.searchDepth(0) = 0
-    sp = 1
+    var sp = 1
     while (sp > 0) {
       sp -= 1
-      val node = ws.searchNode(sp)
+      val at = ws.searchNode(sp) * Stride
       val d = ws.searchDepth(sp)
-      if (firstBelow(node) < best) {
+      if (node(at + FirstBelow) < best) {
         if (d == ntok) {
-          val e = endsHere(node)
+          val e = node(at + EndsHere)
           if (e >= 0 && e < best) best = e
         } else {
-          val r = restHere(node)
+          val r = node(at + RestHere)
           if (r >= 0 && r < best) best = r
-          val lit = literalChild(node, in, ws.tokStart(d), ws.tokEnd(d))
-          val any = anyChild(node)
+          val lit = literalChild(at / Stride, in, ws.tokStart(d), ws.tokEnd(d))
+          val any = node(at + AnyChild)
           if (sp + 2 > ws.searchNode.length) ws.growSearch()
           // The branch that may hold the earlier filter is pushed last, so it is walked first.
           if (lit >= 0 && any >= 0) {
-            val litFirst = firstBelow(lit) <= firstBelow(any)
+            val litFirst = node(lit * Stride + FirstBelow) <= node(any * Stride + FirstBelow)
             ws.searchNode(sp) = if (litFirst) any else lit; ws.searchDepth(sp) = d + 1; sp += 1
             ws.searchNode(sp) = if (litFirst) lit else any; ws.searchDepth(sp) = d + 1; sp += 1
           } else if (lit >= 0 || any >= 0) {
@@ -72,16 +67,22 @@ final class FilterIndex private (
     if (best == Int.MaxValue) -1 else best
   }
 
-  /** The literal child of `node` for the token `in[s, e)`, or -1. */
-  private def literalChild(node: Int, in: Array[Byte], s: Int, e: Int): Int = {
+  /** The literal child of node `parent` for the token `in[s, e)`, or -1. */
+  private def literalChild(parent: Int, in: Array[Byte], s: Int, e: Int): Int = {
     if (childSlots.length == 0) return -1
+    val h = hash(parent, in, s, e)
     val mask = childSlots.length - 1
-    var slot = FilterIndex.hash(node, in, s, e) & mask
+    var slot = h & mask
     val len = e - s
     while (true) {
-      val c = childSlots(slot)
-      if (c < 0) return -1
-      if (parent(c) == node && tokenLength(c) == len && sameBytes(tokenOffset(c), in, s, len)) return c
+      val entry = childSlots(slot)
+      if (entry == 0L) return -1
+      // The stored hash rules out almost every other child without reading its node.
+      if ((entry >>> 32).toInt == h) {
+        val c = entry.toInt
+        val at = c * Stride
+        if (node(at + Parent) == parent && node(at + TokenLength) == len && sameBytes(node(at + TokenOffset), in, s, len)) return c
+      }
       slot = (slot + 1) & mask
     }
     -1
@@ -95,12 +96,28 @@ final class FilterIndex private (
 }
 
 object FilterIndex {
+  // A node's fields, in one int array. A big table's index does not fit the CPU caches: one line per
+  // node visited, not one per field.
+  private final val TokenOffset = 0 // where its edge token starts in tokenPool (a literal child)
+  private final val TokenLength = 1 // its edge token's length; -1 for an "any one token" child
+  private final val Parent = 2
+  private final val AnyChild = 3 // the child for "any one token", or -1
+  private final val EndsHere = 4 // the first filter ending exactly here, or -1
+  private final val RestHere = 5 // the first filter ending with `>` right after this node, or -1
+  private final val FirstBelow = 6 // the first filter ending here or anywhere below (Int.MaxValue: none)
+  private final val Stride = 8
 
+  /** FNV-1a of the token, then the parent mixed in (murmur3's finalizer, so that every bit counts). */
   private def hash(parent: Int, in: Array[Byte], s: Int, e: Int): Int = {
-    var h = 0x811c9dc5 ^ (parent * 0x9e3779b9)
+    var h = 0x811c9dc5
     var i = s
     while (i < e) { h = (h ^ (in(i) & 0xff)) * 0x01000193; i += 1 }
-    h ^ (h >>> 15)
+    h ^= parent * 0x9e3779b9
+    h ^= h >>> 16
+    h *= 0x85ebca6b
+    h ^= h >>> 13
+    h *= 0xc2b2ae35
+    h ^ (h >>> 16)
   }
 
   /** An index of `filters` (valid subjects); a filter's number is its position in the sequence. */
@@ -192,22 +209,32 @@ object FilterIndex {
         if (c > 0) firstBelow(parent(c)) = math.min(firstBelow(parent(c)), firstBelow(c))
         c -= 1
       }
+      val nodeData = new Array[Int](n * Stride)
+      for (i <- 0 until n) {
+        val at = i * Stride
+        nodeData(at + TokenOffset) = tokenOffset(i)
+        nodeData(at + TokenLength) = tokenLength(i)
+        nodeData(at + Parent) = parent(i)
+        nodeData(at + AnyChild) = anyChild(i)
+        nodeData(at + EndsHere) = endsHere(i)
+        nodeData(at + RestHere) = restHere(i)
+        nodeData(at + FirstBelow) = firstBelow(i)
+      }
       val literals = (1 until n).count(tokenLength(_) >= 0)
       val slots =
-        if (literals == 0) Array.emptyIntArray
+        if (literals == 0) Array.emptyLongArray
         else {
-          val size = Integer.highestOneBit(literals * 2 + 1) << 1
-          val s = Array.fill(size)(-1)
-          for (node <- 1 until n if tokenLength(node) >= 0) {
-            var slot = hash(parent(node), poolBytes, tokenOffset(node), tokenOffset(node) + tokenLength(node)) & (size - 1)
-            while (s(slot) >= 0) slot = (slot + 1) & (size - 1)
-            s(slot) = node
+          val size = Integer.highestOneBit(literals * 2 + 1) << 1 // at most half full
+          val s = new Array[Long](size)
+          for (i <- 1 until n if tokenLength(i) >= 0) {
+            val h = hash(parent(i), poolBytes, tokenOffset(i), tokenOffset(i) + tokenLength(i))
+            var slot = h & (size - 1)
+            while (s(slot) != 0L) slot = (slot + 1) & (size - 1)
+            s(slot) = (h.toLong << 32) | i // i > 0: never the empty 0
           }
           s
         }
-      def trim(a: Array[Int]) = java.util.Arrays.copyOf(a, n)
-      new FilterIndex(count, poolBytes, trim(tokenOffset), trim(tokenLength), trim(parent), trim(anyChild),
-        trim(endsHere), trim(restHere), firstBelow, slots)
+      new FilterIndex(count, poolBytes, nodeData, slots)
     }
   }
 }

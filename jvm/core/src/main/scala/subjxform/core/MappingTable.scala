@@ -360,17 +360,25 @@ object MappingTable {
    * [[OverlapIndex]] of the earlier rules. nats-server keeps its rules in a Go map, so which one it
    * applies can change at every start; subject_map applies the literal one, else the first written.
    */
-  private def overlapWarnings(sources: Seq[String]): Seq[MappingProblem] = {
+  private[subjxform] def overlapWarnings(sources: Seq[String]): Seq[MappingProblem] = {
     val toks = sources.map(Subjects.tokens).toArray
     val pure = toks.map(isPureLiteral)
     val index = new OverlapIndex
     val out = mutable.ArrayBuffer.empty[MappingProblem]
     var counted = 0L
+    val seenFor = Array.fill(toks.length)(-1) // the rule whose walk last found it: candidates repeat
+    val found = mutable.ArrayBuffer.empty[Int]
     var j = 0
     while (j < toks.length) {
-      val earlier = mutable.BitSet.empty
-      index.candidates(toks(j)) { i => if (!(pure(i) && pure(j)) && commonLength(toks(i), toks(j)) >= 0) earlier += i }
-      if (earlier.nonEmpty) {
+      found.clear()
+      index.candidates(toks(j)) { i =>
+        if (seenFor(i) != j) {
+          seenFor(i) = j
+          if (!(pure(i) && pure(j)) && commonLength(toks(i), toks(j)) >= 0) found += i
+        }
+      }
+      if (found.nonEmpty) {
+        val earlier = found.sorted
         val rule = sources(j)
         earlier.iterator.take(ListedOverlaps).foreach { i =>
           val applied = if (pure(j)) rule else sources(i)
