@@ -59,11 +59,13 @@ object ConfSyntax {
   import ConfValue._
 
   /**
-   * How deep lists and maps may nest, in either syntax: 10,000, the limit of Go's `encoding/json`, which
-   * nats-server reads stream configs (and every JSON request) with ("exceeded max depth"). nats-server's
-   * config-file parser has no limit (its stacks are slices); ours stops at the same depth with an error
-   * naming the line, where no mappings table or stream config comes near (they nest 3 or 4 deep).
-   * Both readers keep their own stack, so the depth is bounded by this, not by the thread's stack.
+   * How deep lists and maps may nest, in either syntax, the document's own map included: 10,000, the
+   * limit of Go's `encoding/json`, where nats-server stops too. It reads stream configs (every JSON
+   * request) with it, and its config-file parser, which has no limit of its own (its stacks are slices),
+   * hands the result to it: `nats-server -t` accepts `foo: [[...]]` 9,999 lists deep and rejects 10,000
+   * ("json: error calling MarshalJSON ...: exceeded max depth"). Ours says so naming the line. No
+   * mappings table or stream config comes near (they nest 3 or 4 deep). Both readers keep their own
+   * stack, so the depth is bounded by this, not by the thread's stack.
    */
   final val MaxDepth = 10000
 
