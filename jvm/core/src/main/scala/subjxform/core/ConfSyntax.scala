@@ -238,7 +238,7 @@ object ConfSyntax {
           while (isSpace(peek)) next()
           val v = peek
           if (v == ',') fail("Unexpected map value terminator ','.")
-          if (v == '}' || v == EOF) fail(s"key \"$key\" on line $keyLine has no value")
+          if (v == '}' || v == EOF) fail("key \"" + key + "\" on line " + keyLine + " has no value") // (no \" in s"": Scala 2.12)
           m.key = key
           return readValue()
         }
@@ -340,7 +340,8 @@ object ConfSyntax {
         // nats-server adds the byte itself to the string: only ASCII survives as text.
         sb.append(java.lang.Integer.parseInt(hex, 16).toChar)
       case c =>
-        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: \\xXX, \\t, \\n, \\r, \\\", \\\\.")
+        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: " +
+          "\\xXX, \\t, \\n, \\r, \\\", \\\\.")
     }
 
     /**

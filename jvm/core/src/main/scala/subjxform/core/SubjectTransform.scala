@@ -173,7 +173,7 @@ object SubjectTransform {
       catch {
         case e: InvalidTransformException =>
           throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(src)} is not a valid subject",
-            sourceInvalid = true, detail = s"as \">\": ${e.reason}")
+            sourceInvalid = true, detail = "as \">\": " + e.reason)
       }
     }
     val source = src
