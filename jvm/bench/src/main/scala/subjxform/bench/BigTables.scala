@@ -9,7 +9,7 @@ package subjxform.bench
  *  - the n - 4 rules before them are wildcard rules that share the subjects' first tokens (`orders`,
  *    `payments`, `shipments`, `telemetry`) or start with a `*`, but never match a benchmark subject:
  *    a linear scan looks at every one of them for every subject before it reaches its rule;
- *  - every tenth rule has weighted destinations, so choices and clusters take their share of memory.
+ *  - one rule in five has weighted destinations, so choices take their share of memory.
  */
 object BigTables {
   val fourRules: Seq[(String, String)] = Seq(
