@@ -255,7 +255,8 @@ class RawClient:
             out = []
             for i in range(start, min(start + self.CHUNK, len(subjects))):
                 payload = str(i).encode()
-                out.append(b"PUB %s %d\r\n%s\r\n" % (subjects[i].encode("utf-8"), len(payload), payload))
+                # surrogateescape: a subject that is not valid UTF-8 goes out as its original bytes
+                out.append(b"PUB %s %d\r\n%s\r\n" % (subjects[i].encode("utf-8", "surrogateescape"), len(payload), payload))
             out.append(b"PING\r\n")
             self.sock.sendall(b"".join(out))
             self._until_pong(received)

@@ -19,6 +19,9 @@ class Row:
     sql: str  # a SELECT list over `t(subject, src, dest)`, one row, see FROM below
     result: str  # "NULL", a value, "false", "analysis error: ..." or "runtime error: ..."
     explanation: str
+    # Why the row does not hold yet, when the Spark layer still has to turn the engine's error into its
+    # own (the test then expects it to fail, strictly, so that the row is updated when it holds).
+    pending: str = ""
 
     @property
     def is_error(self) -> bool:
@@ -30,6 +33,11 @@ class Row:
 T = ("FROM (SELECT concat('orders.eu.', id + 42) AS subject, IF(id >= 0, 'orders.*.*', '') AS src,"
      " IF(id >= 0, 'x.$2.$1', '') AS dest FROM range(1))")
 BAD = "'x.{{wildcard(3)}}'"
+# Lists 12,000 deep (more than nats-server's limit, Go's JSON depth of 10,000), as a constant.
+DEEP = "repeat('[', 12000), repeat(']', 12000)"
+# A 1.2 MB token (the subject repeated, its dots made dashes) cut into one-character pieces eight times.
+LONG_TOKEN = "translate(repeat(subject, 100000), '.', '-')"
+SLICES = "'" + ".".join(["{{slicefromleft(1,1)}}"] * 8) + "'"
 
 TABLE = [
     Row("NULL subject", "subject_transform(NULL, 'a.*', 'b.$1')", "NULL", "any NULL argument gives NULL"),
@@ -78,6 +86,19 @@ TABLE = [
     Row("invalid constant filter, `subject_matches`", "subject_matches(subject, 'a.>.b')",
         "analysis error: INVALID_PARAMETER_VALUE.PATTERN ... Subject \"a.>.b\" is not a valid subject",
         "the query fails before any data is read"),
+    Row("mappings nested thousands deep", f"subject_map(subject, concat('a: ', {DEEP}))",
+        "analysis error: INVALID_PARAMETER_VALUE.PATTERN ... line 1: 'lists and maps nested more than 10000 deep'",
+        "nats-server's own limit (Go's JSON depth; `nats-server -t` stops there too), named with its line"),
+    Row("stream config nested thousands deep", f"stream_config_plan(concat('{{\"name\": \"S\", \"x\": ', {DEEP}, '}}'))",
+        "analysis error: INVALID_PARAMETER_VALUE.PATTERN ... config: not valid JSON ... nested more than 10000 deep",
+        "the same limit; `StreamConfigError` in Python"),
+    Row("result longer than 8 MiB", f"length(subject_transform({LONG_TOKEN}, '*', {SLICES}))",
+        "runtime error: INVALID_PARAMETER_VALUE ... more than the limit of 8388608 bytes",
+        "a small input may ask for an enormous subject: refused before the memory is taken (8 MiB is nats-server's "
+        "largest recommended message); the session goes on",
+        pending="the Spark layer lets the engine's SubjectTooLongException fail the job as it is"),
+    Row("result longer than 8 MiB, `try_`", f"try_subject_transform({LONG_TOKEN}, '*', {SLICES})", "NULL",
+        "Spark's `try_` convention", pending="the Spark layer lets the engine's SubjectTooLongException fail the job as it is"),
 ]
 
 
@@ -85,7 +106,8 @@ def markdown() -> str:
     lines = ["| input | ANSI on and off | why |", "| --- | --- | --- |"]
     for r in TABLE:
         shown = r.result.encode("unicode_escape").decode("ascii") if not r.result.isprintable() else r.result
-        lines.append(f"| {r.situation} (`{r.sql.replace('|', '&#124;')}`) | {shown.replace('|', '&#124;')} | {r.explanation} |")
+        why = f"{r.explanation} (not yet: {r.pending})" if r.pending else r.explanation
+        lines.append(f"| {r.situation} (`{r.sql.replace('|', '&#124;')}`) | {shown.replace('|', '&#124;')} | {why} |")
     return "\n".join(lines)
 
 
@@ -98,7 +120,9 @@ def ansi_spark(spark, request):
 
 
 @pytest.mark.parametrize("row", TABLE, ids=lambda r: r.situation)
-def test_every_row_of_the_bad_input_table(ansi_spark, row):
+def test_every_row_of_the_bad_input_table(ansi_spark, row, request):
+    if row.pending:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=row.pending))
     query = f"SELECT {row.sql} AS r {T}"
     if row.result.startswith("analysis error"):
         with pytest.raises(AnalysisException) as err:

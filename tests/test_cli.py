@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -65,11 +66,84 @@ def test_bad_subjects_and_dropped_results_are_explained():
     assert outputs[1].startswith("Error: the result has an empty token")
 
 
+def run_bytes(*args: bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable.encode(), b"-m", b"subjxform", *args], capture_output=True, timeout=60)
+
+
+# A subject whose middle token is not UTF-8: as text it would become U+FFFD and hash differently.
+INVALID_UTF8 = b"orders.\xff\xfe.42"
+PARTITION_MAPPING = ("orders.*.*", "p.{{partition(1000,1)}}.$1.$2")
+
+
+@pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not on PATH")
+def test_mapping_reads_subjects_as_bytes_its_partition_is_nats_servers_and_sparks(spark):
+    src, dest = PARTITION_MAPPING
+    ours = run_bytes(b"mapping", src.encode(), dest.encode(), INVALID_UTF8)
+    assert ours.returncode == 0, ours.stderr
+    cli = ours.stdout.removesuffix(b"\n\n")
+    from nats_oracle import Account, MappingServer
+
+    account = Account("A", [(src, dest)])
+    with MappingServer([account]) as server:
+        delivered = server.deliveries(account, [INVALID_UTF8.decode("utf-8", "surrogateescape")])[0]
+    assert len(delivered) == 1
+    server_bytes = delivered[0].encode("utf-8", "surrogateescape")
+    spark_hex = spark.sql(
+        f"SELECT hex(subject_transform(CAST(X'{INVALID_UTF8.hex()}' AS STRING), '{src}', '{dest}')) AS h").first().h
+    assert cli == server_bytes == bytes.fromhex(spark_hex)
+    assert cli.startswith(b"p.") and cli.endswith(b".\xff\xfe.42")
+    # Read as text (U+FFFD for each bad byte), the subject would land in another partition.
+    lossy = INVALID_UTF8.decode("utf-8", "replace").encode()
+    lossy_hex = spark.sql(
+        f"SELECT hex(subject_transform(CAST(X'{lossy.hex()}' AS STRING), '{src}', '{dest}')) AS h").first().h
+    assert bytes.fromhex(lossy_hex).split(b".")[1] != cli.split(b".")[1]
+    # The interactive prompt reads stdin as bytes too.
+    prompted = subprocess.run([sys.executable, "-m", "subjxform", "mapping", src, dest], input=INVALID_UTF8 + b"\n\n",
+                              capture_output=True, timeout=60)
+    assert cli in prompted.stdout
+
+
+def test_help_exits_0_and_unknown_options_are_usage_errors():
+    for args in (["--help"], ["mapping", "--help"], ["validate", "--help"]):
+        result = run(*args)
+        assert result.returncode == 0, args
+        assert "usage: subjxform" in result.stdout or "subjxform mapping" in result.stdout
+    assert "Exit code 0" in run("mapping", "--help").stdout
+    unknown = run("mapping", "--bogus", "a.*", "b.$1", "a.x")
+    assert unknown.returncode == 2 and "unknown option --bogus" in unknown.stderr and unknown.stdout == ""
+    assert run("mapping", "*", "x.$1", "--", "-dash").stdout == "x.-dash\n\n"
+    assert run("nosuchcommand").returncode == 2
+    assert run().returncode == 2
+
+
+def test_mapping_exit_codes_non_matching_and_invalid_subjects_still_0():
+    result = run("mapping", "a.*", "b.$1", "a.x", "nomatch", "a..b")
+    assert result.returncode == 0
+    assert result.stdout == "b.x\n\nError: no matching transforms available\n\nError: invalid subject\n\n"
+
+
+@pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not on PATH")
+def test_nesting_depth_limit_is_nats_servers_one_line_exit_1(tmp_path):
+    """`nats-server -t` parses lists 9,999 deep under a top-level key and rejects 10,000 (Go's JSON depth
+    limit); `validate` draws the line at the same depth, in one line, exit code 1, never a Java stack."""
+    for depth, too_deep in ((9999, False), (10000, True), (200000, True)):
+        path = tmp_path / f"deep{depth}.conf"
+        path.write_text("port: -1\nfoo: " + "[" * depth + "]" * depth + "\n")
+        ours = run("validate", str(path))
+        assert ours.returncode == 1 and ours.stderr == ""
+        assert ("nested more than 10000 deep" in ours.stdout) == too_deep, ours.stdout[:300]
+        if too_deep:
+            assert ours.stdout == f"{path}: error: Parse error on line 2: 'lists and maps nested more than 10000 deep'\n"
+        if depth < 20000:  # nats-server takes minutes over 200,000
+            theirs = subprocess.run([shutil.which("nats-server"), "-t", "-c", str(path)], capture_output=True, text=True,
+                                    timeout=120)
+            assert ("exceeded max depth" in theirs.stderr + theirs.stdout) == too_deep
+
+
 # --- subjxform validate FILE ------------------------------------------------------------------------
 
 import json  # noqa: E402
 import re  # noqa: E402
-import shutil  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from test_subject_map import CANARY, CLUSTERS, LOSS, SHAPING, SIMPLE, SPLIT_AND_LOSS  # noqa: E402

@@ -3,15 +3,20 @@
     subjxform jar [--spark 3.5] [--scala 2.12]      the jar's path, for --jars / spark.jars: the jar
                                                     for the installed pyspark, or for the Spark (and
                                                     Scala) given, e.g. a cluster's or a Connect server's
-    subjxform mapping [--strict] SRC DEST [SUBJECT...]
+    subjxform mapping [--strict] SRC DEST [--] [SUBJECT...]
                                                     try a transform, like `nats server mapping`
-                                                    (no subject: an interactive prompt)
+                                                    (no subject: an interactive prompt). Exit code 0
+                                                    when the transform is valid, whatever the subjects
+                                                    give (a subject that does not match or is invalid
+                                                    prints "Error: ..."), 1 invalid transform, 2 usage
     subjxform validate [--mappings | --stream] FILE check a mappings block (or a nats-server config
                                                     file's blocks) or a stream config as nats-server
                                                     does; FILE '-' is stdin. Exit code 0 valid,
                                                     1 problems, 2 usage or unreadable FILE
+    subjxform --help                                this text (also `mapping --help`, `validate --help`)
 
-The work is done by the jar's Spark-free engine in a plain JVM: no Spark session is started.
+The work is done by the jar's Spark-free engine in a plain JVM: no Spark session is started. Subjects
+are passed on as bytes, so one that is not valid UTF-8 is transformed (and hashed) as nats-server does.
 """
 
 from __future__ import annotations
@@ -62,13 +67,24 @@ def jar_command(args: list[str]) -> int:
     return 0
 
 
+# The JVM decodes its command line with the platform's charset, which loses bytes that are not valid
+# UTF-8; so every argument goes as the hex of its bytes (Python keeps them: os.fsencode undoes the
+# surrogate escapes of sys.argv).
+ARGS_HEX = "--args-hex"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["jar"]:
         return jar_command(args[1:])
+    if args[:1] in (["--help"], ["-h"], ["help"]):
+        print(__doc__.strip())
+        return 0
     if args[:1] and args[0] in JVM_COMMANDS:
-        command = java_command(args)
+        command = java_command([ARGS_HEX, *(os.fsencode(a).hex() for a in args)])
         sys.stdout.flush()
         os.execv(command[0], command)  # the JVM takes over this process: stdin, stdout, exit code
+    if args:
+        print(f"subjxform: unknown command {args[0]!r}", file=sys.stderr)
     print(__doc__.strip(), file=sys.stderr)
     return 2

@@ -4,6 +4,7 @@ PySpark and under Spark Connect alike (the work happens in the JVM, never in Pyt
 from __future__ import annotations
 
 import json
+import numbers
 from typing import Optional, Union
 
 from pyspark.sql import Column
@@ -13,13 +14,45 @@ ColumnOrName = Union[Column, str]
 ColumnOrValue = Union[Column, str]
 
 
-def _column(c: ColumnOrName) -> Column:
-    return F.col(c) if isinstance(c, str) else c
+# Arguments are checked here, before Spark sees them, so that a wrong type is a TypeError that names
+# the parameter (the same with ANSI mode on and off), not a value Spark casts (`strict="yes"` would be
+# true, `seed=1.9` would be 1) or an analysis error about a generated expression.
+
+def _type_name(v: object) -> str:
+    return type(v).__name__
 
 
-def _value(v: ColumnOrValue) -> Column:
+def _column(c: ColumnOrName, name: str = "subject") -> Column:
+    if isinstance(c, str):
+        return F.col(c)
+    if isinstance(c, Column):
+        return c
+    raise TypeError(f"{name} must be a column name (str) or a Column, not {_type_name(c)}")
+
+
+def _value(v: ColumnOrValue, name: str) -> Column:
     """A plain string is a constant (a transform compiled once); a Column varies per row."""
-    return F.lit(v) if isinstance(v, str) else v
+    if isinstance(v, str):
+        return F.lit(v)
+    if isinstance(v, Column):
+        return v
+    raise TypeError(f"{name} must be a str (a constant) or a Column, not {_type_name(v)}: {v!r}")
+
+
+def _strict(strict: bool) -> Column:
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict must be True or False, not {_type_name(strict)}: {strict!r}")
+    return F.lit(strict)
+
+
+def _seed(seed: Optional[int]) -> Column:
+    if seed is None:
+        return F.lit(None).cast("long")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an integer (or None), not {_type_name(seed)}: {seed!r}")
+    if not -(2**63) <= int(seed) < 2**63:
+        raise ValueError(f"seed must fit in a BIGINT (64 bits), got {seed}")
+    return F.lit(int(seed)).cast("long")
 
 
 def subject_transform(subject: ColumnOrName, src: ColumnOrValue, dest: ColumnOrValue, strict: bool = False) -> Column:
@@ -35,7 +68,7 @@ def subject_transform(subject: ColumnOrName, src: ColumnOrValue, dest: ColumnOrV
     >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
     unchanged when not matching, as Core NATS mappings behave
     """
-    return F.call_function("subject_transform", _column(subject), _value(src), _value(dest), F.lit(strict))
+    return F.call_function("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"), _strict(strict))
 
 
 def try_subject_transform(
@@ -45,7 +78,8 @@ def try_subject_transform(
 
     >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
-    return F.call_function("try_subject_transform", _column(subject), _value(src), _value(dest), F.lit(strict))
+    return F.call_function("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
+                           _strict(strict))
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -53,7 +87,7 @@ def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
 
     >>> df.where(subject_matches("subject", "orders.*.>"))  # doctest: +SKIP
     """
-    return F.call_function("subject_matches", _column(subject), _value(filter))
+    return F.call_function("subject_matches", _column(subject), _value(filter, "filter"))
 
 
 MappingsValue = Union[Column, str, dict]
@@ -63,7 +97,9 @@ def _mappings_text(mappings: MappingsValue) -> Column:
     """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once."""
     if isinstance(mappings, dict):
         return F.lit(json.dumps(mappings))
-    return _value(mappings)
+    if not isinstance(mappings, (str, Column)):
+        raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
+    return _value(mappings, "mappings")
 
 
 def subject_map(
@@ -84,9 +120,8 @@ def subject_map(
 
     >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
     """
-    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster)
-    seed_col = F.lit(None).cast("long") if seed is None else F.lit(int(seed)).cast("long")
-    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, seed_col)
+    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed))
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
@@ -97,9 +132,22 @@ def _transform_list(transforms: TransformList) -> Column:
     ARRAY<STRUCT<src, dest>> (compiled once, checked before any data is read)."""
     if isinstance(transforms, Column):
         return transforms
+    if not isinstance(transforms, (list, tuple)):
+        raise TypeError(
+            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, not {_type_name(transforms)}")
     pairs = []
     for i, t in enumerate(transforms):
-        src, dest = (t.get("src", ""), t.get("dest", "")) if isinstance(t, dict) else t
+        if isinstance(t, dict):
+            unknown = sorted(set(t) - {"src", "dest"}, key=str)
+            if unknown:
+                raise ValueError(f"transforms[{i}]: unknown key(s) {unknown} (only 'src' and 'dest'): {t!r}")
+            src, dest = t.get("src", ""), t.get("dest", "")  # a missing one is "", as nats-server reads the JSON
+        elif isinstance(t, (list, tuple)):
+            if len(t) != 2:
+                raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
+            src, dest = t
+        else:
+            raise TypeError(f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {_type_name(t)}: {t!r}")
         if not isinstance(src, str) or not isinstance(dest, str):
             raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
         pairs.append(F.struct(F.lit(src).alias("src"), F.lit(dest).alias("dest")))

@@ -8,6 +8,8 @@ from typing import Optional, Union
 
 from pyspark.sql import SparkSession
 
+from subjxform.session import jvm_class
+
 
 @dataclass(frozen=True)
 class MappingProblem:
@@ -36,9 +38,10 @@ def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] 
     text = json.dumps(mappings) if isinstance(mappings, dict) else mappings
     if not isinstance(text, str):
         raise TypeError(f"mappings must be a str or a dict, not {type(mappings).__name__}")
-    session = spark or SparkSession.getActiveSession()
-    jvm = getattr(session, "_jvm", None) if session is not None else None
-    if jvm is None:
-        raise RuntimeError("validate_mappings needs an active classic SparkSession with subjxform.jar on its classpath")
-    found = json.loads(jvm.subjxform.core.MappingTable.validateJson(text))
+    # The active session is per thread: from another thread, the session this process started.
+    session = spark or SparkSession.getActiveSession() or getattr(SparkSession, "_instantiatedSession", None)
+    if session is None:
+        raise RuntimeError("validate_mappings needs a SparkSession: none is active or started in this process (pass spark=)")
+    table = jvm_class(session, "subjxform.core.MappingTable", "validate_mappings")
+    found = json.loads(table.validateJson(text))
     return [MappingProblem(p["rule"], p["destination"], p["severity"], p["message"]) for p in found]

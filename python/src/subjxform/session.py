@@ -179,4 +179,34 @@ def register(spark: SparkSession) -> None:
             "register() needs a classic SparkSession; for Spark Connect start the server with "
             f"--jars {jar_path(spark)} (the functions then load by themselves)"
         )
-    spark._jvm.subjxform.spark.SubjxformFunctions.register(jvm_session)
+    jvm_class(spark, "subjxform.spark.SubjxformFunctions", "register()").register(jvm_session)
+
+
+def jvm_class(spark: SparkSession, name: str, caller: str):
+    """The JVM class ``name`` of a classic session, or a RuntimeError that says what is missing.
+
+    py4j answers a class it cannot load with a package object (calling it fails with "'JavaPackage'
+    object is not callable"), so the class is looked up first.
+    """
+    from py4j.java_gateway import JavaClass
+
+    jvm = getattr(spark, "_jvm", None)
+    if jvm is None:
+        raise RuntimeError(f"{caller} needs a classic SparkSession (this one has no JVM of its own: Spark Connect?)")
+    found = jvm
+    for part in name.split("."):
+        found = getattr(found, part)
+    if not isinstance(found, JavaClass):
+        raise RuntimeError(
+            f"{caller}: the subjxform jar is not on this session's classpath (no class {name}); start the session "
+            f"with .config('spark.jars', subjxform.jar_path()) or subjxform.configure(SparkSession.builder), "
+            f"or spark-submit --jars {_jar_or_hint(spark)}"
+        )
+    return found
+
+
+def _jar_or_hint(spark) -> str:
+    try:
+        return jar_path(spark)
+    except (FileNotFoundError, UnsupportedSparkError):
+        return "<the subjxform jar of your Spark line>"

@@ -15,7 +15,9 @@ the config is checked by the JVM with nats-server's rules before any data is rea
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import re
 import warnings
 from typing import Any, Mapping, Optional, Union
@@ -90,11 +92,8 @@ def stream_messages(
     parts = []
 
     if plan["subjects"]:
-        interested = subject_matches(subject, plan["subjects"][0])
-        for s in plan["subjects"][1:]:
-            interested = interested | subject_matches(subject, s)
         direct = F.col(origin_col).isNull() if origin_col else F.lit(True)
-        parts.append(df.where(direct & interested).withColumn(STORED_SUBJECT, subject))
+        parts.append(df.where(direct & _listens_on(subject, plan["subjects"])).withColumn(STORED_SUBJECT, subject))
 
     # Without an origin column nothing comes from another stream.
     if origin_col:
@@ -130,6 +129,22 @@ def stream_messages(
         subject_transform(stored, republish["src"], republish["dest"]) if republish else F.lit(None).cast("string")
     )
     return taken.withColumn(REPUBLISHED_SUBJECT, republished)
+
+
+def _listens_on(subject: Column, subjects: list[str]) -> Column:
+    """Whether a stream with these `subjects` takes a message published on `subject`.
+
+    One filter-list call over the subjects (compiled once into an index), not an OR of one
+    subject_matches per subject: a few hundred subjects made an expression tree deep enough to overflow
+    the JVM's stack. nats-server has refused subjects that collide, so the list's overlap check passes,
+    except for a subject with a token like `*x`: as a source filter (the list's check) that token matches
+    any token, as a stream subject it is a literal. Those rare subjects get a subject_matches each.
+    """
+    quirky = [s for s in subjects if any(t.startswith("*") and t != "*" for t in s.split("."))]
+    plain = [s for s in subjects if s not in quirky]
+    clauses = [subject_filter_transform(subject, [(s, "") for s in plain]).isNotNull()] if plain else []
+    clauses += [subject_matches(subject, s) for s in quirky]
+    return functools.reduce(operator.or_, clauses)
 
 
 def _check_bucket(bucket: str, what: str) -> None:

@@ -1,47 +1,96 @@
 package subjxform.cli
 
-import java.io.{BufferedReader, InputStreamReader, PrintStream}
+import java.io.{InputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.{InvalidTransformException, SubjectTransform, Subjects}
+import subjxform.core.{InvalidTransformException, SubjectTooLongException, SubjectTransform, Subjects, Workspace}
 
 /**
  * The command line, on the same engine as the Spark functions and without Spark:
  * `subjxform mapping [--strict] SRC DEST [SUBJECT...]` behaves like `nats server mapping`;
  * `subjxform validate FILE` checks a mappings block or a stream config ([[Validate]]).
  * Started by the Python console script `subjxform` (which adds the Scala library to the classpath).
+ *
+ * Subjects are bytes end to end, as nats-server treats them: a subject that is not valid UTF-8 is
+ * transformed (and `{{partition}}` hashed) byte for byte, never through U+FFFD. The JVM decodes its
+ * command line with the platform's charset, which cannot give such bytes back, so the launcher passes
+ * every argument as hex after [[ArgsHex]]; the interactive prompt reads stdin as bytes.
  */
 object Main {
   val NoMatch = "no matching transforms available" // nats-server's ErrNoTransforms
   val BadSubject = "invalid subject" // nats-server's ErrBadSubject
 
-  def main(args: Array[String]): Unit = {
+  /** First argument from the launcher: every following argument is the hex of its bytes. */
+  val ArgsHex = "--args-hex"
+
+  val MappingUsage: String =
+    """usage: subjxform mapping [--strict] SRC DEST [--] [SUBJECT...]
+      |  Applies the transform SRC -> DEST to each SUBJECT as nats-server would (`nats server mapping`):
+      |  prints the new subject or nats-server's error, each followed by an empty line; with no
+      |  SUBJECT, asks for subjects until an empty one. --strict: the import/export rules.
+      |  Exit code 0 when the transform is valid, whatever the subjects give (a subject that does not
+      |  match or is not a valid subject prints an "Error: ..." line), 1 when it is invalid, 2 for a
+      |  usage error. A SUBJECT that starts with '-' goes after '--'.""".stripMargin
+
+  val Usage: String =
+    s"""usage: subjxform mapping [--strict] SRC DEST [--] [SUBJECT...]
+       |       subjxform validate [--mappings | --stream] FILE...
+       |       subjxform --help | mapping --help | validate --help""".stripMargin
+
+  private def isHelp(a: String) = a == "--help" || a == "-h" || a == "help"
+
+  def main(argv: Array[String]): Unit = {
     val out = new PrintStream(System.out, true, UTF_8.name)
-    val code = args.toList match {
-      case "mapping" :: rest => mapping(rest, new BufferedReader(new InputStreamReader(System.in, UTF_8)), out)
-      case "validate" :: rest => validate(rest, System.in, out)
-      case _ =>
-        out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
-        out.println("       subjxform validate [--mappings | --stream] FILE...")
-        2
+    val args =
+      if (argv.headOption.contains(ArgsHex)) argv.toList.tail.map(hexBytes)
+      else argv.toList.map(_.getBytes(UTF_8))
+    val code = args.map(new String(_, UTF_8)) match {
+      case "mapping" :: _ => mapping(args.tail, System.in, out, System.err)
+      case "validate" :: _ => validate(args.tail, System.in, out)
+      case h :: Nil if isHelp(h) => out.println(Usage); 0
+      case _ => System.err.println(Usage); 2
     }
     out.flush()
     sys.exit(code)
   }
 
-  /** What `nats server mapping` prints for one subject: the new subject, or `Error: <reason>`. */
-  def show(tr: SubjectTransform, subject: String): String = {
-    val bytes = subject.getBytes(UTF_8)
-    if (!Subjects.isValidLiteral(bytes, 0, bytes.length)) s"Error: $BadSubject"
-    else if (!tr.matches(bytes, 0, bytes.length, new subjxform.core.Workspace)) s"Error: $NoMatch"
-    else Option(tr(subject)).getOrElse("Error: the result has an empty token (nats-server drops such a message)")
+  private def hexBytes(hex: String): Array[Byte] = {
+    val b = new Array[Byte](hex.length / 2)
+    for (i <- b.indices) b(i) = Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16).toByte
+    b
   }
 
-  def mapping(args: List[String], in: BufferedReader, out: PrintStream): Int = {
-    val strict = args.contains("--strict")
-    args.filterNot(_ == "--strict") match {
-      case src :: dest :: subjects =>
+  /** What `nats server mapping` prints for one subject: the new subject, or `Error: <reason>`. */
+  def show(tr: SubjectTransform, subject: Array[Byte], ws: Workspace): Array[Byte] = {
+    def error(reason: String) = s"Error: $reason".getBytes(UTF_8)
+    if (!Subjects.isValidLiteral(subject, 0, subject.length)) error(BadSubject)
+    else if (!tr.matches(subject, 0, subject.length, ws)) error(NoMatch)
+    else {
+      val r = try tr(subject, 0, subject.length, ws) catch { case e: SubjectTooLongException => return error(e.getMessage) }
+      if (r == null) error("the result has an empty token (nats-server drops such a message)") else r
+    }
+  }
+
+  /** `mapping [--strict] SRC DEST [--] [SUBJECT...]`, each argument as bytes. Returns the exit code. */
+  def mapping(args: List[Array[Byte]], in: InputStream, out: PrintStream, err: PrintStream): Int = {
+    var strict = false
+    var positional = List.empty[Array[Byte]]
+    var options = true
+    for (a <- args) {
+      val s = new String(a, UTF_8)
+      if (options && s == "--") options = false
+      else if (options && s == "--strict") strict = true
+      else if (options && isHelp(s) && positional.isEmpty) { out.println(MappingUsage); return 0 }
+      else if (options && s.startsWith("-") && s.length > 1) {
+        err.println(s"subjxform mapping: unknown option $s (a SUBJECT that starts with '-' goes after '--')")
+        err.println(MappingUsage)
+        return 2
+      } else positional :+= a
+    }
+    positional match {
+      case srcBytes :: destBytes :: subjects =>
+        val (src, dest) = (new String(srcBytes, UTF_8), new String(destBytes, UTF_8))
         val tr =
           try SubjectTransform.compile(src, dest, strict)
           catch {
@@ -49,35 +98,29 @@ object Main {
               out.println(s"Error: ${e.reason}")
               return 1
           }
-        if (subjects.nonEmpty) subjects.foreach { s => out.println(show(tr, s)); out.println() }
+        val ws = new Workspace
+        def print(subject: Array[Byte]): Unit = { out.write(show(tr, subject, ws)); out.println(); out.println() }
+        if (subjects.nonEmpty) subjects.foreach(print)
         else {
           out.println("Enter subjects to test, empty subject terminates.")
           out.println()
           var line = prompt(in, out)
           while (line != null && line.nonEmpty) {
-            out.println(show(tr, line))
-            out.println()
+            print(line)
             line = prompt(in, out)
           }
         }
         0
       case _ =>
-        out.println("usage: subjxform mapping [--strict] SRC DEST [SUBJECT...]")
+        err.println(MappingUsage)
         2
     }
   }
 
-  /** InputStream.readAllBytes, which Java 8 does not have. */
-  private def readAll(in: java.io.InputStream): Array[Byte] = {
-    val bytes = new java.io.ByteArrayOutputStream
-    val buffer = new Array[Byte](8192)
-    var n = in.read(buffer)
-    while (n >= 0) { bytes.write(buffer, 0, n); n = in.read(buffer) }
-    bytes.toByteArray
-  }
-
   /** `validate [--mappings | --stream] FILE`: 0 valid, 1 problems, 2 usage or a file that cannot be read. */
-  def validate(args: List[String], stdin: java.io.InputStream, out: PrintStream): Int = {
+  def validate(argBytes: List[Array[Byte]], stdin: InputStream, out: PrintStream): Int = {
+    val args = argBytes.map(new String(_, UTF_8))
+    if (args.exists(isHelp)) { out.println(Validate.Usage); return 0 }
     val forced = args.collect {
       case "--mappings" => Validate.Mappings
       case "--stream" => Validate.Stream
@@ -87,7 +130,8 @@ object Main {
         // Several files: each one's report, its summary line led by its name; the worst exit code.
         files.map { file =>
           val bytes = new java.io.ByteArrayOutputStream
-          val code = validate(forced.map(k => if (k == Validate.Stream) "--stream" else "--mappings") ++ List(file), stdin,
+          val code = validate((forced.map(k => if (k == Validate.Stream) "--stream" else "--mappings") ++ List(file))
+              .map(_.getBytes(UTF_8)), stdin,
             new PrintStream(bytes, true, "UTF-8"))
           new String(bytes.toByteArray, UTF_8).linesIterator.foreach { line =>
             out.println(if (line.startsWith("OK: ")) s"$file: $line" else line)
@@ -110,16 +154,38 @@ object Main {
           }
         Validate.run(text, name, forced.headOption, out)
       case _ =>
+        args.find(a => a.startsWith("-") && a != "-" && a != "--mappings" && a != "--stream")
+          .foreach(a => out.println(s"subjxform validate: unknown option $a"))
         out.println(Validate.Usage)
         2
     }
   }
 
-  private def prompt(in: BufferedReader, out: PrintStream): String = {
+  /** InputStream.readAllBytes, which Java 8 does not have. */
+  private def readAll(in: InputStream): Array[Byte] = {
+    val bytes = new java.io.ByteArrayOutputStream()
+    val buf = new Array[Byte](8192)
+    var n = in.read(buf)
+    while (n >= 0) { bytes.write(buf, 0, n); n = in.read(buf) }
+    bytes.toByteArray
+  }
+
+  /**
+   * The next subject typed at the prompt: a line of stdin as bytes (no decoding), without its end of
+   * line and the blanks and control characters around it; null at the end of the input.
+   */
+  private def prompt(in: InputStream, out: PrintStream): Array[Byte] = {
     out.print("? Subject ")
     out.flush()
-    val line = in.readLine()
-    if (line == null) out.println()
-    if (line == null) null else line.trim
+    val line = new java.io.ByteArrayOutputStream()
+    var c = in.read()
+    while (c >= 0 && c != '\n') { line.write(c); c = in.read() }
+    if (c < 0 && line.size == 0) { out.println(); return null }
+    val b = line.toByteArray
+    var s = 0
+    var e = b.length
+    while (s < e && (b(s) & 0xff) <= ' ') s += 1
+    while (e > s && (b(e - 1) & 0xff) <= ' ') e -= 1
+    java.util.Arrays.copyOfRange(b, s, e)
   }
 }

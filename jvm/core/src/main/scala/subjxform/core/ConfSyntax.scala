@@ -21,8 +21,15 @@ object ConfValue {
     def get(key: String): Option[ConfValue] = entries.collectFirst { case (k, v) if k == key => v }
   }
 
-  /** Go's `%v` of the value nats-server would hold, for messages that quote it. */
-  def goText(v: ConfValue): String = v match {
+  /**
+   * Go's `%v` of the value nats-server would hold, for messages that quote it; lists and maps nested
+   * more than [[GoTextDepth]] deep are shown as `...` (a message need not repeat a hostile text).
+   */
+  def goText(v: ConfValue): String = goText(v, 0)
+
+  final val GoTextDepth = 8
+
+  private def goText(v: ConfValue, depth: Int): String = v match {
     case Str(s, _, _) => s
     case Integer(n, _) => n.toString
     case Decimal(d, _) =>
@@ -31,8 +38,9 @@ object ConfValue {
     case Bool(b, _) => b.toString
     case DateTime(s, _) => s
     case Null(_) => "<nil>"
-    case Arr(items, _) => items.map(goText).mkString("[", " ", "]")
-    case Obj(entries, _, _) => entries.sortBy(_._1).map { case (k, x) => s"$k:${goText(x)}" }.mkString("map[", " ", "]")
+    case _ if depth >= GoTextDepth => "..."
+    case Arr(items, _) => items.map(goText(_, depth + 1)).mkString("[", " ", "]")
+    case Obj(entries, _, _) => entries.sortBy(_._1).map { case (k, x) => s"$k:${goText(x, depth + 1)}" }.mkString("map[", " ", "]")
   }
 }
 
@@ -49,6 +57,20 @@ final class ConfSyntaxException(message: String) extends IllegalArgumentExceptio
  */
 object ConfSyntax {
   import ConfValue._
+
+  /**
+   * How deep lists and maps may nest, in either syntax, the document's own map included: 10,000, the
+   * limit of Go's `encoding/json`, where nats-server stops too. It reads stream configs (every JSON
+   * request) with it, and its config-file parser, which has no limit of its own (its stacks are slices),
+   * hands the result to it: `nats-server -t` accepts `foo: [[...]]` 9,999 lists deep and rejects 10,000
+   * ("json: error calling MarshalJSON ...: exceeded max depth"). Ours says so naming the line. No
+   * mappings table or stream config comes near (they nest 3 or 4 deep). Both readers keep their own
+   * stack, so the depth is bounded by this, not by the thread's stack.
+   */
+  final val MaxDepth = 10000
+
+  private def tooDeep(line: Int): ConfSyntaxException =
+    new ConfSyntaxException(s"Parse error on line $line: 'lists and maps nested more than $MaxDepth deep'")
 
   /** JSON first (it has escapes like `\u00e9` nats-server's lexer lacks); otherwise nats-server syntax. */
   def parseMappings(text: String): Obj =
@@ -191,7 +213,7 @@ object ConfSyntax {
       }
       if (peek == '{') {
         next()
-        val o = mapBody(closing = true)
+        val o = containers(new MapFrame(closing = true, line))
         while (peek != EOF) {
           val c = next()
           if (c == '#') skipComment()
@@ -199,51 +221,104 @@ object ConfSyntax {
           else if (!isSpace(c)) fail(s"Unexpected '${show(c)}' after the closing '}'.")
         }
         o
-      } else mapBody(closing = false)
+      } else containers(new MapFrame(closing = false, line))
     }
 
-    private def mapBody(closing: Boolean): Obj = {
-      val startLine = line
+    // Maps and lists being read, innermost last: the reader keeps its own stack (no recursion), so a
+    // hostile text nested thousands deep meets MaxDepth, never the end of the thread's stack.
+    private sealed abstract class Frame
+    private final class MapFrame(val closing: Boolean, val startLine: Int) extends Frame {
       val entries = mutable.LinkedHashMap.empty[String, ConfValue]
       val repeated = mutable.ArrayBuffer.empty[String]
-      scopes += entries
-      var done = false
-      while (!done) {
+      var key: String = _
+      def result = Obj(entries.toVector, repeated.toVector, startLine)
+    }
+    private final class ArrFrame(val at: Int) extends Frame {
+      val items = Vector.newBuilder[ConfValue]
+      def result = Arr(items.result(), at)
+    }
+    private val frames = mutable.ArrayBuffer.empty[Frame]
+
+    private def open(f: Frame): Unit = {
+      if (frames.length >= MaxDepth) throw tooDeep(line)
+      frames += f
+      f match {
+        case m: MapFrame => scopes += m.entries
+        case _ =>
+      }
+    }
+
+    /** Closes the innermost frame: its value. */
+    private def close(): ConfValue = frames.remove(frames.length - 1) match {
+      case m: MapFrame => scopes.remove(scopes.length - 1); m.result
+      case a: ArrFrame => a.result
+    }
+
+    /** Reads `top`'s entries and everything nested in them; returns the map `top` reads. */
+    private def containers(top: MapFrame): Obj = {
+      open(top)
+      // A value just read (to be stored in the innermost frame), or null when that frame is to be read on.
+      var value: ConfValue = null
+      while (true) {
+        frames.last match {
+          case m: MapFrame =>
+            if (value != null) {
+              if (m.entries.contains(m.key)) m.repeated += m.key
+              m.entries(m.key) = value
+              value = null
+              if (valueEnd(m.closing)) value = close()
+            } else value = mapEntry(m)
+          case a: ArrFrame =>
+            if (value != null) {
+              a.items += value
+              value = null
+              if (arrayGap()) value = close()
+            } else value = arrayItem(a)
+        }
+        if (value != null && frames.isEmpty) return value.asInstanceOf[Obj]
+      }
+      throw new IllegalStateException
+    }
+
+    /**
+     * In a map: the next key and its value; or the map's end (its value). Returns a value read, or null
+     * when the value opens a list or map (now the innermost frame).
+     */
+    private def mapEntry(m: MapFrame): ConfValue = {
+      while (true) {
         val c = peek
         if (c == EOF) {
-          if (closing) fail("Unexpected EOF processing map.")
-          done = true
+          if (m.closing) fail("Unexpected EOF processing map.")
+          return close()
         } else if (isSpace(c)) next()
         else if (isKeySeparator(c)) fail(s"Unexpected key separator '${show(c)}'.")
         else if (c == ']') fail("Unexpected array end ']' processing map.")
         else if (c == '}') {
           next()
-          if (!closing) fail("Unexpected '}': the block is already closed.")
-          done = true
+          if (!m.closing) fail("Unexpected '}': the block is already closed.")
+          return close()
         } else if (c == '#') skipComment()
         else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
         else {
           val key = readKey()
           if (key eq IncludeKey) {
-            for ((k, v) <- readInclude(file, this).entries) { if (entries.contains(k)) repeated += k; entries(k) = v }
-            done = valueEnd(closing)
+            // The included file's entries join this map, as if written here.
+            for ((k, v) <- readInclude(file, this).entries) { if (m.entries.contains(k)) m.repeated += k; m.entries(k) = v }
+            if (valueEnd(m.closing)) return close()
           } else {
-          val keyLine = line
-          while (isSpace(peek)) next()
-          if (isKeySeparator(peek)) next()
-          while (isSpace(peek)) next()
-          val v = peek
-          if (v == ',') fail("Unexpected map value terminator ','.")
-          if (v == '}' || v == EOF) fail(s"""key "$key" on line $keyLine has no value""")
-          val value = readValue()
-          if (entries.contains(key)) repeated += key
-          entries(key) = value
-          done = valueEnd(closing)
+            val keyLine = line
+            while (isSpace(peek)) next()
+            if (isKeySeparator(peek)) next()
+            while (isSpace(peek)) next()
+            val v = peek
+            if (v == ',') fail("Unexpected map value terminator ','.")
+            if (v == '}' || v == EOF) fail("key \"" + key + "\" on line " + keyLine + " has no value") // (no \" in s"": Scala 2.12)
+            m.key = key
+            return readValue()
           }
         }
       }
-      scopes.remove(scopes.length - 1)
-      Obj(entries.toVector, repeated.toVector, startLine)
+      throw new IllegalStateException
     }
 
     /** After a map value: blanks, a comment, then `,` `;` a new line or `}`. Returns whether the map ended. */
@@ -292,12 +367,13 @@ object ConfSyntax {
       }
     }
 
+    /** A value, or null when it opens a list or a map (pushed as the innermost frame). */
     private def readValue(): ConfValue = {
       while (isBlank(peek)) next()
       val at = line
       peek match {
-        case '[' => next(); readArray(at)
-        case '{' => next(); mapBody(closing = true)
+        case '[' => next(); open(new ArrFrame(at)); null
+        case '{' => next(); open(new MapFrame(closing = true, line)); null
         case '\'' =>
           next()
           val sb = new java.lang.StringBuilder
@@ -342,7 +418,8 @@ object ConfSyntax {
         // nats-server adds the byte itself to the string: only ASCII survives as text.
         sb.append(java.lang.Integer.parseInt(hex, 16).toChar)
       case c =>
-        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: " + "\\xXX, \\t, \\n, \\r, \\\", \\\\.")
+        fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: " +
+          "\\xXX, \\t, \\n, \\r, \\\", \\\\.")
     }
 
     /**
@@ -480,30 +557,32 @@ object ConfSyntax {
       Integer(n * scale, line)
     }
 
-    private def readArray(at: Int): ConfValue = {
-      val items = Vector.newBuilder[ConfValue]
+    /** In a list: the next item, or the list's end (its value); null when the item opens a list or map. */
+    private def arrayItem(a: ArrFrame): ConfValue = {
       while (true) {
         val c = peek
         if (isSpace(c)) next()
         else if (c == '#') skipComment()
         else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
         else if (c == ',' || c == '/') fail("Unexpected array value terminator ','.")
-        else if (c == ']') { next(); return Arr(items.result(), at) }
-        else {
-          items += readValue()
-          var inGap = true
-          while (inGap) {
-            val d = next()
-            if (isBlank(d)) ()
-            else if (d == '#') skipComment()
-            else if (d == '/') { if (peek == '/') skipComment() else inGap = false }
-            else if (d == ',' || isNewLine(d)) inGap = false
-            else if (d == ']') return Arr(items.result(), at)
-            else fail(s"Expected an array value terminator ',' or an array terminator ']', but got '${show(d)}' instead.")
-          }
-        }
+        else if (c == ']') { next(); return close() }
+        else return readValue()
       }
       throw new IllegalStateException
+    }
+
+    /** After a list item: blanks, a comment, then `,` or a new line (more items) or `]` (true: the list ended). */
+    private def arrayGap(): Boolean = {
+      while (true) {
+        val d = next()
+        if (isBlank(d)) ()
+        else if (d == '#') skipComment()
+        else if (d == '/') { if (peek == '/') skipComment() else return false }
+        else if (d == ',' || isNewLine(d)) return false
+        else if (d == ']') return true
+        else fail(s"Expected an array value terminator ',' or an array terminator ']', but got '${show(d)}' instead.")
+      }
+      false
     }
   }
 
@@ -527,41 +606,66 @@ object ConfSyntax {
       def skipWs(): Unit = while (i < s.length && " \t\r\n".indexOf(s.charAt(i)) >= 0) { if (s.charAt(i) == '\n') line += 1; i += 1 }
       private def expect(c: Char): Unit = { if (i >= s.length || s.charAt(i) != c) err(); i += 1 }
 
+      // Objects and arrays being read, innermost last (no recursion: see MaxDepth).
+      private sealed abstract class Frame
+      private final class ObjFrame(val at: Int) extends Frame {
+        val entries = mutable.LinkedHashMap.empty[String, ConfValue]
+        val repeated = mutable.ArrayBuffer.empty[String]
+        var key: String = _
+      }
+      private final class ArrFrame(val at: Int) extends Frame { val items = Vector.newBuilder[ConfValue] }
+      private val frames = mutable.ArrayBuffer.empty[Frame]
+
+      private def close(): ConfValue = frames.remove(frames.length - 1) match {
+        case o: ObjFrame => Obj(o.entries.toVector, o.repeated.toVector, o.at)
+        case a: ArrFrame => Arr(a.items.result(), a.at)
+      }
+
+      private def key(o: ObjFrame): Unit = { skipWs(); o.key = string(); skipWs(); expect(':') }
+
       def value(): ConfValue = {
+        var v = start()
+        while (true) {
+          if (v != null && frames.isEmpty) return v
+          frames.last match {
+            case o: ObjFrame =>
+              if (v == null) { // just opened
+                skipWs()
+                if (!atEnd && s.charAt(i) == '}') { i += 1; v = close() }
+                else { key(o); v = start() }
+              } else {
+                if (o.entries.contains(o.key)) o.repeated += o.key
+                o.entries(o.key) = v
+                skipWs()
+                if (!atEnd && s.charAt(i) == ',') { i += 1; key(o); v = start() }
+                else { expect('}'); v = close() }
+              }
+            case a: ArrFrame =>
+              if (v == null) {
+                skipWs()
+                if (!atEnd && s.charAt(i) == ']') { i += 1; v = close() } else v = start()
+              } else {
+                a.items += v
+                skipWs()
+                if (!atEnd && s.charAt(i) == ',') { i += 1; v = start() }
+                else { expect(']'); v = close() }
+              }
+          }
+        }
+        throw new IllegalStateException
+      }
+
+      /** A value, or null when it opens an object or array (pushed as the innermost frame). */
+      private def start(): ConfValue = {
         skipWs()
         if (atEnd) err()
         val at = line
         s.charAt(i) match {
-          case '{' =>
+          case '{' | '[' =>
+            if (frames.length >= MaxDepth) throw tooDeep(line)
+            frames += (if (s.charAt(i) == '{') new ObjFrame(at) else new ArrFrame(at))
             i += 1
-            val entries = mutable.LinkedHashMap.empty[String, ConfValue]
-            val repeated = mutable.ArrayBuffer.empty[String]
-            skipWs()
-            if (!atEnd && s.charAt(i) == '}') { i += 1; return Obj(Vector.empty, Vector.empty, at) }
-            var more = true
-            while (more) {
-              skipWs()
-              val k = string()
-              skipWs(); expect(':')
-              val v = value()
-              if (entries.contains(k)) repeated += k
-              entries(k) = v
-              skipWs()
-              if (!atEnd && s.charAt(i) == ',') i += 1 else { expect('}'); more = false }
-            }
-            Obj(entries.toVector, repeated.toVector, at)
-          case '[' =>
-            i += 1
-            val items = Vector.newBuilder[ConfValue]
-            skipWs()
-            if (!atEnd && s.charAt(i) == ']') { i += 1; return Arr(Vector.empty, at) }
-            var more = true
-            while (more) {
-              items += value()
-              skipWs()
-              if (!atEnd && s.charAt(i) == ',') i += 1 else { expect(']'); more = false }
-            }
-            Arr(items.result(), at)
+            null
           case '"' => Str(string(), quoted = true, at)
           case 't' => literal("true"); Bool(true, at)
           case 'f' => literal("false"); Bool(false, at)
@@ -586,7 +690,8 @@ object ConfSyntax {
           integral = false
         }
         val t = s.substring(start, i)
-        if (integral) scala.util.Try(t.toLong).toOption.map(Integer(_, at)).getOrElse(Decimal(t.toDouble, at)) else Decimal(t.toDouble, at)
+        if (!integral) Decimal(t.toDouble, at)
+        else try Integer(t.toLong, at) catch { case _: NumberFormatException => Decimal(t.toDouble, at) }
       }
 
       private def string(): String = {

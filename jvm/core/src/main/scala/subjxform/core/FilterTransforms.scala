@@ -13,35 +13,37 @@ import java.nio.charset.StandardCharsets.UTF_8
  */
 final class FilterTransforms private (
     val pairs: IndexedSeq[(String, String)],
-    filters: Array[SubjectFilter],
-    transforms: Array[SubjectTransform]) // null where the destination is empty: no renaming
+    filters: FilterIndex, // every entry's source, as interest (consumer) filters
+    renames: FilterIndex, // the sources of the entries with a destination, with nats-server's source quirk
+    transforms: Array[SubjectTransform]) // a `renames` filter's transform
   extends Serializable {
 
   /** Whether a `{{random(n)}}` destination makes results differ between calls. */
-  val isRandom: Boolean = transforms.exists(t => t != null && t.isRandom)
+  val isRandom: Boolean = transforms.exists(_.isRandom)
 
   /**
    * The stored subject's UTF-8 bytes for the subject in `in[off, off+len)`, or null when the message is
-   * not taken (not a literal subject, or no filter matches). A renamed subject may have an empty token.
+   * not taken (not a literal subject, or no filter matches). A renamed subject may have an empty token
+   * (a stream stores it so). A `{{random(n)}}` draws from the workspace's random source.
+   *
+   * @throws SubjectTooLongException when the renamed subject would be longer than [[Workspace.MaxSubjectBytes]]
    */
-  def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] = {
+  def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] =
+    take(in, off, len, ws, keyed = false, 0L, 0L)
+
+  /** [[apply]] with `{{random(n)}}` a pure function of (seed, key, entry): see [[SubjectTransform.applyKeyed]]. */
+  def applyKeyed(in: Array[Byte], off: Int, len: Int, seed: Long, key: Long, ws: Workspace): Array[Byte] =
+    take(in, off, len, ws, keyed = true, seed, key)
+
+  private def take(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
     if (ntok == 0) return null
-    if (filters.nonEmpty) {
-      var taken = false
-      var i = 0
-      while (!taken && i < filters.length) { taken = filters(i).matchesTokens(in, ws, ntok); i += 1 }
-      if (!taken) return null
-    }
-    var i = 0
-    while (i < transforms.length) {
-      val tr = transforms(i)
-      // A transform's own match is nats-server's `Match` (with its source quirk), checked per transform;
-      // it tokenizes the subject again (see SubjectTransform.apply for why).
-      if (tr != null && tr.matches(in, off, len, ws)) return tr.apply(in, off, len, ws)
-      i += 1
-    }
-    java.util.Arrays.copyOfRange(in, off, off + len)
+    if (pairs.nonEmpty && filters.firstMatch(in, ws, ntok) < 0) return null
+    // The first entry with a destination whose source matches (nats-server's `Match`, with its source
+    // quirk) renames; an entry without one never does.
+    val rename = renames.firstMatch(in, ws, ntok)
+    if (rename >= 0) transforms(rename).build(in, off, len, ws, keyed, seed, key)
+    else java.util.Arrays.copyOfRange(in, off, off + len)
   }
 
   /** Convenience for tests and tools (allocates). */
@@ -52,7 +54,8 @@ final class FilterTransforms private (
   }
 
   override def toString: String =
-    pairs.map { case (s, d) => s"${GoQuote(s)} -> ${GoQuote(d)}" }.mkString("FilterTransforms(", ", ", ")")
+    pairs.take(10).map { case (s, d) => s"${GoQuote(s)} -> ${GoQuote(d)}" }
+      .mkString("FilterTransforms(", ", ", if (pairs.length > 10) s", ... ${pairs.length} entries)" else ")")
 }
 
 object FilterTransforms {
@@ -78,12 +81,22 @@ object FilterTransforms {
     val (sourceErr, destErr) = if (overlap == MirrorRule) (10151, 10154) else (10145, 10146)
     def entry(i: Int) = s"$field[$i]"
     val transforms = new Array[SubjectTransform](ps.length)
-    def checkOverlap(i: Int): Unit =
-      for (j <- ps.indices if i != j && overlap.collides(ps(i)._1, ps(j)._1)) {
+    // The first entry each one overlaps, found through an index of all of them (a mirror's entries are
+    // compared before the later ones are validated, so the index takes any text; a NULL src has none).
+    val tokens = ps.map(p => if (p == null || p._1 == null) null else Subjects.tokens(p._1))
+    val index = new OverlapIndex
+    for (i <- ps.indices if tokens(i) != null) index.add(tokens(i), i)
+    def checkOverlap(i: Int): Unit = if (tokens(i) != null) {
+      var j = Int.MaxValue
+      index.candidates(tokens(i)) { c =>
+        if (c != i && c < j && tokens(c) != null && overlap.collides(ps(i)._1, ps(c)._1)) j = c
+      }
+      if (j != Int.MaxValue) {
         val (a, b) = (math.min(i, j), math.max(i, j))
         throw new InvalidStreamConfigException(s"${entry(a)}, ${entry(b)}",
           s"${overlap.description} (${GoQuote(ps(a)._1)} and ${GoQuote(ps(b)._1)})", overlap.errCode)
       }
+    }
     for (((src, dest), i) <- ps.zipWithIndex) {
       if (src == null || dest == null) {
         throw new InvalidStreamConfigException(entry(i), s"$kind transform: src and dest must be strings", 0)
@@ -104,8 +117,10 @@ object FilterTransforms {
     }
     if (overlap == SourceRule) ps.indices.foreach(checkOverlap)
     // No source means `>`, as nats-server reads it when it builds the transform.
-    val filters = ps.map(p => SubjectFilter.compile(if (p._1.isEmpty) ">" else p._1)).toArray
-    new FilterTransforms(ps, filters, transforms)
+    def orFwc(src: String) = if (src.isEmpty) ">" else src
+    val renaming = ps.indices.filter(transforms(_) != null)
+    new FilterTransforms(ps, FilterIndex(ps.map(p => orFwc(p._1)), sourceQuirk = false),
+      FilterIndex(renaming.map(i => orFwc(ps(i)._1)), sourceQuirk = true), renaming.map(transforms(_)).toArray)
   }
 
   /** A list from alternating src, dest strings (tests, tools). */

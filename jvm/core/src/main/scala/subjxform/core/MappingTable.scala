@@ -13,14 +13,19 @@ import subjxform.core.ConfValue._
  *
  * One rule applies, never recursively: a literal rule equal to the subject, otherwise the first
  * matching wildcard rule in written order (nats-server's own order is that of a Go map: unspecified).
- * The rule's destinations are those of the caller's cluster when it has any, else the cluster-less
- * ones; one is drawn by weight exactly as nats-server draws it (an integer in [0, 100) against the
- * running total), the remainder keeping the subject unless the source is itself a destination.
+ * Literal rules are found by hashing the subject, wildcard rules through a [[FilterIndex]] (a token
+ * trie), so a table of 100,000 rules costs a subject about what a table of four does. The rule's
+ * destinations are those of the caller's cluster when it has any, else the cluster-less ones; one is
+ * drawn by weight exactly as nats-server draws it (an integer in [0, 100) against the running total),
+ * the remainder keeping the subject unless the source is itself a destination.
  */
 final class MappingTable private (
     val rules: Array[MappingTable.Rule],
-    literalSlots: Array[Int], // open addressing on the FNV-1a hash of a literal rule's subject; -1 = empty
-    scanOrder: Array[Int]) // rules a subject can match without being equal to them, in written order
+    literalSlots: Array[Int], // open addressing on the hash of a literal rule's subject: rule numbers; -1 = empty
+    literalBytes: Array[Array[Byte]], // per rule: its subject's bytes when it is a literal rule, else null
+    wildcardIndex: FilterIndex, // the other rules, in written order
+    wildcardRules: Array[Int], // a wildcardIndex filter's rule number
+    digest: MappingTable.Digest) // of the text it was compiled from: see MappingTable.compile
   extends Serializable {
 
   import MappingTable._
@@ -33,23 +38,42 @@ final class MappingTable private (
    * (`cluster == null`: no cluster). Returns the new subject's UTF-8 bytes; [[MappingTable.Unchanged]]
    * when no rule matches; null when the subject is not a literal subject, when the draw drops the
    * message (artificial loss), or when the mapped subject has an empty token.
+   *
+   * Draws (weights, `{{random(n)}}`) come from the workspace's random source: a workspace seeded with s
+   * repeats them for the same subjects in the same order (Spark: `seed + partition index`, like
+   * `rand(seed)`: the same rows in the same partitioning).
+   *
+   * @throws SubjectTooLongException when the mapped subject would be longer than [[Workspace.MaxSubjectBytes]]
    */
-  def apply(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace): Array[Byte] = {
+  def apply(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace): Array[Byte] =
+    map(in, off, len, cluster, cOff, cLen, ws, keyed = false, 0L, 0L)
+
+  /**
+   * [[apply]] with every draw a pure function of (`seed`, `key`, rule) ([[KeyedDraw]]): the weighted
+   * choice of a rule is salted by its source subject, a `{{random(n)}}` token by its rule, destination
+   * and position. The same key gets the same subject whatever the order, partitioning or batching of the
+   * rows and whatever else the workspace drew; a rule's draws do not change when other rules are added
+   * or removed. Allocates nothing but the result. `key` is the caller's 64-bit digest of the message
+   * (e.g. xxhash64 of an id column).
+   */
+  def applyKeyed(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, seed: Long, key: Long,
+      ws: Workspace): Array[Byte] =
+    map(in, off, len, cluster, cOff, cLen, ws, keyed = true, seed, key)
+
+  private def map(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
+      keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
     if (ntok == 0) return null
     var rule = literalRule(in, off, len)
     if (rule == null) {
-      var i = 0
-      while (rule == null && i < scanOrder.length) {
-        val r = rules(scanOrder(i))
-        if (r.filter.matchesTokens(in, ws, ntok)) rule = r
-        i += 1
-      }
-      if (rule == null) return Unchanged
+      val found = wildcardIndex.firstMatch(in, ws, ntok)
+      if (found < 0) return Unchanged
+      rule = rules(wildcardRules(found))
     }
-    val choice = if (cluster == null || rule.clusterNames.isEmpty) rule.default else rule.choiceFor(cluster, cOff, cLen)
-    val picked = choice.pick(ws)
-    if (picked < 0) null else choice.transforms(picked).apply(in, off, len, ws)
+    val choice = if (cluster == null || rule.clusterNames.length == 0) rule.default else rule.choiceFor(cluster, cOff, cLen)
+    val picked = if (keyed) choice.pickKeyed(seed, key, rule.salt) else choice.pick(ws)
+    if (picked < 0) null
+    else choice.transforms(picked).build(in, off, len, ws, keyed, seed, key)
   }
 
   /** Convenience for tests and tools (allocates): the mapped subject, or null as [[apply]] says. */
@@ -61,19 +85,24 @@ final class MappingTable private (
   }
 
   private def literalRule(in: Array[Byte], off: Int, len: Int): Rule = {
-    if (literalSlots.isEmpty) return null
+    if (literalSlots.length == 0) return null
     val mask = literalSlots.length - 1
     var slot = hash(in, off, len) & mask
     while (true) {
       val r = literalSlots(slot)
       if (r < 0) return null
-      if (sameBytes(rules(r).sourceBytes, in, off, len)) return rules(r)
+      if (sameBytes(literalBytes(r), in, off, len)) return rules(r)
       slot = (slot + 1) & mask
     }
     null
   }
 
-  override def toString: String = s"MappingTable(${rules.map(r => GoQuote(r.source)).mkString(", ")})"
+  // A copy deserialized (a Spark task's) is the one already in this JVM when there is one.
+  private def readResolve(): AnyRef = MappingTable.share(digest, this)
+
+  override def toString: String =
+    if (rules.length <= 10) s"MappingTable(${rules.map(r => GoQuote(r.source)).mkString(", ")})"
+    else s"MappingTable(${rules.take(10).map(r => GoQuote(r.source)).mkString(", ")}, ... ${rules.length} rules)"
 }
 
 object MappingTable {
@@ -92,12 +121,19 @@ object MappingTable {
     def pick(ws: Workspace): Int =
       if (fixed >= 0) fixed
       else if (fixed == Drop) -1
-      else {
-        val w = ws.random.nextInt(100)
-        var i = 0
-        while (i < runningTotals.length) { if (w < runningTotals(i)) return i; i += 1 }
-        -1
-      }
+      else byWeight(ws.random.nextInt(100))
+
+    /** [[pick]] with the draw a pure function of (seed, key, the rule's salt). */
+    def pickKeyed(seed: Long, key: Long, salt: Long): Int =
+      if (fixed >= 0) fixed
+      else if (fixed == Drop) -1
+      else byWeight(KeyedDraw.below(100, seed, key, salt).toInt)
+
+    private def byWeight(w: Int): Int = {
+      var i = 0
+      while (i < runningTotals.length) { if (w < runningTotals(i)) return i; i += 1 }
+      -1
+    }
   }
 
   private final val Draw = -1
@@ -105,11 +141,11 @@ object MappingTable {
 
   final case class Rule(
       source: String,
-      filter: SubjectFilter,
       default: Choice,
       clusterNames: Array[Array[Byte]],
       clusterChoices: Array[Choice]) {
-    val sourceBytes: Array[Byte] = source.getBytes(UTF_8)
+    /** What names this rule's weighted choice in keyed draws ([[KeyedDraw]]): its source subject. */
+    val salt: Long = KeyedDraw.salt(source)
 
     def choiceFor(cluster: Array[Byte], off: Int, len: Int): Choice = {
       var i = 0
@@ -145,17 +181,57 @@ object MappingTable {
    *   destination) when nats-server would reject the block or the text cannot be read
    */
   def compile(text: String): MappingTable = {
-    val (rules, problems) = analyse(text)
+    val digest = Digest.of(text)
+    val known = shared(digest)
+    if (known != null) return known
+    val interner = new Interner
+    val (rules, problems) = analyse(text, interner, overlaps = false)
     val errors = problems.filter(_.isError)
     if (errors.nonEmpty) throw new InvalidMappingsException(errors)
-    build(rules)
+    share(digest, build(rules, interner, digest))
+  }
+
+  /**
+   * The SHA-256 of a table's text: what [[compile]] recognises a table by. Spark makes several copies
+   * of an expression while it plans a query (each compiling its constant table) and deserializes one
+   * per task; compiled tables are immutable, so all of them can be the one compiled first, and a big
+   * table costs one footprint per JVM instead of one per copy.
+   */
+  private[core] final class Digest(val bytes: Array[Byte]) extends Serializable {
+    override def hashCode: Int = java.util.Arrays.hashCode(bytes)
+    override def equals(o: Any): Boolean = o match {
+      case d: Digest => java.util.Arrays.equals(bytes, d.bytes)
+      case _ => false
+    }
+  }
+
+  private[core] object Digest {
+    def of(text: String): Digest = new Digest(java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(UTF_8)))
+  }
+
+  /** The tables compiled lately, softly held (the collector may take them back under memory pressure). */
+  private val recentTables = new java.util.LinkedHashMap[Digest, java.lang.ref.SoftReference[MappingTable]](16, 0.75f, true) {
+    override def removeEldestEntry(e: java.util.Map.Entry[Digest, java.lang.ref.SoftReference[MappingTable]]): Boolean =
+      size() > 16
+  }
+
+  private def shared(digest: Digest): MappingTable = recentTables.synchronized {
+    val ref = recentTables.get(digest)
+    if (ref == null) null else ref.get
+  }
+
+  /** The table already known for this digest, else `table`, now known. */
+  private def share(digest: Digest, table: MappingTable): MappingTable = recentTables.synchronized {
+    val known = shared(digest)
+    if (known != null) known
+    else { recentTables.put(digest, new java.lang.ref.SoftReference(table)); table }
   }
 
   /** Every problem of the table: errors (nats-server would reject it) and warnings, rule by rule. */
-  def validate(text: String): Seq[MappingProblem] = analyse(text)._2
+  def validate(text: String): Seq[MappingProblem] = analyse(text, new Interner, overlaps = true)._2
 
   /** [[validate]] for a block already read, e.g. one of the `mappings` blocks of a server config file. */
-  def validate(block: Obj): Seq[MappingProblem] = analyseBlock(block)._2
+  def validate(block: Obj): Seq[MappingProblem] = analyseBlock(block, new Interner, overlaps = true)._2
 
   /** [[validate]] as a JSON array of `{rule, destination, severity, message}`, for callers outside the JVM. */
   def validateJson(text: String): String =
@@ -170,14 +246,15 @@ object MappingTable {
   /** A rule that passed every check, with its destinations still in written order. */
   private final case class Checked(source: String, entries: Seq[(Entry, SubjectTransform)])
 
-  private def analyse(text: String): (Seq[Checked], Seq[MappingProblem]) = {
+  /** The rules that passed every check and every problem; overlap warnings only when `overlaps` (validation). */
+  private def analyse(text: String, interner: Interner, overlaps: Boolean): (Seq[Checked], Seq[MappingProblem]) = {
     val doc =
       try ConfSyntax.parseMappings(text)
       catch { case e: ConfSyntaxException => return (Nil, Seq(MappingProblem(null, null, "error", e.getMessage))) }
-    analyseBlock(doc)
+    analyseBlock(doc, interner, overlaps)
   }
 
-  private def analyseBlock(doc: Obj): (Seq[Checked], Seq[MappingProblem]) = {
+  private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean): (Seq[Checked], Seq[MappingProblem]) = {
     val problems = mutable.ArrayBuffer.empty[MappingProblem]
     def error(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "error", message)
     def warning(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "warning", message)
@@ -265,7 +342,7 @@ object MappingTable {
         if (!seen.add(e.subject)) { error(rule, e.subject, s"${prefix}duplicate entry for ${GoQuote(e.subject)}"); return None }
         totals(e.cluster) += e.weight
         if (totals(e.cluster) > 100) { error(rule, e.subject, s"${prefix}total weight needs to be <= 100"); return None }
-        try e -> SubjectTransform.compile(rule, e.subject)
+        try e -> SubjectTransform.compile(rule, e.subject, strict = false, interner)
         catch { case x: InvalidTransformException => error(rule, e.subject, prefix + x.reason); return None }
       }
       Some(Checked(rule, compiled))
@@ -288,7 +365,7 @@ object MappingTable {
           parseEntry(rule, other).flatMap(e => addWeighted(rule, Seq(e), s"Error adding mapping for ${GoQuote(rule)} : "))
       }
     }
-    overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject)).foreach(problems += _)
+    if (overlaps) problems ++= overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject))
     (checked, problems.toSeq)
   }
 
@@ -297,52 +374,96 @@ object MappingTable {
     o.get("subject").isDefined && !o.entries.exists { case (k, _) => k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") }
 
   private def isWildcardToken(t: String): Boolean = t.startsWith("*") // `*`, or a token nats-server's matching treats as one
-  private def isPureLiteral(source: String): Boolean =
-    !Subjects.tokens(source).exists(t => isWildcardToken(t) || t == ">")
+  private def isPureLiteral(toks: Array[String]): Boolean = !toks.exists(t => isWildcardToken(t) || t == ">")
+  private def isPureLiteral(source: String): Boolean = isPureLiteral(Subjects.tokens(source))
+
+  /** How many overlapping earlier rules one rule's warnings name one by one; the rest are counted. */
+  private[core] final val ListedOverlaps = 10
+  /** Overlapping pairs counted before the search stops (with a warning that says so): bounds hostile tables. */
+  private[core] final val OverlapBudget = 1000000
 
   /**
-   * Pairs of rules some subject matches both. nats-server keeps its rules in a Go map, so which one it
+   * Pairs of rules some subject matches both, every rule against every earlier one, found through an
+   * [[OverlapIndex]] of the earlier rules. nats-server keeps its rules in a Go map, so which one it
    * applies can change at every start; subject_map applies the literal one, else the first written.
    */
-  private def overlapWarnings(sources: Seq[String]): Seq[MappingProblem] = {
-    val limited = sources.take(2000) // pairs are checked at compile time only; bound the work
-    val toks = limited.map(Subjects.tokens)
-    for {
-      j <- limited.indices
-      i <- 0 until j
-      example <- commonSubject(toks(i), toks(j))
-      if !(isPureLiteral(limited(i)) && isPureLiteral(limited(j)))
-    } yield {
-      val applied =
-        if (isPureLiteral(limited(j))) limited(j) else limited(i)
-      MappingProblem(limited(j), null, "warning",
-        s"rule ${GoQuote(limited(j))} overlaps rule ${GoQuote(limited(i))}: a subject such as ${GoQuote(example)} " +
-          s"matches both; subject_map applies ${GoQuote(applied)}, nats-server either one (its order changes from start to start)")
+  private[subjxform] def overlapWarnings(sources: Seq[String]): Seq[MappingProblem] = {
+    val toks = sources.map(Subjects.tokens).toArray
+    val pure = toks.map(isPureLiteral)
+    val index = new OverlapIndex
+    val out = mutable.ArrayBuffer.empty[MappingProblem]
+    var counted = 0L
+    val seenFor = Array.fill(toks.length)(-1) // the rule whose walk last found it: candidates repeat
+    val found = mutable.ArrayBuffer.empty[Int]
+    var j = 0
+    while (j < toks.length) {
+      found.clear()
+      index.candidates(toks(j)) { i =>
+        if (seenFor(i) != j) {
+          seenFor(i) = j
+          if (!(pure(i) && pure(j)) && commonLength(toks(i), toks(j)) >= 0) found += i
+        }
+      }
+      if (found.nonEmpty) {
+        val earlier = found.sorted
+        val rule = sources(j)
+        earlier.iterator.take(ListedOverlaps).foreach { i =>
+          val applied = if (pure(j)) rule else sources(i)
+          out += MappingProblem(rule, null, "warning",
+            s"rule ${GoQuote(rule)} overlaps rule ${GoQuote(sources(i))}: a subject such as " +
+              s"${GoQuote(commonSubject(toks(i), toks(j)))} matches both; subject_map applies ${GoQuote(applied)}, " +
+              "nats-server either one (its order changes from start to start)")
+        }
+        val more = earlier.size - ListedOverlaps
+        if (more > 0) {
+          val applied = if (pure(j)) GoQuote(rule) else "the earlier rule"
+          out += MappingProblem(rule, null, "warning",
+            s"rule ${GoQuote(rule)} also overlaps $more more earlier rules (the first $ListedOverlaps are listed): " +
+              s"for a subject matching it and one of them, subject_map applies $applied, nats-server either one " +
+              "(its order changes from start to start)")
+        }
+        counted += earlier.size
+        if (counted >= OverlapBudget && j + 1 < toks.length) {
+          out += MappingProblem(null, null, "warning",
+            s"overlap check stopped after $counted overlapping pairs (rule ${GoQuote(rule)}, number ${j + 1} of " +
+              s"${toks.length}): the later rules were not compared")
+          return out.toSeq
+        }
+      }
+      index.add(toks(j), j)
+      j += 1
     }
+    out.toSeq
   }
 
-  /** A subject both filters match, if there is one. */
-  private def commonSubject(a: Array[String], b: Array[String]): Option[String] = {
+  /** The length of a subject two valid filters both match, or -1 when there is none. */
+  private def commonLength(a: Array[String], b: Array[String]): Int = {
     val fa = a.last == ">"
     val fb = b.last == ">"
     val na = if (fa) a.length - 1 else a.length
     val nb = if (fb) b.length - 1 else b.length
     val length =
-      if (!fa && !fb) { if (na != nb) return None; na }
+      if (!fa && !fb) { if (na != nb) return -1; na }
       else if (fa && fb) math.max(na, nb) + 1
-      else if (fa) { if (nb < na + 1) return None; nb }
-      else { if (na < nb + 1) return None; na }
-    val tokens = (0 until length).map { i =>
-      val x = if (i < na) Some(a(i)).filterNot(isWildcardToken) else None
-      val y = if (i < nb) Some(b(i)).filterNot(isWildcardToken) else None
-      (x, y) match {
-        case (Some(p), Some(q)) => if (p == q) p else return None
-        case (Some(p), None) => p
-        case (None, Some(q)) => q
-        case (None, None) => "x"
-      }
+      else if (fa) { if (nb < na + 1) return -1; nb }
+      else { if (na < nb + 1) return -1; na }
+    var i = 0
+    while (i < math.min(na, nb)) {
+      if (!isWildcardToken(a(i)) && !isWildcardToken(b(i)) && a(i) != b(i)) return -1
+      i += 1
     }
-    Some(tokens.mkString("."))
+    length
+  }
+
+  /** A subject both filters match (they overlap: [[commonLength]] >= 0). */
+  private def commonSubject(a: Array[String], b: Array[String]): String = {
+    val na = if (a.last == ">") a.length - 1 else a.length
+    val nb = if (b.last == ">") b.length - 1 else b.length
+    (0 until commonLength(a, b)).map { i =>
+      val x = if (i < na && !isWildcardToken(a(i))) a(i) else null
+      val y = if (i < nb && !isWildcardToken(b(i))) b(i) else null
+      if (x != null) x else if (y != null) y else "x"
+    }.mkString(".")
   }
 
   /** nats-server's `transformTokenize`: the source as a destination that gives a subject back unchanged. */
@@ -351,7 +472,10 @@ object MappingTable {
     Subjects.tokens(source).map { t => if (t == "*") { n += 1; "$" + n } else t }.mkString(".")
   }
 
-  private def build(checked: Seq[Checked]): MappingTable = {
+  private val NoClusterNames = Array.empty[Array[Byte]]
+  private val NoClusterChoices = Array.empty[Choice]
+
+  private def build(checked: Seq[Checked], interner: Interner, digest: Digest): MappingTable = {
     val rules = checked.map { c =>
       val listsSource = c.entries.exists(_._1.subject == c.source)
       def choice(entries: Seq[(Entry, SubjectTransform)]): Choice = {
@@ -359,38 +483,45 @@ object MappingTable {
         // nats-server's remainder: the subject unchanged, unless the source is listed (then: loss).
         val all =
           if (total != 100 && !listsSource) {
-            entries :+ (Entry(c.source, 100 - total, "") -> SubjectTransform.compile(c.source, identityDestination(c.source)))
+            entries :+ (Entry(c.source, 100 - total, "") ->
+              SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, interner))
           } else entries
         val weights = all.map(_._1.weight).toArray
         val running = weights.scanLeft(0)(_ + _).tail
         val certain = weights.indexWhere(_ == 100)
-        Choice(all.map(_._2).toArray, running, if (certain >= 0) certain else if (weights.sum == 0) Drop else Draw)
+        Choice(all.map(_._2).toArray, interner.ints(running),
+          if (certain >= 0) certain else if (weights.sum == 0) Drop else Draw)
       }
       val clusters = c.entries.map(_._1.cluster).filter(_.nonEmpty).distinct
       Rule(
         c.source,
-        SubjectFilter.compile(c.source, sourceQuirk = true),
         choice(c.entries.filter(_._1.cluster.isEmpty)),
-        clusters.map(_.getBytes(UTF_8)).toArray,
-        clusters.map(name => choice(c.entries.filter(_._1.cluster == name))).toArray)
+        if (clusters.isEmpty) NoClusterNames else clusters.map(_.getBytes(UTF_8)).toArray,
+        if (clusters.isEmpty) NoClusterChoices else clusters.map(name => choice(c.entries.filter(_._1.cluster == name))).toArray)
     }.toArray
 
-    val literal = rules.indices.filter(i => !Subjects.tokens(rules(i).source).exists(t => t == "*" || t == ">"))
+    // Literal rules (no lone `*` or `>`) by hash; a rule with a token like `*x` is also a wildcard rule
+    // (nats-server's matching takes `*x` as `*`), found by equality first like any literal rule.
+    val literalBytes = rules.map { r =>
+      if (Subjects.tokens(r.source).exists(t => t == "*" || t == ">")) null else r.source.getBytes(UTF_8)
+    }
+    val literal = rules.indices.filter(literalBytes(_) != null)
     val slots =
       if (literal.isEmpty) Array.emptyIntArray
       else {
         val size = java.lang.Integer.highestOneBit(literal.size * 2 + 1) << 1
         val s = Array.fill(size)(-1)
         literal.foreach { i =>
-          val b = rules(i).sourceBytes
+          val b = literalBytes(i)
           var slot = hash(b, 0, b.length) & (size - 1)
           while (s(slot) >= 0) slot = (slot + 1) & (size - 1)
           s(slot) = i
         }
         s
       }
-    val scan = rules.indices.filterNot(i => isPureLiteral(rules(i).source)).toArray
-    new MappingTable(rules, slots, scan)
+    val wildcard = rules.indices.filterNot(i => isPureLiteral(rules(i).source)).toArray
+    new MappingTable(rules, slots, literalBytes, FilterIndex(wildcard.map(rules(_).source).toSeq, sourceQuirk = true),
+      wildcard, digest)
   }
 }
 

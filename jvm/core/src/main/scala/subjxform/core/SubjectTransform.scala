@@ -38,17 +38,31 @@ final class SubjectTransform private (
   // is written straight into the result array, without the workspace buffer and its final copy.
   private val sizeKnownUpFront = ops.forall(op => op == Op.Literal || op == Op.Wildcard || op == Op.Fwc)
 
+  // Keyed draws (KeyedDraw): the n-th destination token's salt is mix(drawSalt + n).
+  private val drawSalt: Long = KeyedDraw.salt(source) * 31 + KeyedDraw.salt(destination)
+
   /**
    * Transforms the subject in `in[off, off+len)`. Returns the new subject's UTF-8 bytes (a new array,
    * the only allocation), or null when the subject is not a literal subject, does not match the
-   * source, or the result has an empty token.
+   * source, or the result has an empty token. `{{random(n)}}` draws from the workspace's random
+   * source: a seeded workspace repeats its draws for the same subjects in the same order.
    *
-   * [[FilterTransforms]] and [[MappingTable]] call this after tokenizing the subject themselves to
-   * match it, so it is tokenized twice. Handing their tokens over instead was tried and reverted
-   * (commit 4638fad): it saved 10-15 ns/row on subject_map but cost subject_transform 12-20 ns/row in
-   * Spark, where the JIT compiled the split entry point worse inside generated code.
+   * @throws SubjectTooLongException when the result would be longer than [[Workspace.MaxSubjectBytes]]
    */
-  def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] = {
+  def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] =
+    build(in, off, len, ws, keyed = false, 0L, 0L)
+
+  /**
+   * [[apply]] with `{{random(n)}}` drawn as a pure function of (seed, key, source, destination, token
+   * position) ([[KeyedDraw]]), not from the workspace's random source: the same key always gets the
+   * same subject, whatever else the workspace was used for. Allocates nothing but the result.
+   */
+  def applyKeyed(in: Array[Byte], off: Int, len: Int, seed: Long, key: Long, ws: Workspace): Array[Byte] =
+    build(in, off, len, ws, keyed = true, seed, key)
+
+  // One method from tokenizing to the result: split in two (tokenize once for a table's rule and its
+  // transform), it cost subject_transform 12-20 ns a row in Spark's generated code (see the history).
+  private[core] def build(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
     if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
     if (ops.isEmpty) return java.util.Arrays.copyOfRange(in, off, off + len)
@@ -67,7 +81,10 @@ final class SubjectTransform private (
         partition(in, off, len, ws, intArg(i), hashTokens(i))
       } else if (op == Op.Random) {
         val n = math.abs(intArg(i).toLong)
-        ws.putDecimal(if (n == 0) 0 else ws.random.nextLong(n))
+        ws.putDecimal(
+          if (n == 0) 0
+          else if (keyed) KeyedDraw.below(n, seed, key, KeyedDraw.mix(drawSalt + i))
+          else ws.random.nextLong(n))
       } else {
         val t = tokenArg(i)
         val s = ws.tokStart(t)
@@ -87,7 +104,7 @@ final class SubjectTransform private (
   /** [[apply]] for a destination of literals, `$N` and `>` only, on a matched subject ending at `end`. */
   private def tokensOnly(in: Array[Byte], end: Int, ws: Workspace): Array[Byte] = {
     val fwcStart = if (filter.endsWithFwc) ws.tokStart(filter.length - 1) else end
-    var size = ops.length - 1 // the separators
+    var size = ops.length - 1L // the separators; a long: `$1` repeated on a long token overflows an int
     var i = 0
     while (i < ops.length) {
       val op = ops(i)
@@ -97,7 +114,8 @@ final class SubjectTransform private (
         else ws.tokEnd(tokenArg(i)) - ws.tokStart(tokenArg(i)))
       i += 1
     }
-    val out = new Array[Byte](size)
+    if (size > Workspace.MaxSubjectBytes) throw new SubjectTooLongException(Workspace.MaxSubjectBytes, size)
+    val out = new Array[Byte](size.toInt)
     var at = 0
     i = 0
     while (i < ops.length) {
@@ -151,11 +169,17 @@ object SubjectTransform {
    *
    * @throws InvalidTransformException with nats-server's reason when the transform is invalid
    */
-  def compile(src: String, dest: String, strict: Boolean = false): SubjectTransform = {
+  def compile(src: String, dest: String, strict: Boolean = false): SubjectTransform = compile(src, dest, strict, null)
+
+  /**
+   * [[compile]] sharing equal pieces (filters, literal tokens, operation arrays) with the other
+   * transforms compiled through `interner` (when not null): a mapping table's many destinations.
+   */
+  private[core] def compile(src: String, dest: String, strict: Boolean, interner: Interner): SubjectTransform = {
     if (src.isEmpty) {
       // ADR-36: no source means `>`. A mappings block, where the golden cases come from, rejects an
       // empty key outright, so an invalid transform from "" is reported as nats-server reports that.
-      try return compile(">", dest, strict).withSource(src)
+      try return compile(">", dest, strict, interner).withSource(src)
       catch {
         case e: InvalidTransformException =>
           throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(src)} is not a valid subject",
@@ -168,9 +192,8 @@ object SubjectTransform {
       throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(source)} is not a valid subject",
         sourceInvalid = true)
     }
-    val filter = SubjectFilter.compile(source, sourceQuirk = true)
-    val empty = Array.empty[Int]
-    if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, empty, empty, empty, Array.empty, Array.empty)
+    val filter = if (interner == null) SubjectFilter.compile(source, sourceQuirk = true) else interner.filter(source, sourceQuirk = true)
+    if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
 
     val dtoks = Subjects.tokens(dest)
     checkDestinationTokens(dtoks).foreach(fail)
@@ -217,8 +240,16 @@ object SubjectTransform {
       }
     }
     if (strict && (npwcs > 0 || hasFwc) && placeholders < npwcs) fail(inToken(NotUsingAllWildcards, dest))
-    new SubjectTransform(src, dest, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
+    if (interner == null) new SubjectTransform(src, dest, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
+    else {
+      new SubjectTransform(src, dest, strict, filter, interner.ints(ops), interner.ints(tokenArg), interner.ints(intArg),
+        interner.refs(bytesArg.map(interner.bytes)), interner.refs(hashTokens.map(interner.ints)))
+    }
   }
+
+  private val NoInts = Array.emptyIntArray
+  private val NoBytes = Array.empty[Array[Byte]]
+  private val NoTokens = Array.empty[Array[Int]]
 
   /** The token checks nats-server's `ValidateMapping` makes before it builds a transform, in its order. */
   private def checkDestinationTokens(dtoks: Array[String]): Option[String] = {

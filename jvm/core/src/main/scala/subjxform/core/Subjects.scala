@@ -139,15 +139,18 @@ final class SubjectFilter private (
 
 object SubjectFilter {
   /** Compiles a valid filter; throws [[InvalidFilterException]] for an invalid one. */
-  def compile(filter: String, sourceQuirk: Boolean = false): SubjectFilter = {
+  def compile(filter: String, sourceQuirk: Boolean = false): SubjectFilter = compile(filter, sourceQuirk, null)
+
+  /** [[compile]] sharing equal literal tokens through `interner` (when not null). */
+  private[core] def compile(filter: String, sourceQuirk: Boolean, interner: Interner): SubjectFilter = {
     if (!Subjects.isValidSubject(filter)) throw new InvalidFilterException(filter)
     val toks = Subjects.tokens(filter)
     val fwc = toks.last == ">"
     val lits = toks.map { t =>
       val any = t == "*" || (sourceQuirk && t.startsWith("*")) || t == ">"
-      if (any) null else t.getBytes(UTF_8)
+      if (any) null else if (interner == null) t.getBytes(UTF_8) else interner.bytes(t.getBytes(UTF_8))
     }
-    new SubjectFilter(lits, fwc)
+    new SubjectFilter(if (interner == null) lits else interner.refs(lits), fwc)
   }
 }
 

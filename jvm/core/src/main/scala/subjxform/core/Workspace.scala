@@ -3,18 +3,23 @@ package subjxform.core
 import java.util.SplittableRandom
 
 /**
- * Scratch space for applying transforms: token boundaries, an output buffer and a random source.
- * Compiled transforms are immutable and shared; a workspace belongs to one thread (a Spark task keeps
- * one per expression), so that applying a transform allocates nothing but its result.
+ * Scratch space for applying transforms: token boundaries, an output buffer, a random source and the
+ * stack of a [[FilterIndex]] search. Compiled transforms are immutable and shared; a workspace belongs
+ * to one thread (a Spark task keeps one per expression), so that applying a transform allocates
+ * nothing but its result.
  */
 final class Workspace(seed: Long) {
   def this() = this(System.nanoTime())
 
   var tokStart: Array[Int] = new Array[Int](16)
   var tokEnd: Array[Int] = new Array[Int](16)
-  var out: Array[Byte] = new Array[Byte](256)
+  var out: Array[Byte] = new Array[Byte](Workspace.InitialOut)
   var outLen: Int = 0
   var random: SplittableRandom = new SplittableRandom(seed)
+
+  // A FilterIndex search's pending branches: (node, tokens consumed) pairs, grown like tokStart.
+  private[core] var searchNode: Array[Int] = new Array[Int](32)
+  private[core] var searchDepth: Array[Int] = new Array[Int](32)
 
   /**
    * Records the token boundaries of `in[off, off+len)`. Returns the number of tokens, or 0 when the
@@ -65,12 +70,30 @@ final class Workspace(seed: Long) {
     tokEnd = java.util.Arrays.copyOf(tokEnd, tokEnd.length * 2)
   }
 
+  private[core] def growSearch(): Unit = {
+    searchNode = java.util.Arrays.copyOf(searchNode, searchNode.length * 2)
+    searchDepth = java.util.Arrays.copyOf(searchDepth, searchDepth.length * 2)
+  }
+
   // Output buffer: written by the transform, then copied once into an exactly sized result.
 
+  /**
+   * Room for `extra` more bytes. A built subject may not exceed [[Workspace.MaxSubjectBytes]]: the
+   * check comes before the buffer grows, so a small input that asks for an enormous output (a long
+   * token sliced into one-character pieces a hundred times) costs at most that much memory.
+   */
   @inline def ensure(extra: Int): Unit =
-    if (outLen + extra > out.length) {
-      out = java.util.Arrays.copyOf(out, math.max(out.length * 2, outLen + extra))
+    if (extra > out.length - outLen) grow(extra) // written so that it cannot overflow
+
+  private def grow(extra: Int): Unit = {
+    val need = outLen.toLong + extra
+    if (need > Workspace.MaxSubjectBytes) {
+      out = new Array[Byte](Workspace.InitialOut) // the next rows need not keep a buffer this row grew
+      outLen = 0
+      throw new SubjectTooLongException(Workspace.MaxSubjectBytes, need)
     }
+    out = java.util.Arrays.copyOf(out, math.min(math.max(out.length.toLong * 2, need), Workspace.MaxSubjectBytes.toLong).toInt)
+  }
 
   @inline def put(b: Byte): Unit = { ensure(1); out(outLen) = b; outLen += 1 }
 
@@ -95,3 +118,30 @@ final class Workspace(seed: Long) {
 
   def result(): Array[Byte] = java.util.Arrays.copyOf(out, outLen)
 }
+
+object Workspace {
+  /**
+   * The longest subject the engine builds: 8 MiB, nats-server's `MAX_PAYLOAD_MAX_SIZE`, the message size
+   * above which it warns that `max_payload` is too high (and may one day refuse it). A subject travels
+   * in a message's control line (4 KiB by default, `max_control_line`) and JetStream stores its length
+   * in 16 bits (64 KiB), so no server delivers anything close; but a Spark table may hold longer
+   * subjects than any server accepts (tests here transform 4 MB ones), so the bound is the largest
+   * size a NATS deployment is meant to carry at all, not what a default server accepts. It caps what a
+   * destination can ask for (a long token sliced into one-character pieces a hundred times) at a few
+   * MiB per task. Only what the engine builds is bounded: input subjects of any length are matched,
+   * filtered and returned unchanged as before.
+   */
+  final val MaxSubjectBytes: Int = 8 << 20
+
+  private final val InitialOut = 256
+}
+
+/**
+ * A transform would build a subject longer than `limit` bytes ([[Workspace.MaxSubjectBytes]]): `size`
+ * is the length it had reached when it was stopped (the whole length when it is known up front), so
+ * at least that much was asked for. Nothing that size was allocated.
+ */
+final class SubjectTooLongException(val limit: Int, val size: Long)
+  extends IllegalArgumentException(
+    s"the transformed subject would be at least $size bytes long, more than the limit of $limit bytes " +
+      "(a destination that repeats or slices a long token)")

@@ -100,7 +100,7 @@ class ValidateSuite extends AnyFunSuite {
   test("Main.validate: stdin, unreadable files and usage errors (exit code 2)") {
     def main(args: String*)(stdin: String = ""): (Int, String) = {
       val bytes = new ByteArrayOutputStream
-      val code = Main.validate(args.toList, new ByteArrayInputStream(stdin.getBytes(UTF_8)), new PrintStream(bytes, true, UTF_8.name))
+      val code = Main.validate(args.toList.map(_.getBytes(UTF_8)), new ByteArrayInputStream(stdin.getBytes(UTF_8)), new PrintStream(bytes, true, UTF_8.name))
       (code, new String(bytes.toByteArray, UTF_8))
     }
     assert(main("-")("foo: bar") == (0, "OK: 1 mapping\n"))
