@@ -36,7 +36,7 @@ import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsExce
   since = "0.1.0",
   group = "string_funcs")
 case class AccountsPlanExpression(config: Expression, file: Expression)
-  extends BinaryExpression with ImplicitCastInputTypes {
+  extends BinaryExpression with ImplicitCastInputTypes with FailsAnalysisInTypeCheck {
 
   def this(config: Expression) = this(config, Literal(null, StringType))
 

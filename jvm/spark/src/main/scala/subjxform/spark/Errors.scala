@@ -58,3 +58,15 @@ final class InvalidArgumentValueException(
 
   override def getMessageParameters: java.util.Map[String, String] = messageParameters
 }
+
+/**
+ * An expression whose `checkInputDataTypes` throws [[Errors.atAnalysis]] for an invalid constant (a
+ * type-check result could only carry Spark's DATATYPE_MISMATCH condition, not nats-server's reason under
+ * INVALID_PARAMETER_VALUE). Spark 3.5 prints a failed plan into its AnalysisException's message, asking
+ * every expression whether it is resolved: there the expression answers "no" rather than throw its error a
+ * second time, from inside getMessage. Analysis still fails with the error: CheckAnalysis checks the types.
+ */
+trait FailsAnalysisInTypeCheck extends Expression {
+  override lazy val resolved: Boolean =
+    childrenResolved && (try checkInputDataTypes().isSuccess catch { case _: AnalysisException => false })
+}

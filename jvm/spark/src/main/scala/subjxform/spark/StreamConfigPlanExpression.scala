@@ -33,7 +33,7 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJ
   since = "0.1.0",
   group = "string_funcs")
 case class StreamConfigPlanExpression(config: Expression)
-  extends UnaryExpression with ImplicitCastInputTypes with SparkCompat.NullIntolerant {
+  extends UnaryExpression with ImplicitCastInputTypes with SparkCompat.NullIntolerant with FailsAnalysisInTypeCheck {
   override def child: Expression = config
   override def inputTypes = Seq(StringType)
   override def dataType: DataType = StringType

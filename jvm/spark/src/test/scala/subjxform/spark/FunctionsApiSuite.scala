@@ -1,7 +1,7 @@
 package subjxform.spark
 
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
-import org.apache.spark.sql.functions.{array, col, lit, struct}
+import org.apache.spark.sql.functions.{array, call_function, col, lit, struct}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -60,13 +60,23 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(err.getMessage.contains("wildcard index out of range in {{wildcard(2)}}"))
   }
 
-  test("the error of a constant written with aliases (as PySpark builds lists) can be printed with its plan") {
+  test("the error of a constant written with aliases (as PySpark builds them) can be printed with its plan") {
     // Spark 3.5 prints the failed plan in the exception's message, asking each expression whether it is
     // resolved: that question must not throw the analysis error a second time, from inside getMessage.
     val list = array(struct(lit("a.>").as("src"), lit("").as("dest")), struct(lit("a.b").as("src"), lit("x").as("dest")))
-    val err = intercept[AnalysisException](messages.select(subject_filter_transform(col("subject"), list)).collect())
-    assert(SparkCompat.condition(err) == "INVALID_PARAMETER_VALUE.PATTERN")
-    assert(err.getMessage.contains("source filters can not overlap"), err.getMessage)
-    assert(err.toString.contains("source filters can not overlap"))
+    val invalid = Seq(
+      subject_filter_transform(col("subject"), list) -> "source filters can not overlap",
+      call_function("subject_transform", col("subject"), lit("a.*").as("s"), lit("b.{{wildcard(2)}}").as("d")) ->
+        "wildcard index out of range",
+      call_function("stream_config_plan", lit("""{"name": "S", "subjects": ["x"], "mirror": {"name": "O"}}""").as("c")) ->
+        "stream mirrors can not contain subjects",
+      call_function("accounts_plan", lit("accounts { A: { mappings: { \"a.*\": \"b.$2\" } } }").as("c")) ->
+        "wildcard index out of range")
+    for ((column, reason) <- invalid) {
+      val err = intercept[AnalysisException](messages.select(column).collect())
+      assert(SparkCompat.condition(err) == "INVALID_PARAMETER_VALUE.PATTERN")
+      assert(err.getMessage.contains(reason), err.getMessage)
+      assert(err.toString.contains(reason))
+    }
   }
 }
