@@ -121,7 +121,8 @@ final class MappingTable private (
         else if (sameBytes(result, in, off, len)) MappingExplanation.Unchanged
         else MappingExplanation.Mapped
       new MappingExplanation(outcome, r, rule, ws.decidedLiteral, if (scope < 0) null else rule.clusterNames(scope),
-        entry, if (entry < 0) choice.remainderWeight else choice.weight(picked), result)
+        entry, if (entry < 0) null else choice.transforms(picked).destination,
+        if (entry < 0) choice.remainderWeight else choice.weight(picked), result)
     }
   }
 
@@ -131,6 +132,33 @@ final class MappingTable private (
     val c = if (cluster == null) null else cluster.getBytes(UTF_8)
     val r = apply(b, 0, b.length, c, 0, if (c == null) 0 else c.length, ws)
     if (r eq Unchanged) subject else if (r == null) null else new String(r, UTF_8)
+  }
+
+  /**
+   * The table as [[explain]] sees it, as JSON for callers outside the JVM (reports list every rule and
+   * destination, including those no message took): an array of rules in written order, each
+   * `{"rule_index", "rule", "matched_as", "destinations": [{"index", "destination", "weight", "cluster"}]
+   * (as written; weight in percent), "scopes": [{"cluster", "remainder", "remainder_drops"}]}`: per cluster
+   * scope (null: the cluster-less destinations) the weight left over and whether it drops the message.
+   */
+  def planJson: String = {
+    def q(s: String): String = if (s == null) "null" else JsonWriter.quote(s)
+    rules.indices.map { r =>
+      val rule = rules(r)
+      val scopes = (-1 until rule.clusterNames.length).map(i => (if (i < 0) null else new String(rule.clusterNames(i), UTF_8), rule.choice(i)))
+      val written = for {
+        (cluster, choice) <- scopes
+        i <- choice.transforms.indices if choice.entries(i) >= 0
+      } yield (choice.entries(i), choice.transforms(i).destination, choice.weight(i), cluster)
+      val destinations = written.sortBy(_._1).map { case (i, d, w, c) =>
+        s"""{"index":$i,"destination":${q(d)},"weight":$w,"cluster":${q(c)}}"""
+      }
+      val remainders = scopes.map { case (c, choice) =>
+        s"""{"cluster":${q(c)},"remainder":${choice.remainderWeight},"remainder_drops":${choice.remainderWeight > 0 && !choice.entries.contains(-1)}}"""
+      }
+      s"""{"rule_index":$r,"rule":${q(rule.source)},"matched_as":"${if (literalBytes(r) != null) "literal" else "wildcard"}",""" +
+        s""""destinations":${destinations.mkString("[", ",", "]")},"scopes":${remainders.mkString("[", ",", "]")}}"""
+    }.mkString("[", ",", "]")
   }
 
   /** Convenience for tests and tools: [[explain]] of a string subject, unkeyed. */
@@ -210,8 +238,7 @@ object MappingTable {
       source: String,
       default: Choice,
       clusterNames: Array[Array[Byte]],
-      clusterChoices: Array[Choice],
-      destinations: Array[String]) {
+      clusterChoices: Array[Choice]) {
     /** What names this rule's weighted choice in keyed draws ([[KeyedDraw]]): its source subject. */
     val salt: Long = KeyedDraw.salt(source)
 
@@ -571,8 +598,7 @@ object MappingTable {
         c.source,
         choice(written.filter(_._1._1.cluster.isEmpty)),
         if (clusters.isEmpty) NoClusterNames else clusters.map(_.getBytes(UTF_8)).toArray,
-        if (clusters.isEmpty) NoClusterChoices else clusters.map(name => choice(written.filter(_._1._1.cluster == name))).toArray,
-        c.entries.map(_._1.subject).toArray)
+        if (clusters.isEmpty) NoClusterChoices else clusters.map(name => choice(written.filter(_._1._1.cluster == name))).toArray)
     }.toArray
 
     // Literal rules (no lone `*` or `>`) by hash; a rule with a token like `*x` is also a wildcard rule
@@ -605,7 +631,8 @@ object MappingTable {
  * the table, in written order, and the rule itself), whether it was found as a literal rule (equal to the
  * subject) or as a wildcard rule, the cluster scope whose destinations applied (null: the cluster-less
  * ones), the destination drawn (its position among the rule's entries as written, -1 for the remainder,
- * which keeps the subject or, when the source is itself listed, drops it) and its weight, the outcome
+ * which keeps the subject or, when the source is itself listed, drops it), its text as written (null for
+ * the remainder) and its weight, the outcome
  * and the result (as [[MappingTable.apply]] returns it: [[MappingTable.Unchanged]] when no rule matched,
  * null when dropped). `ruleNumber` is -1 and `rule` null when no rule matched.
  */
@@ -616,13 +643,12 @@ final class MappingExplanation(
     val literal: Boolean,
     val clusterScope: Array[Byte],
     val entry: Int,
+    val destination: String,
     val weight: Int,
     val result: Array[Byte]) {
 
   def matched: Boolean = rule != null
   def remainder: Boolean = matched && entry < 0
-  /** The destination drawn as written; null for the remainder or no match. */
-  def destination: String = if (entry < 0) null else rule.destinations(entry)
   def outcomeName: String = MappingExplanation.OutcomeNames(outcome)
 
   override def toString: String =
@@ -639,7 +665,7 @@ object MappingExplanation {
   final val NoMatch = 3 // no rule matched: the subject goes on as it is
   val OutcomeNames: Array[String] = Array("mapped", "unchanged", "dropped", "no_match")
 
-  private[core] val noMatch = new MappingExplanation(NoMatch, -1, null, false, null, -1, 0, MappingTable.Unchanged)
+  private[core] val noMatch = new MappingExplanation(NoMatch, -1, null, false, null, -1, null, 0, MappingTable.Unchanged)
 }
 
 /**

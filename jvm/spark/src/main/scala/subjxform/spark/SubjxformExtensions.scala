@@ -21,6 +21,8 @@ object SubjxformFunctions {
     describe[TrySubjectTransformExpression]("try_subject_transform"),
     describe[SubjectMatchesExpression]("subject_matches"),
     describe[SubjectMapExpression]("subject_map"),
+    describe[SubjectMapExplainExpression]("subject_map_explain"),
+    describe[MappingsPlanExpression]("mappings_plan"),
     describe[SubjectFilterTransformExpression]("subject_filter_transform"),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform"),
     describe[StreamConfigPlanExpression]("stream_config_plan"),
