@@ -121,7 +121,7 @@ final class MappingTable private (
         else if (sameBytes(result, in, off, len)) MappingExplanation.Unchanged
         else MappingExplanation.Mapped
       new MappingExplanation(outcome, r, rule, ws.decidedLiteral, if (scope < 0) null else rule.clusterNames(scope),
-        entry, if (entry < 0) null else choice.transforms(picked).destination,
+        entry, if (entry < 0) null else choice.destinationBytes(picked),
         if (entry < 0) choice.remainderWeight else choice.weight(picked), result)
     }
   }
@@ -202,6 +202,9 @@ object MappingTable {
   final case class Choice(transforms: Array[SubjectTransform], runningTotals: Array[Int], fixed: Int, entries: Array[Int]) {
     def isRandom: Boolean = fixed == Draw || transforms.exists(_.isRandom)
 
+    /** The destinations' UTF-8 bytes as written, made when an explanation first needs them. */
+    lazy val destinationBytes: Array[Array[Byte]] = transforms.map(_.destination.getBytes(UTF_8))
+
     /** The weight of transform `i`. */
     def weight(i: Int): Int = runningTotals(i) - (if (i == 0) 0 else runningTotals(i - 1))
 
@@ -251,6 +254,9 @@ object MappingTable {
       }
       -1
     }
+
+    /** The source's UTF-8 bytes, made when an explanation first needs them (tables that are only applied never do). */
+    lazy val sourceBytes: Array[Byte] = source.getBytes(UTF_8)
 
     /** The destinations of a scope ([[clusterIndex]]). */
     def choice(scope: Int): Choice = if (scope < 0) default else clusterChoices(scope)
@@ -643,13 +649,15 @@ final class MappingExplanation(
     val literal: Boolean,
     val clusterScope: Array[Byte],
     val entry: Int,
-    val destination: String,
+    val destinationBytes: Array[Byte],
     val weight: Int,
     val result: Array[Byte]) {
 
   def matched: Boolean = rule != null
   def remainder: Boolean = matched && entry < 0
   def outcomeName: String = MappingExplanation.OutcomeNames(outcome)
+  /** The destination drawn, as written; null for the remainder or no match. */
+  def destination: String = if (destinationBytes == null) null else new String(destinationBytes, UTF_8)
 
   override def toString: String =
     if (!matched) "no_match"

@@ -66,11 +66,11 @@ object PerRow {
     val out = if (x.result eq MappingTable.Unchanged) subject else result(x.result)
     if (!x.matched) return new GenericInternalRow(Array[Any](null, null, null, null, null, null, null, null, Outcomes(x.outcome), out))
     new GenericInternalRow(Array[Any](
-      UTF8String.fromString(x.rule.source),
+      UTF8String.fromBytes(x.rule.sourceBytes),
       x.ruleNumber,
       if (x.literal) Literal else Wildcard,
       if (x.clusterScope == null) null else UTF8String.fromBytes(x.clusterScope),
-      if (x.destination == null) null else UTF8String.fromString(x.destination),
+      if (x.destinationBytes == null) null else UTF8String.fromBytes(x.destinationBytes),
       if (x.entry < 0) null else x.entry,
       x.weight,
       x.remainder,
