@@ -366,16 +366,20 @@ def partition_balance(
     """How evenly ``{{partition(n, tokens...)}}`` spreads ``messages``: per candidate, messages per
     partition, min / max / skew (max over mean; 1.0 is perfectly even) and the hottest keys (the
     wildcard tokens hashed) with their share. Candidates are the ``{{partition(...)}}`` destinations of
-    ``mappings``, or ``candidates`` (``(n, tokens)`` pairs) over the wildcards of ``source``. The
+    ``mappings``, or ``candidates``: ``(n, tokens)`` pairs over the wildcards of ``source``, or
+    ``(source, n, tokens)`` triples. The
     partition is computed by ``subject_transform`` with nats-server's hash, over the messages
     ``source`` matches."""
     spark = _spark(messages)
     if mappings is not None:
         found = partition_candidates(spark, mappings)
+    elif candidates and all(len(c) == 3 for c in candidates):
+        found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in candidates]
     elif source is not None and candidates:
         found = [(source, int(n), tuple(int(t) for t in toks)) for n, toks in candidates]
     else:
-        raise ValueError("give mappings (with {{partition(...)}} destinations), or source and candidates")
+        raise ValueError("give mappings (with {{partition(...)}} destinations), or source and (n, tokens) candidates, "
+                         "or (source, n, tokens) candidates")
     if not found:
         raise ValueError("the mappings have no {{partition(n,...)}} destination")
     subj = _column(subject)
