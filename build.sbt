@@ -160,8 +160,7 @@ lazy val spark = (project in file("jvm/spark"))
   .settings(
     name := line.artifactName,
     moduleName := line.artifactName,
-    Compile / unmanagedSourceDirectories += baseDirectory.value / "src" / "main" / line.shimFolder,
-    Test / unmanagedSourceDirectories += baseDirectory.value / "src" / "test" / line.shimFolder,
+    Compile / unmanagedSourceDirectories ++= line.shimFolders.map(baseDirectory.value / "src" / "main" / _),
     libraryDependencies ++= {
       if (line.jarsFromWheel) Nil else Seq("org.apache.spark" %% "spark-sql" % line.spark % Provided)
     },

@@ -15,8 +15,13 @@ final case class SparkLine(spark: String, scala: String, jarsFromWheel: Boolean 
   /** The Java the jar's classes target: Spark 3.5 still runs on Java 8, Spark 4 needs Java 17. */
   val javaRelease: String = if (major == "3") "8" else "17"
 
-  /** The Catalyst layer's version folder, beside src/main/scala. */
-  val shimFolder: String = s"scala-spark-$major"
+  /**
+   * The Catalyst layer's version folders, beside src/main/scala: the Spark major's, and for Spark 4 the
+   * release's own where the API changed within 4 (4.0, or 4.1 and later).
+   */
+  val shimFolders: Seq[String] =
+    if (major == "3") Seq("scala-spark-3")
+    else Seq("scala-spark-4", if (minor == "4.0") "scala-spark-4.0" else "scala-spark-4.1")
 
   /** The Maven artifact, as Iceberg and Sedona name theirs: subjxform-spark-3.5_2.12. */
   val artifactName: String = s"subjxform-spark-$minor"

@@ -86,6 +86,12 @@ TABLE = [
     Row("invalid constant filter, `subject_matches`", "subject_matches(subject, 'a.>.b')",
         "analysis error: INVALID_PARAMETER_VALUE.PATTERN ... Subject \"a.>.b\" is not a valid subject",
         "the query fails before any data is read"),
+    Row("an unknown named argument", "subject_map(subject, 'a b', kee => 1)",
+        "analysis error: UNRECOGNIZED_PARAMETER_NAME ... kee",
+        "Spark's own error for a named argument no parameter has (the names: see DESCRIBE FUNCTION)"),
+    Row("a draw key that is NULL in a row", "subject_map('svc', 'svc: [{destination: a, weight: 50%}, "
+        "{destination: b, weight: 50%}]', NULL, 7, IF(subject = '', 'k', NULL))", "a",
+        "a key like any other: every row whose key is NULL draws alike (a NULL constant key is no key)"),
     Row("mappings nested thousands deep", f"subject_map(subject, concat('a: ', {DEEP}))",
         "analysis error: INVALID_PARAMETER_VALUE.PATTERN ... line 1: 'lists and maps nested more than 10000 deep'",
         "nats-server's own limit (Go's JSON depth; `nats-server -t` stops there too), named with its line"),
@@ -95,10 +101,9 @@ TABLE = [
     Row("result longer than 8 MiB", f"length(subject_transform({LONG_TOKEN}, '*', {SLICES}))",
         "runtime error: INVALID_PARAMETER_VALUE ... more than the limit of 8388608 bytes",
         "a small input may ask for an enormous subject: refused before the memory is taken (8 MiB is nats-server's "
-        "largest recommended message); the session goes on",
-        pending="the Spark layer lets the engine's SubjectTooLongException fail the job as it is"),
+        "largest recommended message); the session goes on"),
     Row("result longer than 8 MiB, `try_`", f"try_subject_transform({LONG_TOKEN}, '*', {SLICES})", "NULL",
-        "Spark's `try_` convention", pending="the Spark layer lets the engine's SubjectTooLongException fail the job as it is"),
+        "Spark's `try_` convention"),
 ]
 
 

@@ -65,6 +65,16 @@ def test_the_same_seed_sends_the_same_orders_to_v2(spark, tmp_path):
     assert first.per_partition == again.per_partition
 
 
+def test_an_order_goes_to_the_same_version_however_the_log_is_partitioned(spark):
+    from subjxform import subject_map
+    from subjxform.demo import MAPPINGS, order_log
+
+    log = order_log(spark, 3_000, 11)
+    canary = lambda d: {r.order_id for r in d.withColumn(  # noqa: E731
+        "to", subject_map("subject", MAPPINGS, seed=11, key="order_id")).where("to LIKE 'orders.v2.%'").collect()}
+    assert canary(log) == canary(log.repartition(3)) == canary(log.repartition(1).where("amount > 0"))
+
+
 def test_the_report_and_chart(demo, tmp_path, capsys):
     _, report = demo
     print_report(report)

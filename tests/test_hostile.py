@@ -80,14 +80,12 @@ def test_an_enormous_result_fails_the_query_and_the_session_survives(spark):
     assert runtime.totalMemory() - runtime.freeMemory() < runtime.maxMemory()
 
 
-@pytest.mark.xfail(strict=True, reason="Spark layer: lead (SubjectTooLongException -> a per-row Spark error)")
 def test_an_enormous_result_is_a_clear_per_row_error(session):
     df = session.range(1).select(F.repeat(F.lit("x"), 1 << 20).alias("s"))
     with pytest.raises(IllegalArgumentException, match="more than the limit of 8388608 bytes"):
         df.select(F.length(subject_transform("s", "*", SLICES))).collect()
 
 
-@pytest.mark.xfail(strict=True, reason="Spark layer: lead (SubjectTooLongException -> NULL in try_)")
 def test_an_enormous_result_is_null_in_try(session):
     df = session.range(1).select(F.repeat(F.lit("x"), 1 << 20).alias("s"))
     assert df.select(F.expr(f"try_subject_transform(s, '*', '{SLICES}')").alias("r")).first().r is None

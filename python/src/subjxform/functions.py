@@ -55,31 +55,54 @@ def _seed(seed: Optional[int]) -> Column:
     return F.lit(int(seed)).cast("long")
 
 
-def subject_transform(subject: ColumnOrName, src: ColumnOrValue, dest: ColumnOrValue, strict: bool = False) -> Column:
+def _key(key: Optional[ColumnOrName]) -> Column:
+    """A per-message draw key: a column name or Column of any type (the JVM uses its xxhash64)."""
+    if key is None:
+        return F.lit(None).cast("long")
+    return _column(key, "key")
+
+
+def subject_transform(
+    subject: ColumnOrName,
+    src: ColumnOrValue,
+    dest: ColumnOrValue,
+    strict: bool = False,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
+) -> Column:
     """Applies the NATS subject transform ``src`` -> ``dest`` to ``subject``, as nats-server does.
 
     ``subject`` is a column name or Column; ``src`` and ``dest`` are strings (constants, compiled once;
     an invalid transform fails the query before any data is read) or Columns. Returns NULL when the
     subject does not match ``src`` (or is not a literal subject, or the result has an empty token).
-    ``strict=True`` accepts only what an import/export mapping accepts.
+    ``strict=True`` accepts only what an import/export mapping accepts. ``{{random(n)}}`` draws: ``seed``
+    (an int) makes them reproducible for the same input in the same partitioning, like ``rand(seed)``;
+    ``key`` (a column name or Column, e.g. a message id) makes each a pure function of (seed, key, the
+    token), the same whatever the partitioning, micro-batching or upstream filtering.
 
     >>> df.select(subject_transform("subject", "orders.*.*", "shipments.{{wildcard(2)}}.$1"))  # doctest: +SKIP
     orders.eu.42 -> shipments.42.eu
     >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
     unchanged when not matching, as Core NATS mappings behave
     """
-    return F.call_function("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"), _strict(strict))
+    return F.call_function("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
+                           _strict(strict), _seed(seed), _key(key))
 
 
 def try_subject_transform(
-    subject: ColumnOrName, src: ColumnOrValue, dest: ColumnOrValue, strict: bool = False
+    subject: ColumnOrName,
+    src: ColumnOrValue,
+    dest: ColumnOrValue,
+    strict: bool = False,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
 ) -> Column:
     """Like :func:`subject_transform`, but an invalid transform gives NULL instead of an error.
 
     >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
     return F.call_function("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict))
+                           _strict(strict), _seed(seed), _key(key))
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -107,6 +130,7 @@ def subject_map(
     mappings: MappingsValue,
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
 ) -> Column:
     """Applies a Core NATS account mapping table to ``subject``, as nats-server does.
 
@@ -116,12 +140,13 @@ def subject_map(
     query before any data is read. One rule applies (a literal rule equal to the subject, else the
     first matching wildcard rule); no match leaves the subject unchanged; a dropped message (artificial
     loss) is NULL. ``cluster`` (a string or Column) picks a rule's cluster-scoped destinations.
-    Weighted choices are random; ``seed`` makes them reproducible (like ``rand(seed)``).
+    Weighted choices are random; ``seed`` makes them reproducible (like ``rand(seed)``), ``key`` (e.g.
+    ``"msg_id"``) gives each message the same destination in every run, whatever the partitioning.
 
     >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed))
+    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed), _key(key))
 
 
 def subject_map_explain(
@@ -129,6 +154,7 @@ def subject_map_explain(
     mappings: MappingsValue,
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
 ) -> Column:
     """Why :func:`subject_map` with the same arguments gives ``subject`` what it gives: a struct of
     ``rule`` (the source as written) and ``rule_index`` (its 0-based position), ``matched_as``
@@ -136,13 +162,15 @@ def subject_map_explain(
     for the cluster-less ones), ``destination`` (as written) and ``destination_index`` (its 0-based
     position among the rule's entries) or ``remainder`` (true when the rest of the weight was taken),
     ``weight`` (percent), ``outcome`` (``'mapped'``, ``'unchanged'``, ``'dropped'`` or ``'no_match'``)
-    and ``result``: what ``subject_map`` returns, the same draw for the same ``seed``. NULL when the
-    subject is NULL or not a literal subject.
+    and ``result``: what ``subject_map`` returns, the same draw for the same ``seed`` (and ``key``: then
+    each message's draw is its own, whatever the partitioning). NULL when the subject is NULL or not a
+    literal subject.
 
     >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return F.call_function("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed))
+    return F.call_function("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed),
+                           _key(key))
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
@@ -175,7 +203,9 @@ def _transform_list(transforms: TransformList) -> Column:
     return F.array(*pairs).cast("array<struct<src:string,dest:string>>")
 
 
-def subject_filter_transform(subject: ColumnOrName, transforms: TransformList) -> Column:
+def subject_filter_transform(
+    subject: ColumnOrName, transforms: TransformList, seed: Optional[int] = None, key: Optional[ColumnOrName] = None
+) -> Column:
     """Applies a stream source's or mirror's ``subject_transforms`` list, as nats-server does.
 
     The message is taken when ``subject`` matches one of the ``src`` filters and renamed by the first
@@ -186,9 +216,12 @@ def subject_filter_transform(subject: ColumnOrName, transforms: TransformList) -
     >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
     foo -> foo-transformed, bar -> bar, baz -> NULL
     """
-    return F.call_function("subject_filter_transform", _column(subject), _transform_list(transforms))
+    return F.call_function("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed), _key(key))
 
 
-def try_subject_filter_transform(subject: ColumnOrName, transforms: TransformList) -> Column:
+def try_subject_filter_transform(
+    subject: ColumnOrName, transforms: TransformList, seed: Optional[int] = None, key: Optional[ColumnOrName] = None
+) -> Column:
     """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
-    return F.call_function("try_subject_filter_transform", _column(subject), _transform_list(transforms))
+    return F.call_function("try_subject_filter_transform", _column(subject), _transform_list(transforms),
+                           _seed(seed), _key(key))

@@ -4,10 +4,12 @@ import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry
 import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.logical.FunctionSignature
 
 /**
  * Where the Spark API differs between lines, the Spark 4 side (scala-spark-3/ has the Spark 3.5 one,
- * with the same names). Internal to subjxform.
+ * with the same names); what differs within Spark 4 is in scala-spark-4.0/ and scala-spark-4.1/
+ * (4.1 and later). Internal to subjxform.
  */
 object SparkCompat {
 
@@ -24,4 +26,8 @@ object SparkCompat {
   }
 
   def condition(e: SparkThrowable): String = e.getCondition
+
+  /** Named arguments put in their places (defaults filled in), with Spark's errors for bad names. */
+  def rearrange(signature: FunctionSignature, args: Seq[Expression], function: String): Seq[Expression] =
+    Spark4MinorCompat.rearrange(signature, args, function)
 }

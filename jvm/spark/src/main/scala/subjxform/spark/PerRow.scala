@@ -28,14 +28,19 @@ object PerRow {
 
   private def result(out: Array[Byte]): UTF8String = if (out == null) null else UTF8String.fromBytes(out)
 
-  def transform(tr: SubjectTransform, ws: Workspace, subject: UTF8String): UTF8String = {
+  // `keyed`: draw as a pure function of (seed, key, what is drawn) (core KeyedDraw), else from the
+  // workspace. Generated code passes it as a constant, so the JIT keeps one branch.
+
+  def transform(tr: SubjectTransform, ws: Workspace, subject: UTF8String, keyed: Boolean, seed: Long, key: Long): UTF8String = {
     val bytes = bytesOf(subject)
-    result(tr(bytes, offsetIn(bytes, subject), subject.numBytes, ws))
+    val off = offsetIn(bytes, subject)
+    result(if (keyed) tr.applyKeyed(bytes, off, subject.numBytes, seed, key, ws) else tr(bytes, off, subject.numBytes, ws))
   }
 
-  def filterTransform(ft: FilterTransforms, ws: Workspace, subject: UTF8String): UTF8String = {
+  def filterTransform(ft: FilterTransforms, ws: Workspace, subject: UTF8String, keyed: Boolean, seed: Long, key: Long): UTF8String = {
     val bytes = bytesOf(subject)
-    result(ft(bytes, offsetIn(bytes, subject), subject.numBytes, ws))
+    val off = offsetIn(bytes, subject)
+    result(if (keyed) ft.applyKeyed(bytes, off, subject.numBytes, seed, key, ws) else ft(bytes, off, subject.numBytes, ws))
   }
 
   def matches(filter: SubjectFilter, ws: Workspace, subject: UTF8String): Boolean = {
@@ -44,11 +49,16 @@ object PerRow {
   }
 
   /** `cluster` may be NULL (no cluster); a table that leaves the subject unchanged returns it as it is. */
-  def map(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String): UTF8String = {
+  def map(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String,
+      keyed: Boolean, seed: Long, key: Long): UTF8String = {
     val in = bytesOf(subject)
+    val off = offsetIn(in, subject)
     val c = if (cluster == null) null else bytesOf(cluster)
-    val out = table(in, offsetIn(in, subject), subject.numBytes,
-      c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws)
+    val cOff = if (c == null) 0 else offsetIn(c, cluster)
+    val cLen = if (c == null) 0 else cluster.numBytes
+    val out =
+      if (keyed) table.applyKeyed(in, off, subject.numBytes, c, cOff, cLen, seed, key, ws)
+      else table(in, off, subject.numBytes, c, cOff, cLen, ws)
     if (out eq MappingTable.Unchanged) subject else result(out)
   }
 
@@ -57,11 +67,12 @@ object PerRow {
   private val Outcomes = MappingExplanation.OutcomeNames.map(UTF8String.fromString)
 
   /** [[map]]'s decision as subject_map_explain's struct (SubjectMapExplainFunction.Type); NULL as map's. */
-  def explainMap(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String): InternalRow = {
+  def explainMap(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String,
+      keyed: Boolean, seed: Long, key: Long): InternalRow = {
     val in = bytesOf(subject)
     val c = if (cluster == null) null else bytesOf(cluster)
     val x = table.explain(in, offsetIn(in, subject), subject.numBytes,
-      c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws, keyed = false, 0L, 0L)
+      c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws, keyed, seed, key)
     if (x == null) return null
     val out = if (x.result eq MappingTable.Unchanged) subject else result(x.result)
     if (!x.matched) return new GenericInternalRow(Array[Any](null, null, null, null, null, null, null, null, Outcomes(x.outcome), out))

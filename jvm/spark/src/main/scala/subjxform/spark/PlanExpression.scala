@@ -5,12 +5,14 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, ImplicitCastInputTypes, Nondeterministic}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, ImplicitCastInputTypes, Literal, Nondeterministic, PrettyAttribute}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.types.LongType
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.Workspace
+import subjxform.core.{KeyedDraw, SubjectTooLongException, Workspace}
 
 /**
  * The shell of every function that applies a compiled plan (a transform, a filter, a mapping table, a
@@ -55,20 +57,51 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   /** Whether a constant argument makes every result NULL (e.g. a NULL `strict`). */
   protected def nullForConstants: Boolean = false
 
-  /** The row's result for a plan, interpreted. */
-  protected def applyPlan(plan: P, workspace: Workspace, subject: UTF8String, input: InternalRow): Any
+  /**
+   * The row's result for a plan, interpreted. `key` is the row's draw key when [[keyed]] (see
+   * [[keyArgument]]); the draws then use [[seedForKeys]].
+   */
+  protected def applyPlan(plan: P, workspace: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any
 
   /**
-   * The same in generated code: a Java expression over the variables `plan`, `workspace` and
-   * `subject`, given the values of the other arguments ([[rowArguments]]) as nullable Java values.
+   * The same in generated code: a Java expression over the variables `plan`, `workspace`, `subject`
+   * and `key` (a Java long), given the values of the other arguments ([[rowArguments]]) as nullable
+   * Java values.
    */
-  protected def applyPlanCode(plan: String, workspace: String, subject: String, rowValues: Seq[String]): String
+  protected def applyPlanCode(plan: String, workspace: String, subject: String, key: String, rowValues: Seq[String]): String
 
   /** Other arguments read per row once the plan is known (`cluster`); NULL is passed as `null`. */
   protected def rowArguments: Seq[Expression] = Nil
 
-  /** The workspace of a partition (seeded, for a function that takes a seed). Public: generated code calls it. */
-  def newWorkspace(partitionIndex: Int): Workspace = new Workspace
+  /**
+   * For a function whose plans can draw at random (`{{random(n)}}`, weighted mappings): the constant
+   * `seed` (BIGINT; NULL: unseeded) and the per-row `key` (BIGINT, the registry's `xxhash64` of the
+   * user's key; a NULL literal: no key). With a key, every draw is a pure function of (seed, key, what is
+   * drawn) (core KeyedDraw), so the function is deterministic; without one, the draws come from the
+   * workspace's random source, seeded per partition when a seed is given.
+   */
+  protected def seedArgument: Option[Expression] = None
+  protected def keyArgument: Option[Expression] = None
+
+  /** Whether the draws are keyed: a key other than a NULL constant (the registry hashes a column's key, never NULL). */
+  protected final def keyed: Boolean = keyArgument.exists(k => !(k.foldable && k.eval() == null))
+
+  protected final def seedValue: Option[Long] = seedArgument.flatMap(s => Option(s.eval())).map(_.asInstanceOf[Long])
+
+  /** The seed of keyed draws: the given one, or 0. */
+  protected final def seedForKeys: Long = seedValue.getOrElse(0L)
+
+  /**
+   * A partition's workspace. Public: generated code calls it. Seeded, when a seed is given, with
+   * `seed + partitionIndex`, as `rand(seed)` is; in a Structured Streaming micro-batch the batch id is
+   * mixed in too, or every micro-batch would repeat the first one's draws.
+   */
+  def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
+    case None => new Workspace
+    case Some(seed) =>
+      val batch = Option(TaskContext.get()).flatMap(t => Option(t.getLocalProperty(PlanExpression.StreamingBatchId)))
+      new Workspace(batch.fold(seed)(b => KeyedDraw.mix(seed ^ KeyedDraw.mix(b.toLong))) + partitionIndex)
+  }
 
   /** The row's result, computed in `workspace`. */
   protected final def evalWith(workspace: Workspace, input: InternalRow): Any = {
@@ -81,8 +114,15 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
         if (values.contains(null) || nullForConstants) return null
         cache.get(values.head, values.lift(1).orNull, failOnError)
       }
-    if (plan == null) null else applyPlan(plan, workspace, s, input)
+    if (plan == null) return null
+    val key = if (keyed) Option(keyArgument.get.eval(input)).fold(0L)(_.asInstanceOf[Long]) else 0L
+    try applyPlan(plan, workspace, s, input, key)
+    catch { case e: SubjectTooLongException => tooLong(e) }
   }
+
+  /** A result longer than a subject may be: the row's error, or NULL in the `try_` forms. Public: generated code calls it. */
+  def tooLong(e: SubjectTooLongException): AnyRef =
+    if (failOnError) throw Errors.atRuntime(prettyName, "subject", e.getMessage) else null
 
   /** The generated-code variable holding the workspace; `self` is this expression's reference object. */
   protected def workspaceFor(ctx: CodegenContext, self: String): String
@@ -172,8 +212,18 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
            |}""".stripMargin
       }
     val row = rowArguments.map(_.genCode(ctx))
-    val result = applyPlanCode(plan, workspace, subj.value, row.map(a => s"(${a.isNull} ? null : ${a.value})"))
+    val key = if (keyed) Some(keyArgument.get.genCode(ctx)) else None
+    val keyValue = key.fold("0L")(k => s"(${k.isNull} ? 0L : ${k.value})")
+    val result = applyPlanCode(plan, workspace, subj.value, keyValue, row.map(a => s"(${a.isNull} ? null : ${a.value})"))
     val resultIsNull = if (CodeGenerator.isPrimitiveType(dataType)) "false" else s"${ev.value} == null"
+    // Only a plan that builds a subject can be asked for one longer than a subject may be.
+    val apply =
+      if (CodeGenerator.isPrimitiveType(dataType)) s"${ev.value} = $result;"
+      else s"""try {
+              |  ${ev.value} = $result;
+              |} catch (${classOf[SubjectTooLongException].getName} e) {
+              |  ${ev.value} = ($javaType) $self.tooLong(e);
+              |}""".stripMargin
     ev.copy(code = code"""
       |${subj.code}
       |boolean ${ev.isNull} = true;
@@ -182,15 +232,54 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
       |  $findPlan
       |  if ($plan != null) {
       |    ${row.map(_.code).mkString("\n")}
-      |    ${ev.value} = $result;
+      |    ${key.fold("")(_.code.toString)}
+      |    $apply
       |    ${ev.isNull} = $resultIsNull;
       |  }
       |}""".stripMargin)
   }
 
+  /** How many leading arguments are always written; the others are optional (NULL or false by default). */
+  protected def requiredArguments: Int = children.length
+
+  /**
+   * The SQL as written: optional arguments at their defaults at the end are left out, and an argument
+   * whose SQL is longer than [[PlanExpression.MaxArgumentSql]] (a mapping table) is shortened, as Spark
+   * shortens long plans: this text names an unaliased column.
+   */
+  override def sql: String = {
+    // A column's name is the SQL of the expression with its literals made "pretty" (a NULL constant
+    // becomes a PrettyAttribute named NULL), so those count as defaults too.
+    def atDefault(e: Expression): Boolean = e match {
+      case c: Cast => atDefault(c.child)
+      case p: PrettyAttribute => p.name == "NULL"
+      case _ => e.foldable && (e.eval() == null || e.eval() == false)
+    }
+    var written = children.length
+    while (written > requiredArguments && atDefault(children(written - 1))) written -= 1
+    val args = children.take(written).map { a =>
+      val text = a.sql
+      if (text.length <= PlanExpression.MaxArgumentSql) text
+      else s"${text.take(PlanExpression.MaxArgumentSql - 30)}... (${text.length} characters)"
+    }
+    s"$prettyName(${args.mkString(", ")})"
+  }
+
   /** `expr` as the analyzer will see it: constant or not. See [[DeterministicForm.mayDrawAtRandom]]. */
   protected final def constantOnceAnalysed(argument: Expression): Boolean =
     argument.transformUp { case a: Alias => a.child }.foldable
+}
+
+object PlanExpression {
+  /** The defaults of the optional draw arguments: no seed, no key. */
+  def NoSeed: Expression = Literal.create(null, LongType)
+  def NoKey: Expression = Literal.create(null, LongType)
+
+  /** How long an argument's SQL may be in a column name before it is shortened (a mapping table can be megabytes). */
+  final val MaxArgumentSql = 100
+
+  /** The local property Structured Streaming sets to the micro-batch's id (MicroBatchExecution.BATCH_ID_KEY). */
+  final val StreamingBatchId = "streaming.sql.batchId"
 }
 
 /**
@@ -219,7 +308,7 @@ trait DeterministicForm[P <: AnyRef] extends PlanExpression[P] {
    * never foldable: a DataFrame's `struct(lit("a").as("src"), ...)` would otherwise look like a column.
    */
   protected def mayDrawAtRandom: Boolean =
-    randomForm.isDefined && (!planArguments.forall(constantOnceAnalysed) || constantsDrawAtRandom)
+    randomForm.isDefined && !keyed && (!planArguments.forall(constantOnceAnalysed) || constantsDrawAtRandom)
 
   /** This expression, or its `Nondeterministic` twin when it draws at random or may. */
   final def formForArguments: Expression = if (mayDrawAtRandom) randomForm.get else this

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.DataTypeMismatch
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 import org.apache.spark.sql.catalyst.util.ArrayData
-import org.apache.spark.sql.types.{ArrayType, DataType, StringType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, LongType, StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{FilterTransforms, Workspace}
@@ -16,16 +16,23 @@ import subjxform.core.{FilterTransforms, Workspace}
  * goes through a per-task [[TransformListCache]]. A list with a `{{random(n)}}` destination (or one
  * from a column, which may have one) makes it a [[RandomSubjectFilterTransformExpression]].
  */
-abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTransforms] with SparkCompat.NullIntolerant {
+abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTransforms] {
+  // Not NullIntolerant: a NULL `seed` or `key` (their defaults) does not make the result NULL.
   def transforms: Expression
+  def seed: Expression
+  def key: Expression
 
-  final override def children: Seq[Expression] = Seq(subject, transforms)
+  final override def children: Seq[Expression] = Seq(subject, transforms, seed, key)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.) The element type is
   // checked below: any struct with STRING fields `src` and `dest`.
-  override def inputTypes = Seq(StringType, ArrayType)
+  override def inputTypes = Seq(StringType, ArrayType, LongType, LongType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(transforms)
+  override protected def constantArguments = Seq(("seed", "BIGINT", seed))
+  override protected def seedArgument: Option[Expression] = Some(seed)
+  override protected def keyArgument: Option[Expression] = Some(key)
+  override protected def requiredArguments: Int = 2
   override protected def classOfPlan: Class[FilterTransforms] = classOf[FilterTransforms]
   override protected def blame(e: IllegalArgumentException): String = "transforms"
   override protected def constantDrawsAtRandom(list: FilterTransforms): Boolean = list.isRandom
@@ -58,14 +65,15 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
       "inputSql" -> s""""${transforms.sql}"""", "inputType" -> s""""${transforms.dataType.sql}""""))
   }
 
-  override protected def applyPlan(ft: FilterTransforms, ws: Workspace, subject: UTF8String, input: InternalRow): Any =
-    PerRow.filterTransform(ft, ws, subject)
+  override protected def applyPlan(ft: FilterTransforms, ws: Workspace, subject: UTF8String, input: InternalRow,
+      key: Long): Any =
+    PerRow.filterTransform(ft, ws, subject, keyed, seedForKeys, key)
 
-  override protected def applyPlanCode(ft: String, ws: String, subject: String, rowValues: Seq[String]): String =
-    s"${PerRow.name}.filterTransform($ft, $ws, $subject)"
+  override protected def applyPlanCode(ft: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
+    s"${PerRow.name}.filterTransform($ft, $ws, $subject, $keyed, ${seedForKeys}L, $key)"
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
-  override protected def randomForm: Option[Expression] = Some(RandomSubjectFilterTransformExpression(subject, transforms, failOnError))
+  override protected def randomForm: Option[Expression] = Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, failOnError))
 
   // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
   override protected def constantsDrawAtRandom: Boolean = transformsWellFormed && super.constantsDrawAtRandom
@@ -75,7 +83,8 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
  * `subject_filter_transform` / `try_subject_filter_transform` over a list that draws at random or comes
  * from a column: a Spark `Nondeterministic` expression, treated as `rand()` is.
  */
-case class RandomSubjectFilterTransformExpression(subject: Expression, transforms: Expression, failOnError: Boolean)
+case class RandomSubjectFilterTransformExpression(
+    subject: Expression, transforms: Expression, seed: Expression, key: Expression, failOnError: Boolean)
   extends SubjectFilterTransformFunction with RandomForm[FilterTransforms] {
 
   override def prettyName: String = if (failOnError) "subject_filter_transform" else "try_subject_filter_transform"
@@ -84,12 +93,12 @@ case class RandomSubjectFilterTransformExpression(subject: Expression, transform
   override protected def stringArgs: Iterator[Any] = children.iterator
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectFilterTransformExpression =
-    copy(subject = c(0), transforms = c(1))
+    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, transforms) - Applies the `subject_transforms` list of a NATS stream source or
+    _FUNC_(subject, transforms[, seed[, key]]) - Applies the `subject_transforms` list of a NATS stream source or
       mirror to `subject`, as nats-server 2.15 does: the message is taken when `subject` matches one
       of the `src` filters, and renamed by the first entry with a non-empty `dest` whose `src`
       matches (an empty `dest` keeps the subject). Returns NULL when the message is not taken (or
@@ -102,6 +111,7 @@ case class RandomSubjectFilterTransformExpression(subject: Expression, transform
       * subject - a literal NATS subject.
       * transforms - ARRAY<STRUCT<src: STRING, dest: STRING>>, in order; `dest` as in
           `subject_transform` ('' = no transformation); a NULL `src`/`dest` is an absent one ('').
+      * seed, key - for `{{random(n)}}` destinations, as in `subject_transform`.
   """,
   examples = """
     Examples:
@@ -116,17 +126,21 @@ case class RandomSubjectFilterTransformExpression(subject: Expression, transform
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class SubjectFilterTransformExpression(subject: Expression, transforms: Expression)
+case class SubjectFilterTransformExpression(subject: Expression, transforms: Expression, seed: Expression, key: Expression)
   extends SubjectFilterTransformFunction with DeterministicForm[FilterTransforms] {
+  def this(subject: Expression, transforms: Expression) =
+    this(subject, transforms, PlanExpression.NoSeed, PlanExpression.NoKey)
+  def this(subject: Expression, transforms: Expression, seed: Expression) =
+    this(subject, transforms, seed, PlanExpression.NoKey)
   override protected def failOnError: Boolean = true
   override def prettyName: String = "subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectFilterTransformExpression =
-    copy(subject = c(0), transforms = c(1))
+    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, transforms) - The same as `subject_filter_transform`, but an invalid list gives
+    _FUNC_(subject, transforms[, seed[, key]]) - The same as `subject_filter_transform`, but an invalid list gives
       NULL instead of an error.
   """,
   arguments = """
@@ -143,10 +157,14 @@ case class SubjectFilterTransformExpression(subject: Expression, transforms: Exp
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class TrySubjectFilterTransformExpression(subject: Expression, transforms: Expression)
+case class TrySubjectFilterTransformExpression(subject: Expression, transforms: Expression, seed: Expression, key: Expression)
   extends SubjectFilterTransformFunction with DeterministicForm[FilterTransforms] {
+  def this(subject: Expression, transforms: Expression) =
+    this(subject, transforms, PlanExpression.NoSeed, PlanExpression.NoKey)
+  def this(subject: Expression, transforms: Expression, seed: Expression) =
+    this(subject, transforms, seed, PlanExpression.NoKey)
   override protected def failOnError: Boolean = false
   override def prettyName: String = "try_subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectFilterTransformExpression =
-    copy(subject = c(0), transforms = c(1))
+    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3))
 }

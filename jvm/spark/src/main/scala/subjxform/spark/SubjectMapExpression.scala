@@ -8,13 +8,13 @@ import org.apache.spark.unsafe.types.UTF8String
 import subjxform.core.{MappingTable, Workspace}
 
 /**
- * `subject_map(subject, mappings [, cluster [, seed]])`: Core NATS account mappings on the
+ * `subject_map(subject, mappings [, cluster [, seed [, key]]])`: Core NATS account mappings on the
  * [[PlanExpression]] shell, around a compiled [[MappingTable]]. This class is the deterministic form;
  * the registry turns it into [[RandomSubjectMapExpression]] when the table draws at random.
  */
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, mappings[, cluster[, seed]]) - Applies a Core NATS account mapping table (the
+    _FUNC_(subject, mappings[, cluster[, seed[, key]]]) - Applies a Core NATS account mapping table (the
       content of a nats-server `mappings { }` block, as JSON or in nats-server's config syntax) to
       `subject`, as nats-server 2.15 does: a literal rule equal to the subject, else the first
       matching wildcard rule; no match leaves the subject unchanged. Weighted destinations are drawn
@@ -30,7 +30,12 @@ import subjxform.core.{MappingTable, Workspace}
           `{destination, weight, cluster}` entries, weights like `98%`, `98` or "98%".
       * cluster - the cluster of the server the message entered (default NULL: none); a rule's
           destinations for that cluster apply, else its cluster-less ones.
-      * seed - a constant BIGINT (default NULL: unseeded) that makes the weighted draws reproducible.
+      * seed - a constant BIGINT (default NULL: unseeded) that makes the weighted draws reproducible
+          for the same input in the same partitioning, as `rand(seed)`.
+      * key - a per-row key of any type (default: none), e.g. a message id: each draw is then a pure
+          function of (seed, xxhash64(key), the rule), so a message gets the same destination
+          whatever the partitioning, micro-batching or upstream filtering, and the function is
+          deterministic. Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
   """,
   examples = """
     Examples:
@@ -46,34 +51,41 @@ import subjxform.core.{MappingTable, Workspace}
        foo
       > SELECT _FUNC_('foo.loss.a', 'foo.loss.>: [{destination: foo.loss.>, weight: 0%}]');
        NULL
+      > SELECT _FUNC_('svc', 'svc: [{destination: svc.v1, weight: 50%}, {destination: svc.v2, weight: 50%}]', seed => 7, key => 'order-1');
+       svc.v1
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class SubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
+case class SubjectMapExpression(
+    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression)
   extends SubjectMapFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
-    this(subject, mappings, Literal.create(null, StringType), Literal.create(null, LongType))
+    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
-    this(subject, mappings, cluster, Literal.create(null, LongType))
+    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey)
 
-  override protected def randomForm: Option[Expression] = Some(RandomSubjectMapExpression(subject, mappings, cluster, seed))
+  def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression) =
+    this(subject, mappings, cluster, seed, PlanExpression.NoKey)
+
+  override protected def randomForm: Option[Expression] = Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4))
 }
 
 /**
- * `subject_map` over a table that draws at random (weights, `{{random(n)}}`) or comes from a column:
- * a Spark `Nondeterministic` expression, so the analyzer treats it as it treats `rand()` (e.g. pulls
- * it out of a GROUP BY), and its workspace is seeded per partition like `rand(seed)`'s.
+ * `subject_map` over a table that draws at random (weights, `{{random(n)}}`) or comes from a column,
+ * without a key: a Spark `Nondeterministic` expression, so the analyzer treats it as it treats `rand()`
+ * (e.g. pulls it out of a GROUP BY), and its workspace is seeded per partition like `rand(seed)`'s.
  */
-case class RandomSubjectMapExpression(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression)
+case class RandomSubjectMapExpression(
+    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression)
   extends SubjectMapFunction with RandomForm[MappingTable] {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4))
 }
 
 /**
@@ -84,16 +96,20 @@ abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
   def mappings: Expression
   def cluster: Expression
   def seed: Expression
+  def key: Expression
 
   override def prettyName: String = "subject_map"
-  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed)
+  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed, key)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
-  override def inputTypes = Seq(StringType, StringType, StringType, LongType)
+  override def inputTypes = Seq(StringType, StringType, StringType, LongType, LongType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(mappings)
   override protected def rowArguments: Seq[Expression] = Seq(cluster)
   override protected def constantArguments = Seq(("seed", "BIGINT", seed))
+  override protected def seedArgument: Option[Expression] = Some(seed)
+  override protected def keyArgument: Option[Expression] = Some(key)
+  override protected def requiredArguments: Int = 2
   override protected def failOnError: Boolean = true
   override protected def classOfPlan: Class[MappingTable] = classOf[MappingTable]
   override protected def compile(arguments: Seq[AnyRef]): MappingTable = MappingTable.compile(arguments.head.toString)
@@ -101,26 +117,10 @@ abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
   override def newCache(): ColumnPlans[MappingTable] = planCache((m, _) => MappingTable.compile(m))
   override protected def constantDrawsAtRandom(table: MappingTable): Boolean = table.isRandom
 
-  private def seedValue: Option[Long] = Option(seed.eval()).map(_.asInstanceOf[Long])
+  override protected def applyPlan(table: MappingTable, ws: Workspace, subject: UTF8String, input: InternalRow,
+      key: Long): Any =
+    PerRow.map(table, ws, subject, cluster.eval(input).asInstanceOf[UTF8String], keyed, seedForKeys, key)
 
-  /** A partition's workspace: seeded with `seed + partitionIndex` when a seed is given, as `rand(seed)`. */
-  override def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
-    case Some(s) => new Workspace(s + partitionIndex)
-    case None => new Workspace
-  }
-
-  override protected def applyPlan(table: MappingTable, ws: Workspace, subject: UTF8String, input: InternalRow): Any =
-    PerRow.map(table, ws, subject, cluster.eval(input).asInstanceOf[UTF8String])
-
-  override protected def applyPlanCode(table: String, ws: String, subject: String, rowValues: Seq[String]): String =
-    s"${PerRow.name}.map($table, $ws, $subject, ${rowValues.head})"
-
-  // The two- and three-argument forms print as they were written.
-  override def sql: String = {
-    val nullCluster = cluster.foldable && cluster.eval() == null
-    if (seed.foldable && seedValue.isEmpty) {
-      if (nullCluster) s"$prettyName(${subject.sql}, ${mappings.sql})"
-      else s"$prettyName(${subject.sql}, ${mappings.sql}, ${cluster.sql})"
-    } else super.sql
-  }
+  override protected def applyPlanCode(table: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
+    s"${PerRow.name}.map($table, $ws, $subject, ${rowValues.head}, $keyed, ${seedForKeys}L, $key)"
 }

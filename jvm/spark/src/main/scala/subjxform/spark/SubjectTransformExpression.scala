@@ -2,7 +2,7 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, Literal}
-import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
+import org.apache.spark.sql.types.{BooleanType, DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{InvalidTransformException, SubjectTransform, Workspace}
@@ -12,18 +12,24 @@ import subjxform.core.{InvalidTransformException, SubjectTransform, Workspace}
  * [[SubjectTransform]]. A `{{random(n)}}` destination (or one from a column, which may be one) makes it
  * a [[RandomSubjectTransformExpression]].
  */
-abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform] with SparkCompat.NullIntolerant {
+abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform] {
+  // Not NullIntolerant: a NULL `seed` or `key` (their defaults) does not make the result NULL.
   def src: Expression
   def dest: Expression
   def strict: Expression
+  def seed: Expression
+  def key: Expression
 
-  final override def children: Seq[Expression] = Seq(subject, src, dest, strict)
+  final override def children: Seq[Expression] = Seq(subject, src, dest, strict, seed, key)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
-  override def inputTypes = Seq(StringType, StringType, StringType, BooleanType)
+  override def inputTypes = Seq(StringType, StringType, StringType, BooleanType, LongType, LongType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(src, dest)
-  override protected def constantArguments = Seq(("strict", "BOOLEAN", strict))
+  override protected def constantArguments = Seq(("strict", "BOOLEAN", strict), ("seed", "BIGINT", seed))
+  override protected def seedArgument: Option[Expression] = Some(seed)
+  override protected def keyArgument: Option[Expression] = Some(key)
+  override protected def requiredArguments: Int = 3
   override protected def classOfPlan: Class[SubjectTransform] = classOf[SubjectTransform]
 
   private def strictValue: Option[Boolean] = Option(strict.eval()).map(_.asInstanceOf[Boolean])
@@ -45,15 +51,16 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
     planCache((s, d) => SubjectTransform.compile(s, d, strictMode))
   }
 
-  override protected def applyPlan(tr: SubjectTransform, ws: Workspace, subject: UTF8String, input: InternalRow): Any =
-    PerRow.transform(tr, ws, subject)
+  override protected def applyPlan(tr: SubjectTransform, ws: Workspace, subject: UTF8String, input: InternalRow,
+      key: Long): Any =
+    PerRow.transform(tr, ws, subject, keyed, seedForKeys, key)
 
-  override protected def applyPlanCode(tr: String, ws: String, subject: String, rowValues: Seq[String]): String =
-    s"${PerRow.name}.transform($tr, $ws, $subject)"
+  override protected def applyPlanCode(tr: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
+    s"${PerRow.name}.transform($tr, $ws, $subject, $keyed, ${seedForKeys}L, $key)"
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
   override protected def randomForm: Option[Expression] =
-    Some(RandomSubjectTransformExpression(subject, src, dest, strict, failOnError))
+    Some(RandomSubjectTransformExpression(subject, src, dest, strict, seed, key, failOnError))
 
   // Whether the destination draws does not depend on `strict`, which may not be a BOOLEAN yet when the
   // builder asks (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
@@ -63,10 +70,6 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
       catch { case _: InvalidTransformException => false }
     case _ => false
   }
-
-  // The three-argument form prints as it was written.
-  override def sql: String =
-    if (strict == Literal.FalseLiteral) s"$prettyName(${subject.sql}, ${src.sql}, ${dest.sql})" else super.sql
 }
 
 /**
@@ -74,7 +77,8 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
  * or comes from a column (so may): a Spark `Nondeterministic` expression, treated as `rand()` is.
  */
 case class RandomSubjectTransformExpression(
-    subject: Expression, src: Expression, dest: Expression, strict: Expression, failOnError: Boolean)
+    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
+    failOnError: Boolean)
   extends SubjectTransformFunction with RandomForm[SubjectTransform] {
 
   override def prettyName: String = if (failOnError) "subject_transform" else "try_subject_transform"
@@ -83,12 +87,12 @@ case class RandomSubjectTransformExpression(
   override protected def stringArgs: Iterator[Any] = children.iterator
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, src, dest[, strict]) - Applies the NATS subject transform `src` -> `dest` to
+    _FUNC_(subject, src, dest[, strict[, seed[, key]]]) - Applies the NATS subject transform `src` -> `dest` to
       `subject`, exactly as nats-server 2.15 does. Returns NULL when an argument is NULL, when
       `subject` is not a literal subject or does not match `src`, or when the built subject has an
       empty token. An invalid transform is an error (at analysis time when `src` and `dest` are
@@ -105,6 +109,11 @@ case class RandomSubjectTransformExpression(
           '' means no transformation.
       * strict - a constant BOOLEAN, default false: accept only what an import/export mapping
           accepts (only wildcards, each `*` of `src` used).
+      * seed - a constant BIGINT (default NULL: unseeded) for `{{random(n)}}`: reproducible draws
+          for the same input in the same partitioning, as `rand(seed)`.
+      * key - a per-row key of any type (default: none), e.g. a message id: `{{random(n)}}` is then a
+          pure function of (seed, xxhash64(key), the destination token), whatever the partitioning,
+          and the function is deterministic. Arguments can be given by name: `key => id`.
   """,
   examples = """
     Examples:
@@ -121,22 +130,29 @@ case class RandomSubjectTransformExpression(
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class SubjectTransformExpression(subject: Expression, src: Expression, dest: Expression, strict: Expression)
+case class SubjectTransformExpression(
+    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression)
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
-    this(subject, src, dest, Literal.FalseLiteral)
+    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
+    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
+    this(subject, src, dest, strict, seed, PlanExpression.NoKey)
 
   override protected def failOnError: Boolean = true
   override def prettyName: String = "subject_transform"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, src, dest[, strict]) - The same as `subject_transform`, but an invalid transform
+    _FUNC_(subject, src, dest[, strict[, seed[, key]]]) - The same as `subject_transform`, but an invalid transform
       gives NULL instead of an error.
   """,
   arguments = """
@@ -145,6 +161,7 @@ case class SubjectTransformExpression(subject: Expression, src: Expression, dest
       * src - the source filter.
       * dest - the destination (see `subject_transform`).
       * strict - a constant BOOLEAN, default false: import/export rules.
+      * seed, key - as in `subject_transform`.
   """,
   examples = """
     Examples:
@@ -155,15 +172,22 @@ case class SubjectTransformExpression(subject: Expression, src: Expression, dest
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class TrySubjectTransformExpression(subject: Expression, src: Expression, dest: Expression, strict: Expression)
+case class TrySubjectTransformExpression(
+    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression)
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
-    this(subject, src, dest, Literal.FalseLiteral)
+    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
+    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
+    this(subject, src, dest, strict, seed, PlanExpression.NoKey)
 
   override protected def failOnError: Boolean = false
   override def prettyName: String = "try_subject_transform"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5))
 }

@@ -5,7 +5,9 @@ import scala.reflect.ClassTag
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal, NamedArgumentExpression, XxHash64}
+import org.apache.spark.sql.catalyst.plans.logical.{FunctionSignature, InputParameter}
+import org.apache.spark.sql.types.StringType
 
 /**
  * The SQL functions subjxform adds. Spark finds [[SubjxformExtensions]] by itself when the jar is on
@@ -16,28 +18,56 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 object SubjxformFunctions {
   type Description = (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression)
 
-  val all: Seq[Description] = Seq(
-    describe[SubjectTransformExpression]("subject_transform"),
-    describe[TrySubjectTransformExpression]("try_subject_transform"),
-    describe[SubjectMatchesExpression]("subject_matches"),
-    describe[SubjectMapExpression]("subject_map"),
-    describe[SubjectMapExplainExpression]("subject_map_explain"),
-    describe[MappingsPlanExpression]("mappings_plan"),
-    describe[SubjectFilterTransformExpression]("subject_filter_transform"),
-    describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform"),
-    describe[StreamConfigPlanExpression]("stream_config_plan"),
-    describe[AccountsPlanExpression]("accounts_plan"))
+  // Each function's parameters, in order, with the defaults of the optional ones: what named arguments
+  // (`subject_map(subject, mappings, seed => 42, key => id)`) are matched against.
+  private def required(name: String) = InputParameter(name, None)
+  private def optional(name: String, default: Expression) = InputParameter(name, Some(default))
+  private val nullString = Literal.create(null, StringType)
+  private val draws = Seq(optional("seed", PlanExpression.NoSeed), optional("key", PlanExpression.NoKey))
+  private val transformParameters =
+    Seq(required("subject"), required("src"), required("dest"), optional("strict", Literal.FalseLiteral)) ++ draws
+  private val mapParameters = Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws
+  private val filterTransformParameters = Seq(required("subject"), required("transforms")) ++ draws
 
-  private def describe[T <: Expression: ClassTag](name: String): Description = {
+  val all: Seq[Description] = Seq(
+    describe[SubjectTransformExpression]("subject_transform", transformParameters),
+    describe[TrySubjectTransformExpression]("try_subject_transform", transformParameters),
+    describe[SubjectMatchesExpression]("subject_matches", Seq(required("subject"), required("filter"))),
+    describe[SubjectMapExpression]("subject_map", mapParameters),
+    describe[SubjectMapExplainExpression]("subject_map_explain", mapParameters),
+    describe[MappingsPlanExpression]("mappings_plan", Seq(required("mappings"))),
+    describe[SubjectFilterTransformExpression]("subject_filter_transform", filterTransformParameters),
+    describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform", filterTransformParameters),
+    describe[StreamConfigPlanExpression]("stream_config_plan", Seq(required("config"))),
+    describe[AccountsPlanExpression]("accounts_plan", Seq(required("config"), optional("file", nullString))))
+
+  private def describe[T <: Expression: ClassTag](name: String, parameters: Seq[InputParameter]): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.
     val (info, builder) = FunctionRegistryBase.build[T](name, since = None)
-    // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
-    // not (yet) known to be constant gets the form that may draw at random, the safe side.
-    (FunctionIdentifier(name), info, args => builder(args) match {
-      case e: DeterministicForm[_] => e.formForArguments
-      case other => other
+    val signature = FunctionSignature(parameters)
+    val keyAt = parameters.indexWhere(_.name == "key")
+    (FunctionIdentifier(name), info, args => {
+      // Named arguments are put in their places, defaults filled in, with Spark's own errors for an
+      // unknown, repeated or missing name.
+      val positional =
+        if (args.exists(_.isInstanceOf[NamedArgumentExpression])) SparkCompat.rearrange(signature, args, name)
+        else args
+      // A draw key of any type is used as its xxhash64, as Spark's `xxhash64(key)` gives it; a NULL
+      // constant is no key.
+      val hashed =
+        if (keyAt < 0 || positional.length <= keyAt) positional
+        else positional.updated(keyAt, drawKey(positional(keyAt)))
+      // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
+      // not (yet) known to be constant gets the form that may draw at random, the safe side.
+      builder(hashed) match {
+        case e: DeterministicForm[_] => e.formForArguments
+        case other => other
+      }
     })
   }
+
+  private def drawKey(key: Expression): Expression =
+    if (key.foldable && key.eval() == null) PlanExpression.NoKey else XxHash64(Seq(key), 42L) // (Spark's seed)
 
   /** Adds the functions to a running (classic) session, exactly as the extension injects them. */
   def register(spark: SparkSession): Unit = {

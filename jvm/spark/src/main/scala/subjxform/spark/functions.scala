@@ -33,6 +33,10 @@ object functions {
   def subject_transform(subject: Column, src: Column, dest: Column, strict: Boolean): Column =
     call("subject_transform", subject, src, dest, F.lit(strict))
 
+  /** `{{random(n)}}` drawn as a pure function of (seed, key, token): the same for a key in every run. */
+  def subject_transform(subject: Column, src: String, dest: String, seed: Long, key: Column): Column =
+    call("subject_transform", subject, F.lit(src), F.lit(dest), F.lit(false), F.lit(seed), key)
+
   /** Like [[subject_transform]], but an invalid transform gives NULL instead of an error. */
   def try_subject_transform(subject: Column, src: String, dest: String): Column =
     try_subject_transform(subject, F.lit(src), F.lit(dest))
@@ -57,6 +61,10 @@ object functions {
   /** `seed` makes the weighted draws reproducible, as `rand(seed)`. */
   def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long): Column =
     call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed))
+
+  /** `key` (e.g. a message id): each draw a pure function of (seed, key, rule), whatever the partitioning. */
+  def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long, key: Column): Column =
+    call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed), key)
 
   /** A stream source's or mirror's `subject_transforms` list, `(src, dest)` pairs in order. */
   def subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =

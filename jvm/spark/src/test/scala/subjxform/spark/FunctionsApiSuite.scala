@@ -30,6 +30,9 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
       subject_matches(col("subject"), "orders.>"),
       subject_map(col("subject"), """{"orders.*.*": "o.$2", "billing.>": "b.>"}"""),
       subject_map(col("subject"), "orders.*.* o.$1", lit("west"), 7L),
+      subject_map(col("subject"), "orders.*.*: [{destination: a.$1, weight: 50%}, {destination: b.$1, weight: 50%}]",
+        lit(null).cast("string"), 7L, col("src")),
+      subject_transform(col("subject"), "*.*.*", "{{random(100)}}", 7L, col("dest")),
       subject_filter_transform(col("subject"), Seq("orders.>" -> "", "billing.*.*" -> "b.$2")),
       try_subject_filter_transform(col("subject"), Seq("a.>" -> "", "a.b" -> "x")))
     val sql = messages.selectExpr(
@@ -40,11 +43,15 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
       "subject_matches(subject, 'orders.>')",
       """subject_map(subject, '{"orders.*.*": "o.$2", "billing.>": "b.>"}')""",
       "subject_map(subject, 'orders.*.* o.$1', 'west', 7)",
+      "subject_map(subject, 'orders.*.*: [{destination: a.$1, weight: 50%}, {destination: b.$1, weight: 50%}]', seed => 7, key => src)",
+      "subject_transform(subject, '*.*.*', '{{random(100)}}', seed => 7, key => dest)",
       "subject_filter_transform(subject, array(named_struct('src', 'orders.>', 'dest', ''), named_struct('src', 'billing.*.*', 'dest', 'b.$2')))",
       "try_subject_filter_transform(subject, array(named_struct('src', 'a.>', 'dest', ''), named_struct('src', 'a.b', 'dest', 'x')))")
     val rows = api.collect().toSeq
     assert(rows == sql.collect().toSeq)
-    assert(rows.head == Row("shipments.42.eu", "x.42", "42.eu", null, true, "o.42", "o.eu", "orders.eu.42", null))
+    val first = rows.head.toSeq
+    assert(first.take(7) == Seq("shipments.42.eu", "x.42", "42.eu", null, true, "o.42", "o.eu"))
+    assert(first.drop(9) == Seq("orders.eu.42", null))
   }
 
   test("an invalid constant fails analysis naming the function and nats-server's reason") {

@@ -10,7 +10,7 @@ import subjxform.core.SubjectTransform
 class PlanCacheSuite extends AnyFunSuite with ExpressionChecks {
 
   test("100k distinct transforms from columns: right results, at most DefaultCapacity plans kept") {
-    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val e = new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     val cache = e.newCache()
     val rows = (0 until 100000).map(i => row(s"orders.eu.$i", "orders.*.*", s"d$i.$$2.{{wildcard(1)}}"))
     val compiled = this.compiled(e, rows)
@@ -35,7 +35,7 @@ class PlanCacheSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("rows cycling through transforms, with and without the same fingerprint, each get their own plan") {
-    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val e = new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     // Same length, first 8 bytes and last byte: one fingerprint, so they share a first-tier slot.
     val alike = (1 to 5).map(k => s"prefixed.$k.$$1")
     val fingerprints = alike.map(d => PlanCache.fingerprint(UTF8String.fromString("a.*"), UTF8String.fromString(d)))

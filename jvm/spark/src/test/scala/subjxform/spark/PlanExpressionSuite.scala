@@ -17,12 +17,12 @@ class PlanExpressionSuite extends AnyFunSuite with ExpressionChecks {
 
   /** Each function with an invalid constant plan, and the parameter and reason its error must name. */
   private val invalidConstants: Seq[(Expression, String, String)] = Seq(
-    (SubjectTransformExpression(column(0), str("a.*"), str("b.{{wildcard(2)}}"), Literal.FalseLiteral), "`dest`",
+    (new SubjectTransformExpression(column(0), str("a.*"), str("b.{{wildcard(2)}}"), Literal.FalseLiteral), "`dest`",
       "wildcard index out of range in {{wildcard(2)}}"),
     (SubjectMatchesExpression(column(0), str("a.>.b")), "`filter`", "Subject \"a.>.b\" is not a valid subject"),
     (new SubjectMapExpression(column(0), str("""{"a.*": "b.{{wildcard(2)}}"}""")), "`mappings`",
       "wildcard index out of range in {{wildcard(2)}}"),
-    (SubjectFilterTransformExpression(column(0), list("a.*", "b.{{nope(1)}}")), "`transforms`",
+    (new SubjectFilterTransformExpression(column(0), list("a.*", "b.{{nope(1)}}")), "`transforms`",
       "unknown function in {{nope(1)}}"))
 
   test("an invalid constant plan fails analysis naming the function, the parameter and the reason") {
@@ -48,11 +48,11 @@ class PlanExpressionSuite extends AnyFunSuite with ExpressionChecks {
   test("a NULL subject or plan argument is NULL for every function, constant or from a column") {
     val nullString = Literal.create(null, StringType)
     val nulls = Seq(
-      SubjectTransformExpression(column(0), nullString, str("b"), Literal.FalseLiteral),
+      new SubjectTransformExpression(column(0), nullString, str("b"), Literal.FalseLiteral),
       SubjectMatchesExpression(column(0), nullString),
       new SubjectMapExpression(column(0), nullString),
-      SubjectFilterTransformExpression(column(0), Literal.create(null, listType)),
-      SubjectTransformExpression(column(0), column(1), column(1), Literal.FalseLiteral),
+      new SubjectFilterTransformExpression(column(0), Literal.create(null, listType)),
+      new SubjectTransformExpression(column(0), column(1), column(1), Literal.FalseLiteral),
       SubjectMatchesExpression(column(0), column(1)),
       new SubjectMapExpression(column(0), column(1)))
     for (e <- nulls) {

@@ -160,4 +160,24 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
       "subject_map", "subject_map_explain", "mappings_plan", "subject_filter_transform", "try_subject_filter_transform", "stream_config_plan",
       "accounts_plan"))
   }
+
+  test("named arguments: any order, defaults for the rest; an unknown name is Spark's analysis error") {
+    val table = "svc: [{destination: svc.v1, weight: 50%}, {destination: svc.v2, weight: 50%}]"
+    val named = one(s"SELECT subject_map(key => 'order-1', mappings => '$table', subject => 'svc', seed => 7)")
+    assert(named == one(s"SELECT subject_map('svc', '$table', NULL, 7, 'order-1')"))
+    assert(one("SELECT subject_transform('a.b', 'a.*', 'x.$1', strict => true)") == "x.b")
+    assert(one("SELECT subject_transform(subject => 'a.b', src => 'a.*', dest => 'x.$1')") == "x.b")
+    assert(one("SELECT subject_matches(filter => 'a.*', subject => 'a.b')") == true)
+    val unknown = intercept[AnalysisException](spark.sql("SELECT subject_map('svc', 'a b', kee => 1)").collect())
+    assert(!SparkCompat.condition(unknown).startsWith("INTERNAL_ERROR"), unknown.getMessage)
+    assert(unknown.getMessage.contains("kee"), unknown.getMessage)
+  }
+
+  test("an unaliased column is named by its arguments, a long one (a mapping table) shortened") {
+    val table = (1 to 2000).map(i => s""""r$i.*": "d$i.$$1"""").mkString("{", ", ", "}")
+    val name = spark.range(1).selectExpr(s"subject_map('r7.x', '$table')").columns.head
+    assert(name.startsWith("subject_map(r7.x, {\"r1.*\"") && name.length < 200, name)
+    assert(name.contains(s"(${table.length} characters)"), name)
+    assert(spark.range(1).selectExpr("subject_transform('a.b', 'a.*', 'x.$1')").columns.head == "subject_transform(a.b, a.*, x.$1)")
+  }
 }

@@ -22,7 +22,7 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
       if (p == null) null else InternalRow(UTF8String.fromString(p._1), UTF8String.fromString(p._2))
     }.toArray[Any])
 
-  private def filterTransform(subject: Expression, list: Expression) = SubjectFilterTransformExpression(subject, list)
+  private def filterTransform(subject: Expression, list: Expression) = new SubjectFilterTransformExpression(subject, list)
 
   private val mirrorExample = Seq("foo" -> "foo-transformed", "bar" -> "")
 
@@ -81,9 +81,9 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
       val e = intercept[InvalidArgumentValueException](run())
       assert(e.getMessage.contains("unknown function in {{nope(1)}}"))
     }
-    val tryE = TrySubjectFilterTransformExpression(column(0), column(1, listType))
+    val tryE = new TrySubjectFilterTransformExpression(column(0), column(1, listType))
     assert(compiled(tryE, Seq(input, row("a.b", listValue("a.*" -> "x.$1")))) == Seq(null, "x.b"))
-    assert(evaluate(TrySubjectFilterTransformExpression(str("a.b"), constantList("a.>" -> "", "a.b" -> "x"))) == null)
+    assert(evaluate(new TrySubjectFilterTransformExpression(str("a.b"), constantList("a.>" -> "", "a.b" -> "x"))) == null)
   }
 
   test("the list must be ARRAY<STRUCT<src STRING, dest STRING>>") {
@@ -101,7 +101,7 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     }
     // printed (plans, column names) as the function that was written
     val list = constantList("a.*" -> "b.{{random(3)}}")
-    for (written <- Seq(SubjectFilterTransformExpression(column(0), list), TrySubjectFilterTransformExpression(column(0), list))) {
+    for (written <- Seq(new SubjectFilterTransformExpression(column(0), list), new TrySubjectFilterTransformExpression(column(0), list))) {
       val random = registered(written.prettyName, column(0), list)
       assert(random.isInstanceOf[RandomSubjectFilterTransformExpression])
       assert((random.sql, random.toString) == (written.sql, written.toString))

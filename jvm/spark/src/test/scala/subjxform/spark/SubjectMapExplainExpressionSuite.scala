@@ -13,9 +13,9 @@ class SubjectMapExplainExpressionSuite extends AnyFunSuite with ExpressionChecks
   private val noCluster = Literal.create(null, StringType)
   private def seed(v: java.lang.Long) = Literal.create(v, LongType)
   private def explain(subject: Expression, mappings: Expression, cluster: Expression = noCluster, s: java.lang.Long = null) =
-    SubjectMapExplainExpression(subject, mappings, cluster, seed(s)).formForArguments
+    new SubjectMapExplainExpression(subject, mappings, cluster, seed(s)).formForArguments
   private def map(subject: Expression, mappings: Expression, cluster: Expression = noCluster, s: java.lang.Long = null) =
-    SubjectMapExpression(subject, mappings, cluster, seed(s)).formForArguments
+    new SubjectMapExpression(subject, mappings, cluster, seed(s)).formForArguments
 
   /** The struct's result field (the last). */
   private def resultOf(v: Any): Any = if (v == null) null else v.asInstanceOf[Seq[Any]].last
@@ -71,7 +71,22 @@ class SubjectMapExplainExpressionSuite extends AnyFunSuite with ExpressionChecks
 
   test("an invalid constant table fails analysis naming subject_map_explain and mappings") {
     val e = intercept[org.apache.spark.sql.AnalysisException](
-      SubjectMapExplainExpression(str("a"), str("a: [{destination: b, weight: 101%}]"), noCluster, seed(null)).checkInputDataTypes())
+      new SubjectMapExplainExpression(str("a"), str("a: [{destination: b, weight: 101%}]"), noCluster, seed(null)).checkInputDataTypes())
     assert(e.getMessage.contains("`subject_map_explain`") && e.getMessage.contains("`mappings`"), e.getMessage)
+  }
+
+  test("with a key, the draws are subject_map's keyed draws: the same per key whatever the order, and deterministic") {
+    val canary = "svc.*: [{destination: svc.v1.$1, weight: 60%}, {destination: svc.v2.$1, weight: 40%}]"
+    def keyedExplain = registered("subject_map_explain", column(0), str(canary), noCluster, seed(5L), column(1))
+    def keyedMap = registered("subject_map", column(0), str(canary), noCluster, seed(5L), column(1))
+    assert(keyedExplain.deterministic && !keyedExplain.isInstanceOf[Nondeterministic])
+    val rows = (0 until 400).map(i => row(s"svc.$i", s"order-$i"))
+    val explained = compiled(keyedExplain, rows).map(resultOf)
+    assert(explained == compiled(keyedMap, rows))
+    assert(explained.toSet.size == 400 && explained.exists(_.toString.startsWith("svc.v2.")))
+    // Reversed and on another partition: each key keeps its draw.
+    assert(compiled(keyedExplain, rows.reverse, partition = 3).map(resultOf) == explained.reverse)
+    val e = initialized(keyedExplain)
+    assert(rows.map(r => resultOf(scalaValue(e.eval(r)))) == explained)
   }
 }

@@ -14,7 +14,7 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   private val noSeed = Literal.create(null, LongType)
   private def long(v: Long) = Literal.create(v, LongType)
   private def map(subject: String, mappings: String, cluster: String = null) =
-    SubjectMapExpression(str(subject), str(mappings), Literal.create(cluster, StringType), noSeed)
+    new SubjectMapExpression(str(subject), str(mappings), Literal.create(cluster, StringType), noSeed)
 
   /** As the registry builds it: the weighted form when the table draws at random or is a column. */
   private def registered(e: SubjectMapExpression): Expression = e.formForArguments
@@ -35,9 +35,9 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("NULL subject or table gives NULL; NULL cluster means no cluster") {
-    assert(evaluate(SubjectMapExpression(Literal.create(null, StringType), str("a: b"), noCluster, noSeed)) == null)
-    assert(evaluate(SubjectMapExpression(str("a"), Literal.create(null, StringType), noCluster, noSeed)) == null)
-    val fromColumns = registered(SubjectMapExpression(column(0), column(1), column(2), noSeed))
+    assert(evaluate(new SubjectMapExpression(Literal.create(null, StringType), str("a: b"), noCluster, noSeed)) == null)
+    assert(evaluate(new SubjectMapExpression(str("a"), Literal.create(null, StringType), noCluster, noSeed)) == null)
+    val fromColumns = registered(new SubjectMapExpression(column(0), column(1), column(2), noSeed))
     assert(fromColumns.isInstanceOf[RandomSubjectMapExpression])
     assert(evaluate(fromColumns, row("a", null, "w")) == null)
     assert(evaluate(fromColumns, row("a", "a: b", null)) == "b")
@@ -46,11 +46,11 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
 
   test("every golden case, constant table and from a column, through one generated projection") {
     for (c <- Golden.mapCases.filter(c => c.accepted && c.expected.isDefined)) {
-      assert(evaluate(SubjectMapExpression(column(0), str(c.mappings), noCluster, noSeed), row(c.subject)) ==
+      assert(evaluate(new SubjectMapExpression(column(0), str(c.mappings), noCluster, noSeed), row(c.subject)) ==
         c.expected.get.orNull, c.id)
     }
     val cases = Golden.mapCases.filter(c => c.accepted && c.expected.isDefined)
-    val e = registered(SubjectMapExpression(column(0), column(1), noCluster, noSeed))
+    val e = registered(new SubjectMapExpression(column(0), column(1), noCluster, noSeed))
     val results = compiled(e, cases.map(c => row(c.subject, c.mappings)))
     assert(cases.zip(results).forall { case (c, r) => r == c.expected.get.orNull })
   }
@@ -66,7 +66,7 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("an invalid table from a column is a runtime error naming it") {
-    val e = registered(SubjectMapExpression(column(0), column(1), noCluster, noSeed))
+    val e = registered(new SubjectMapExpression(column(0), column(1), noCluster, noSeed))
     val input = row("a", "a: [{destination: b, weight: 101%}]")
     for (run <- Seq[() => Any](() => initialized(e).eval(input), () => compiled(e, Seq(input)))) {
       val err = intercept[InvalidArgumentValueException](run())
@@ -80,7 +80,7 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
     assert(form(map("x", "a: b")) == (true, false))
     assert(form(map("x", "a: [{destination: b, weight: 100%}]")) == (true, false))
     assert(form(map("x", """{"a.*": "b.{{random(3)}}"}""")) == (false, true))
-    assert(form(SubjectMapExpression(column(0), column(1), noCluster, noSeed)) == (false, true))
+    assert(form(new SubjectMapExpression(column(0), column(1), noCluster, noSeed)) == (false, true))
     // Unseeded draws differ between the ways of evaluating by design: each must still be a destination.
     val weighted = registered(map("myservice.requests", canary))
     val destinations = Set[Any]("myservice.requests.v1", "myservice.requests.v2")
@@ -89,7 +89,7 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("a seed makes the draws reproducible per partition, the same interpreted and compiled") {
-    def seeded(seed: Long) = registered(SubjectMapExpression(str("myservice.requests"), str(canary), noCluster, long(seed)))
+    def seeded(seed: Long) = registered(new SubjectMapExpression(str("myservice.requests"), str(canary), noCluster, long(seed)))
     val rows = Seq.fill(3000)(InternalRow.empty)
     val viaCodegen = compiled(seeded(7), rows)
     val e = initialized(seeded(7))
@@ -104,6 +104,6 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   test("SQL text of the short forms, and a non-constant seed is refused") {
     assert(new SubjectMapExpression(column(0), str("a: b")).sql.startsWith("subject_map("))
     assert(!new SubjectMapExpression(column(0), str("a: b")).sql.contains("NULL"))
-    assert(SubjectMapExpression(str("a"), str("a: b"), noCluster, column(1, LongType)).checkInputDataTypes().isFailure)
+    assert(new SubjectMapExpression(str("a"), str("a: b"), noCluster, column(1, LongType)).checkInputDataTypes().isFailure)
   }
 }

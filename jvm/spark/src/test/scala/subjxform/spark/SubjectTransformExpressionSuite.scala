@@ -10,7 +10,7 @@ import subjxform.core.Golden
 class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks {
 
   private def transform(subject: String, src: String, dest: String) =
-    SubjectTransformExpression(str(subject), str(src), str(dest), Literal.FalseLiteral)
+    new SubjectTransformExpression(str(subject), str(src), str(dest), Literal.FalseLiteral)
 
   test("constant transforms give the same result interpreted, after a round trip and compiled") {
     assert(evaluate(transform("bar.a.b", "bar.*.*", "baz.{{wildcard(2)}}.{{wildcard(1)}}")) == "baz.b.a")
@@ -22,11 +22,11 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
 
   test("a NULL argument gives NULL") {
     val nullStr = Literal.create(null, org.apache.spark.sql.types.StringType)
-    assert(evaluate(SubjectTransformExpression(nullStr, str("a.*"), str("b.$1"), Literal.FalseLiteral)) == null)
-    assert(evaluate(SubjectTransformExpression(str("a.b"), nullStr, str("b.$1"), Literal.FalseLiteral)) == null)
-    assert(evaluate(SubjectTransformExpression(str("a.b"), str("a.*"), nullStr, Literal.FalseLiteral)) == null)
-    assert(evaluate(SubjectTransformExpression(str("a.b"), str("a.*"), str("b.$1"), bool(null))) == null)
-    val fromColumns = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    assert(evaluate(new SubjectTransformExpression(nullStr, str("a.*"), str("b.$1"), Literal.FalseLiteral)) == null)
+    assert(evaluate(new SubjectTransformExpression(str("a.b"), nullStr, str("b.$1"), Literal.FalseLiteral)) == null)
+    assert(evaluate(new SubjectTransformExpression(str("a.b"), str("a.*"), nullStr, Literal.FalseLiteral)) == null)
+    assert(evaluate(new SubjectTransformExpression(str("a.b"), str("a.*"), str("b.$1"), bool(null))) == null)
+    val fromColumns = new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     assert(evaluate(fromColumns, row(null, "a.*", "b.$1")) == null)
     assert(evaluate(fromColumns, row("a.b", null, "b.$1")) == null)
     assert(evaluate(fromColumns, row("a.b", "a.*", null)) == null)
@@ -35,7 +35,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
   test("every golden case, with constant src and dest, in all three evaluation modes") {
     val failures = Golden.transformCases.filter(c => c.accepted && c.subject.isDefined && c.expected.isDefined &&
       c.randomPattern.isEmpty).groupBy(c => (c.src, c.dest)).toSeq.flatMap { case ((src, dest), cases) =>
-      val e = SubjectTransformExpression(column(0), str(src), str(dest), Literal.FalseLiteral)
+      val e = new SubjectTransformExpression(column(0), str(src), str(dest), Literal.FalseLiteral)
       val inputs = cases.map(c => row(c.subject.get))
       val viaCodegen = compiled(e, inputs)
       cases.zip(inputs).zip(viaCodegen).flatMap { case ((c, in), generated) =>
@@ -48,7 +48,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
 
   test("every golden case, with src and dest from columns, through one generated projection") {
     val cases = Golden.transformCases.filter(c => c.subject.isDefined && (c.expected.isDefined || !c.accepted))
-    val e = TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val e = new TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     val inputs = cases.map(c => row(c.subject.get, c.src, c.dest))
     val results = compiled(e, inputs)
     val failures = cases.zip(inputs).zip(results).flatMap { case ((c, in), generated) =>
@@ -74,7 +74,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
   }
 
   test("an invalid transform from columns is a runtime error naming it, or NULL in try_subject_transform") {
-    val strictE = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val strictE = new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     val input = row("a.b", "a.*", "b.{{foo(1)}}")
     for (run <- Seq[() => Any](() => interpreted(strictE, input), () => compiled(strictE, input))) {
       val e = intercept[InvalidArgumentValueException](run())
@@ -82,25 +82,25 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
       assert(e.getMessage.contains("unknown function in {{foo(1)}}"))
       assert(e.getMessage.contains("\"a.*\" to \"b.{{foo(1)}}\""))
     }
-    val tryE = TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val tryE = new TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     assert(evaluate(tryE, input) == null)
-    assert(evaluate(TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)) == null)
-    assert(TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)
+    assert(evaluate(new TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)) == null)
+    assert(new TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)
       .checkInputDataTypes().isSuccess)
   }
 
   test("strict mode accepts only what an import mapping accepts") {
-    val ok = SubjectTransformExpression(str("a.x.y"), str("a.*.*"), str("b.$2.{{wildcard(1)}}"), bool(true))
+    val ok = new SubjectTransformExpression(str("a.x.y"), str("a.*.*"), str("b.$2.{{wildcard(1)}}"), bool(true))
     assert(evaluate(ok) == "b.y.x")
     val e = intercept[AnalysisException] {
-      SubjectTransformExpression(str("a.x.y"), str("a.*.*"), str("b.$2"), bool(true)).checkInputDataTypes()
+      new SubjectTransformExpression(str("a.x.y"), str("a.*.*"), str("b.$2"), bool(true)).checkInputDataTypes()
     }
     assert(e.getMessage.contains("not using all of the token wildcard(s) in b.$2"))
     val fn = intercept[AnalysisException] {
-      SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), bool(true)).checkInputDataTypes()
+      new SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), bool(true)).checkInputDataTypes()
     }
     assert(fn.getMessage.contains("the only mapping function allowed for import transforms is {{Wildcard()}}"))
-    assert(SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), column(0, org.apache.spark.sql.types.BooleanType))
+    assert(new SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), column(0, org.apache.spark.sql.types.BooleanType))
       .checkInputDataTypes().isFailure)
   }
 
@@ -118,8 +118,8 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     }
     // printed (plans, column names) as the function that was written
     val args = Seq(column(0), str("a.*"), str("b.{{random(10)}}"), Literal.FalseLiteral)
-    for (written <- Seq(SubjectTransformExpression(args(0), args(1), args(2), args(3)),
-        TrySubjectTransformExpression(args(0), args(1), args(2), args(3)))) {
+    for (written <- Seq(new SubjectTransformExpression(args(0), args(1), args(2), args(3)),
+        new TrySubjectTransformExpression(args(0), args(1), args(2), args(3)))) {
       val random = registered(written.prettyName, args: _*)
       assert(random.isInstanceOf[RandomSubjectTransformExpression])
       assert((random.sql, random.toString) == (written.sql, written.toString))
@@ -127,7 +127,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     assert(form(registered("try_subject_transform", column(0), str("a.*"), str("b.{{nope(1)}}"))) == (true, false))
     // built directly (not through the registry), the deterministic class still says what it is
     assert(!transform("a.b", "a.*", "b.{{random(10)}}").deterministic)
-    assert(!SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral).deterministic)
+    assert(!new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral).deterministic)
   }
 
   test("the Nondeterministic form draws from a workspace set up per partition, interpreted and compiled alike") {
@@ -156,7 +156,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
   }
 
   test("the column cache stays bounded and correct across many distinct transforms") {
-    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val e = new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     val inputs = (0 until 5000).map(i => row(s"p$i.x", s"p$i.*", s"q.$$1.$i"))
     val results = compiled(e, inputs)
     assert(results == (0 until 5000).map(i => s"q.x.$i"))
@@ -167,7 +167,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
   }
 
   test("the column cache gives each row its own plan when rows cycle through more values than it keeps recent") {
-    val e = SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
+    val e = new SubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     // 11 distinct dests (more than PlanCache.Recent), in a pseudo-random order, some repeated back to back
     val rnd = new scala.util.Random(7)
     val picks = Seq.fill(3000)(rnd.nextInt(11))

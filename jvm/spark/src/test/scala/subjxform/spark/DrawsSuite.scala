@@ -1,0 +1,84 @@
+package subjxform.spark
+
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
+import org.apache.spark.sql.types.LongType
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * What the shell does with a plan's draws (the `seed` and `key` arguments) and with a result longer
+ * than a subject may be, the same for every function that draws.
+ */
+class DrawsSuite extends AnyFunSuite with ExpressionChecks {
+
+  private val fiftyFifty = str("svc: [{destination: svc.v1, weight: 50%}, {destination: svc.v2, weight: 50%}]")
+  private def key(ordinal: Int) = column(ordinal, LongType)
+
+  /** The three functions that draw, each with a constant plan that draws, the subject in column 0 and the key in column 1. */
+  private def keyedForms(seed: Long): Seq[Expression] = Seq(
+    registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
+      Literal(seed), key(1)),
+    registered("subject_transform", column(0), str("*"), str("{{random(1000)}}"), Literal.FalseLiteral, Literal(seed), key(1)),
+    registered("subject_filter_transform", column(0), filterList("*" -> "{{random(1000)}}"), Literal(seed), key(1)))
+
+  private def filterList(pairs: (String, String)*): Expression = {
+    import org.apache.spark.sql.catalyst.InternalRow
+    import org.apache.spark.sql.catalyst.util.GenericArrayData
+    import org.apache.spark.sql.types.{ArrayType, StringType, StructField, StructType}
+    import org.apache.spark.unsafe.types.UTF8String
+    val pairType = StructType(Seq(StructField("src", StringType), StructField("dest", StringType)))
+    Literal.create(new GenericArrayData(pairs.map(p => InternalRow(UTF8String.fromString(p._1), UTF8String.fromString(p._2))).toArray[Any]),
+      ArrayType(pairType))
+  }
+
+  test("with a key, a draw is a pure function of (seed, key, rule): any partition, any order, any mode") {
+    for (e <- keyedForms(seed = 42)) {
+      assert(e.deterministic && !e.isInstanceOf[Nondeterministic], e)
+      val rows = (0 until 200).map(i => row(if (e.prettyName == "subject_map") "svc" else s"m$i", i.toLong * 7919))
+      val first = compiled(e, rows, partition = 0)
+      assert(compiled(e, rows.reverse, partition = 5).reverse == first, e)
+      assert(rows.map(interpreted(e, _)) == first, e)
+      assert(first.distinct.size > 1, e) // the key does choose
+      // another seed, other draws
+      val reseeded = keyedForms(seed = 43).find(_.prettyName == e.prettyName).get
+      assert(compiled(reseeded, rows) != first, e)
+    }
+  }
+
+  test("without a key, the draws come from the workspace, seeded per partition as rand(seed)") {
+    val unkeyed = registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
+      Literal(42L))
+    assert(unkeyed.isInstanceOf[Nondeterministic])
+    val rows = Seq.fill(64)(row("svc"))
+    assert(compiled(unkeyed, rows, partition = 1) == compiled(unkeyed, rows, partition = 1))
+    assert(compiled(unkeyed, rows, partition = 1) != compiled(unkeyed, rows, partition = 2))
+  }
+
+  test("a NULL key constant is no key; a key column's NULL is a key like any other") {
+    val noKey = registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
+      Literal(42L), Literal(null))
+    assert(noKey.isInstanceOf[Nondeterministic])
+    val e = keyedForms(42).head
+    val nulls = compiled(e, Seq.fill(20)(row("svc", null)))
+    assert(nulls.distinct.size == 1)
+  }
+
+  // A 1 MB token sliced 100 times asks for a 200 MB subject: more than the 8 MiB a subject may have.
+  private val longToken = "x" * (1 << 20)
+  private val slices = Seq.fill(100)("{{slicefromleft(1,1)}}").mkString(".")
+
+  test("a result longer than a subject may be is the row's error naming the function, in every mode") {
+    val e = new SubjectTransformExpression(column(0), str("*"), str(slices))
+    for (run <- Seq[() => Any](() => interpreted(e, row(longToken)), () => compiled(e, row(longToken)))) {
+      val err = intercept[InvalidArgumentValueException](run())
+      assert(err.getMessage.contains("`subject_transform`") && err.getMessage.contains("more than the limit of 8388608 bytes"))
+    }
+    val table = new SubjectMapExpression(column(0), str(s"""{"*": "$slices"}"""))
+    assert(intercept[InvalidArgumentValueException](compiled(table, row(longToken))).getMessage.contains("`subject_map`"))
+  }
+
+  test("... and NULL in the try_ forms, the workspace usable for the next rows") {
+    val e = new TrySubjectTransformExpression(column(0), str("*"), str(slices))
+    assert(compiled(e, Seq(row(longToken), row("abc"))) == Seq(null, Seq.fill(100)("a.b.c").mkString(".")))
+    assert(interpreted(e, row(longToken)) == null)
+  }
+}
