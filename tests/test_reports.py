@@ -184,3 +184,16 @@ def test_each_report_writes_a_png(traffic, tmp_path):
     }.items():
         png = report.chart(tmp_path / f"{name}.png")
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000, name
+
+
+def test_config_diff_with_a_key_shows_only_real_changes(traffic):
+    # The new table adds a weighted rule for billing.*: without a key, the orders' draws (one random
+    # source in row order) shift wherever a billing row now draws too; keyed, each message keeps its draw.
+    weighted_billing = TABLE.replace('billing.*: "billing.all.$1"',
+                                     'billing.*: [{destination: "billing.all.$1", weight: 50%}, {destination: "billing.b.$1", weight: 50%}]')
+    keyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3, key="id")
+    orders = {k: n for k, n in keyed.facts["by_rules"].items() if k[1] == "orders.*.*"}
+    assert orders == {("unchanged", "orders.*.*", "orders.*.*"): 1600}
+    assert 60 < keyed.facts["by_rules"][("changed", "billing.*", "billing.*")] < 140  # half the 200, drawn
+    unkeyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3)
+    assert unkeyed.facts["by_rules"].get(("changed", "orders.*.*", "orders.*.*"), 0) > 0

@@ -2,7 +2,7 @@
 embedded local Spark: what an operator runs before deploying a mapping change.
 
     subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject-column subject]
-                     [--cluster-column COL] [--seed N] [--partitions SRC:N:TOKENS ...]
+                     [--cluster-column COL] [--seed N] [--key-column COL] [--partitions SRC:N:TOKENS ...]
                      [--delivered-column COL] [--format parquet|csv|json] [--out DIR]
 
 TRAFFIC is a Parquet file or folder, a CSV file with a header, or JSON lines (by extension, or
@@ -63,6 +63,7 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     parser.add_argument("--cluster-column")
     parser.add_argument("--delivered-column")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--key-column", help="a per-message key (e.g. an id): each draw is then the message's own")
     parser.add_argument("--partitions", nargs="*", default=[])
     parser.add_argument("--format", choices=["parquet", "csv", "json"])
     parser.add_argument("--out", type=Path, default=Path("target/subjxform-report"))
@@ -95,13 +96,14 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
         spark.sparkContext.setLogLevel("ERROR")
     try:
         traffic = _read_traffic(spark, args.traffic, args.format)
-        missing = [c for c in (args.subject_column, args.cluster_column, args.delivered_column) if c and c not in traffic.columns]
+        missing = [c for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
+                   if c and c not in traffic.columns]
         if missing:
             print(f"subjxform report: {args.traffic} has no column {', '.join(missing)} (it has {', '.join(traffic.columns)})",
                   file=sys.stderr)
             return 2
         traffic = traffic.cache()
-        subject, cluster = args.subject_column, args.cluster_column
+        subject, cluster, key = args.subject_column, args.cluster_column, args.key_column
         args.out.mkdir(parents=True, exist_ok=True)
         done: list[tuple[str, "reports.Report"]] = []
 
@@ -109,15 +111,15 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
             _progress(step, steps, name, started)
             done.append((name, make()))
 
-        run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed))
-        run(2, "canary check", lambda: reports.canary_check(traffic, old, subject, cluster, args.seed,
+        run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed, key))
+        run(2, "canary check", lambda: reports.canary_check(traffic, old, subject, cluster, args.seed, key,
                                                            delivered=args.delivered_column))
         if candidates:
             run(3, "partition balance", lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject))
         elif reports.partition_candidates(spark, old):
             run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
         if new is not None:
-            run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed))
+            run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
         _progress(steps - 1, steps, "writing the summary and the charts", started)
         parts = [f"subjxform report: {args.traffic} with {args.mappings}" + (f" -> {args.new_mappings}" if new else "")
                  + f", seed {args.seed}"]

@@ -97,12 +97,13 @@ def mappings_plan(spark, mappings: MappingsValue) -> list[dict]:
     return json.loads(spark.range(1).select(F.call_function("mappings_plan", text).alias("p")).head()["p"])
 
 
-def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, *extra: Column) -> DataFrame:
+def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, key,
+               *extra: Column) -> DataFrame:
+    # Aliased once: the struct's fields are read from this column, so a row is explained (and drawn) once.
     return messages.select(
         *extra,
         _column(subject).alias("subject"),
-        (F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")).alias("in_cluster"),
-        subject_map_explain(subject, mappings, cluster, seed).alias("x"),
+        subject_map_explain(subject, mappings, cluster, seed, key).alias("x"),
     )
 
 
@@ -140,6 +141,7 @@ def rule_coverage(
     subject: ColumnOrName = "subject",
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
     top_unmatched: int = 5,
     shadow_check_limit: int = 200,
 ) -> Report:
@@ -150,7 +152,7 @@ def rule_coverage(
     ones first), since each costs a ``subject_matches`` per message."""
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings)
-    ex = _explained(messages, subject, mappings, cluster, seed).cache()
+    ex = _explained(messages, subject, mappings, cluster, seed, key).cache()
     try:
         hits = ex.groupBy(
             F.col("x.rule_index").alias("rule_index"), F.col("x.destination_index").alias("destination_index"),
@@ -281,21 +283,24 @@ def config_diff(
     subject: ColumnOrName = "subject",
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = 0,
+    key: Optional[ColumnOrName] = None,
 ) -> Report:
     """``old`` and ``new`` mapping tables over the same messages with the same ``seed``: per message, both
     explanations, and a category: ``unchanged`` (the same result), ``newly_dropped`` (delivered before,
     dropped now), ``newly_mapped`` (kept its subject before, mapped now) or ``changed``; counted per
     (old rule, new rule, category) with an example of each.
 
-    Weighted draws: each table draws from its own seeded random source, in row order; a table that adds
-    or removes a weighted rule shifts the draws of the rows after it, which shows as changes of weighted
+    Weighted draws: with ``key`` (e.g. a message id) each message's draw is a pure function of (seed,
+    key, rule), so a rule that both tables share draws alike for every message and only real changes
+    show. Without it each table draws from its own seeded random source in row order, and a table that
+    adds or removes a weighted rule shifts the draws of the rows after it: changes of weighted
     destinations that are only a different draw."""
     spark = _spark(messages)
     cl = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
     both = messages.select(
         _column(subject).alias("subject"),
-        subject_map_explain(subject, old, cl, seed).alias("old"),
-        subject_map_explain(subject, new, cl, seed).alias("new"),
+        subject_map_explain(subject, old, cl, seed, key).alias("old"),
+        subject_map_explain(subject, new, cl, seed, key).alias("new"),
     ).where(F.col("old").isNotNull())
     both = both.withColumn("category", _diff_category(F.col("old"), F.col("new")))
     agg = both.groupBy(
@@ -451,6 +456,7 @@ def canary_check(
     subject: ColumnOrName = "subject",
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
     confidence: float = 0.99,
     delivered: Optional[ColumnOrName] = None,
 ) -> Report:
@@ -466,7 +472,7 @@ def canary_check(
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings)
     extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
-    ex = _explained(messages, subject, mappings, cluster, seed, *extra)
+    ex = _explained(messages, subject, mappings, cluster, seed, key, *extra)
     if delivered is None:
         dest_index = F.col("x.destination_index")
     else:
