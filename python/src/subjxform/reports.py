@@ -63,7 +63,8 @@ class Report:
         return self._draw is not None
 
     def chart(self, path: Union[str, Path]) -> Optional[Path]:
-        """Writes the report's picture as a PNG at ``path``; None when the report has none."""
+        """Writes the report's picture as a PNG at ``path`` (its folder made if need be); None when the
+        report has none."""
         if self._draw is None:
             return None
         import matplotlib
@@ -72,6 +73,7 @@ class Report:
         import matplotlib.pyplot as plt
 
         path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
         fig = plt.figure(figsize=(10, 4.2))
         try:
             self._draw(fig)
