@@ -84,33 +84,37 @@ class TransformPropertiesSuite extends AnyFunSuite {
     })
   }
 
-  test("cost is linear in the subject's length: 1 MB subjects with 100k tokens") {
+  test("cost is linear in the subject's length: 0.4 MB and 7 MB subjects") {
     val transforms = Seq(
       ">" -> "x.>", "*.>" -> "{{partition(7)}}.{{wildcard(1)}}.>", "*.>" -> "{{split(1,-)}}.>",
       "*.*.>" -> "{{slicefromleft(1,3)}}.{{right(2,2)}}.>", ">" -> "").map { case (s, d) => SubjectTransform.compile(s, d) }
     def subjectOf(tokens: Int): Array[Byte] =
       Iterator.tabulate(tokens)(i => if (i % 2 == 0) "a-b-c-d-ef" else f"t$i%09d").mkString(".").getBytes(UTF_8)
-    // Both sizes well beyond the CPU caches, so that only the algorithm's cost differs.
-    val small = subjectOf(100000) // 1.1 MB, 100k tokens
-    val big = subjectOf(400000) // 4.4 MB
-    assert(small.length > (1 << 20))
+    // Both sizes beyond the inner CPU caches; the big one under Workspace.MaxSubjectBytes. 16x the length
+    // costs 16x when linear and 256x when quadratic: a threshold of 64x leaves 4x either side, wider than
+    // the noise of a shared machine (a 4x step with a 9x threshold failed under load).
+    val small = subjectOf(40000) // 0.44 MB, 40k tokens
+    val big = subjectOf(640000) // 7.0 MB
+    assert(big.length < Workspace.MaxSubjectBytes - 10000)
     val ws = new Workspace(1)
-    def nanosPerRun(s: Array[Byte], tr: SubjectTransform): Double = {
+    // This thread's CPU time, not the wall clock: other processes on the machine do not count.
+    val threads = java.lang.management.ManagementFactory.getThreadMXBean
+    def cpuNanosPerRun(s: Array[Byte], tr: SubjectTransform): Double = {
       var best = Long.MaxValue
-      for (_ <- 1 to 9) { // best of a few: robust to GC and to other processes on the machine
-        val t0 = System.nanoTime()
+      for (_ <- 1 to 5) { // best of a few: robust to GC
+        val t0 = threads.getCurrentThreadCpuTime
         val out = tr(s, 0, s.length, ws)
         assert(out != null && out.length >= s.length / 2)
-        best = math.min(best, System.nanoTime() - t0)
+        best = math.min(best, threads.getCurrentThreadCpuTime - t0)
       }
       best.toDouble
     }
     for (tr <- transforms) {
-      // The best of several rounds: the first ones run before the JIT has compiled the loops, and a
-      // shared machine or a GC can slow any one of them; a quadratic cost would show in every round.
-      val ratio = (1 to 5).map(_ => nanosPerRun(big, tr) / nanosPerRun(small, tr)).min
-      info(f"$tr: 4x the length costs ${ratio}%.1fx")
-      assert(ratio < 9, s"$tr: 4x the subject cost ${ratio}x the time: not linear") // quadratic would be 16x
+      // The best of a few rounds: the first ones run before the JIT has compiled the loops; a quadratic
+      // cost would show in every round.
+      val ratio = (1 to 3).map(_ => cpuNanosPerRun(big, tr) / math.max(1.0, cpuNanosPerRun(small, tr))).min
+      info(f"$tr: 16x the length costs ${ratio}%.1fx")
+      assert(ratio < 64, s"$tr: 16x the subject cost ${ratio}x the time: not linear") // quadratic would be 256x
     }
   }
 }
