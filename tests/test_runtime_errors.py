@@ -52,6 +52,12 @@ CASES = [
         ["transforms[0]", "too many arguments passed to the function in {{split(1,-,x)}}"],
     ),
     (
+        "mappings_plan",
+        lambda: F.call_function("mappings_plan", F.concat(F.col("src"), F.lit(": [{destination: b, weight: 101%}]"))),
+        "`mappings`",
+        ['rule "a.*", destination "b"', "Invalid weight 101 for mapping destination"],
+    ),
+    (
         "stream_config_plan",
         lambda: F.call_function("stream_config_plan", F.col("bad_config")),
         "`config`",

@@ -1,11 +1,6 @@
 package subjxform.spark
 
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, UnaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
-import org.apache.spark.sql.types.{DataType, StringType}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 
 import subjxform.core.{InvalidMappingsException, MappingTable}
 
@@ -28,39 +23,11 @@ import subjxform.core.{InvalidMappingsException, MappingTable}
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class MappingsPlanExpression(mappings: Expression)
-  extends UnaryExpression with ImplicitCastInputTypes with SparkCompat.NullIntolerant {
+case class MappingsPlanExpression(mappings: Expression) extends ConfigPlanExpression {
   override def child: Expression = mappings
-  override def inputTypes = Seq(StringType)
-  override def dataType: DataType = StringType
   override def prettyName: String = "mappings_plan"
-
-  override def checkInputDataTypes(): TypeCheckResult = {
-    val types = super.checkInputDataTypes()
-    if (types.isFailure) return types
-    // A constant table is checked before any data is read.
-    if (mappings.foldable) {
-      Option(mappings.eval()).foreach { m =>
-        try MappingTable.compile(m.toString)
-        catch { case e: InvalidMappingsException => throw Errors.atAnalysis(prettyName, "mappings", e.getMessage) }
-      }
-    }
-    TypeCheckSuccess
-  }
-
-  override protected def nullSafeEval(m: Any): Any = MappingsPlanExpression.plan(m.asInstanceOf[UTF8String])
-
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val obj = MappingsPlanExpression.getClass.getName.stripSuffix("$")
-    defineCodeGen(ctx, ev, m => s"$obj.plan($m)")
-  }
-
+  override protected def argumentName: String = "mappings"
+  override protected def planOf(text: String): String = MappingTable.compile(text).planJson
+  override protected def refuses(e: IllegalArgumentException): Boolean = e.isInstanceOf[InvalidMappingsException]
   override protected def withNewChildInternal(newChild: Expression): MappingsPlanExpression = copy(mappings = newChild)
-}
-
-object MappingsPlanExpression {
-  /** Per row (generated code calls it): an invalid table fails the task, naming it. */
-  def plan(mappings: UTF8String): UTF8String =
-    try UTF8String.fromString(MappingTable.compile(mappings.toString).planJson)
-    catch { case e: InvalidMappingsException => throw Errors.atRuntime("mappings_plan", "mappings", e.getMessage) }
 }
