@@ -107,7 +107,7 @@ def row_error(df) -> tuple[str, str, dict, str]:
     functions' too), whose Java cause is the same error with the same message (README says so)."""
     from pyspark.errors import IllegalArgumentException
 
-    from subjxform._compat import error_condition
+    from subjxform._compat import error_condition, error_parameters
 
     if SPARK_MODE == "classic" and pyspark.__version__.startswith("3."):
         from py4j.protocol import Py4JJavaError
@@ -122,4 +122,4 @@ def row_error(df) -> tuple[str, str, dict, str]:
     with pytest.raises(IllegalArgumentException) as err:
         df.collect()
     e = err.value
-    return error_condition(e), e.getSqlState(), e.getMessageParameters(), str(e)
+    return error_condition(e), e.getSqlState(), error_parameters(e), str(e)

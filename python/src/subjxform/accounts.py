@@ -31,6 +31,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from subjxform._compat import error_condition, error_parameters
 from subjxform.functions import subject_map, subject_matches, subject_transform
 
 RECEIVED_BY = "received_by"
@@ -75,8 +76,8 @@ def accounts_plan(spark, config: Config) -> dict:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
         return json.loads(spark.range(1).select(F.call_function("accounts_plan", *args)).first()[0])
     except PySparkException as e:
-        params = e.getMessageParameters() or {}
-        if e.getCondition() != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":
+        params = error_parameters(e)
+        if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":
             raise
         raise AccountsConfigError(params["value"]) from e
 

@@ -10,6 +10,8 @@ from typing import Optional, Union
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from ._compat import is_column
+
 ColumnOrName = Union[Column, str]
 ColumnOrValue = Union[Column, str]
 
@@ -25,7 +27,7 @@ def _type_name(v: object) -> str:
 def _column(c: ColumnOrName, name: str = "subject") -> Column:
     if isinstance(c, str):
         return F.col(c)
-    if isinstance(c, Column):
+    if is_column(c):
         return c
     raise TypeError(f"{name} must be a column name (str) or a Column, not {_type_name(c)}")
 
@@ -34,7 +36,7 @@ def _value(v: ColumnOrValue, name: str) -> Column:
     """A plain string is a constant (a transform compiled once); a Column varies per row."""
     if isinstance(v, str):
         return F.lit(v)
-    if isinstance(v, Column):
+    if is_column(v):
         return v
     raise TypeError(f"{name} must be a str (a constant) or a Column, not {_type_name(v)}: {v!r}")
 
@@ -120,7 +122,7 @@ def _mappings_text(mappings: MappingsValue) -> Column:
     """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once."""
     if isinstance(mappings, dict):
         return F.lit(json.dumps(mappings))
-    if not isinstance(mappings, (str, Column)):
+    if not (isinstance(mappings, str) or is_column(mappings)):
         raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
     return _value(mappings, "mappings")
 
@@ -179,7 +181,7 @@ TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
 def _transform_list(transforms: TransformList) -> Column:
     """A Column as is; a Python list of (src, dest) pairs or {"src", "dest"} dicts as a constant
     ARRAY<STRUCT<src, dest>> (compiled once, checked before any data is read)."""
-    if isinstance(transforms, Column):
+    if is_column(transforms):
         return transforms
     if not isinstance(transforms, (list, tuple)):
         raise TypeError(

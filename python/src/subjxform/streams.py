@@ -26,7 +26,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from subjxform._compat import error_condition
+from subjxform._compat import error_condition, error_parameters
 from subjxform.functions import subject_filter_transform, subject_matches, subject_transform
 
 STORED_SUBJECT = "stored_subject"
@@ -65,7 +65,7 @@ def stream_plan(spark, config: StreamConfig) -> dict:
         return json.loads(query.first()[0])
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
-        params = e.getMessageParameters() or {}
+        params = error_parameters(e)
         if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`stream_config_plan`":
             raise
         raise StreamConfigError(params["value"]) from e

@@ -2,6 +2,7 @@ package subjxform.spark
 
 import scala.util.control.NonFatal
 
+import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
@@ -158,6 +159,12 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
         TypeCheckSuccess
       }
   }
+
+  // Spark 3.5 prints a failed plan into its AnalysisException's message, asking every expression whether
+  // it is resolved: there an invalid constant plan answers "no" rather than throw its error a second time
+  // (from inside getMessage). Analysis still fails with the error: CheckAnalysis checks the types.
+  override lazy val resolved: Boolean =
+    childrenResolved && (try checkInputDataTypes().isSuccess catch { case _: AnalysisException => false })
 
   /** A cache whose compile errors are this function's runtime error. */
   protected def planCache(compile: (String, String) => P): PlanCache[P] =

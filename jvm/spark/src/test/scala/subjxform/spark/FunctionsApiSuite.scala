@@ -1,7 +1,7 @@
 package subjxform.spark
 
 import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.functions.{array, col, lit, struct}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -58,5 +58,15 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
     val err = intercept[AnalysisException](messages.select(subject_transform(col("subject"), "a.*", "b.{{wildcard(2)}}")).schema)
     assert(SparkCompat.condition(err) == "INVALID_PARAMETER_VALUE.PATTERN")
     assert(err.getMessage.contains("wildcard index out of range in {{wildcard(2)}}"))
+  }
+
+  test("the error of a constant written with aliases (as PySpark builds lists) can be printed with its plan") {
+    // Spark 3.5 prints the failed plan in the exception's message, asking each expression whether it is
+    // resolved: that question must not throw the analysis error a second time, from inside getMessage.
+    val list = array(struct(lit("a.>").as("src"), lit("").as("dest")), struct(lit("a.b").as("src"), lit("x").as("dest")))
+    val err = intercept[AnalysisException](messages.select(subject_filter_transform(col("subject"), list)).collect())
+    assert(SparkCompat.condition(err) == "INVALID_PARAMETER_VALUE.PATTERN")
+    assert(err.getMessage.contains("source filters can not overlap"), err.getMessage)
+    assert(err.toString.contains("source filters can not overlap"))
   }
 }
