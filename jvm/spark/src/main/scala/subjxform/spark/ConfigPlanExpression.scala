@@ -1,5 +1,6 @@
 package subjxform.spark
 
+import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
 import org.apache.spark.sql.catalyst.expressions.{ImplicitCastInputTypes, UnaryExpression}
@@ -36,6 +37,11 @@ abstract class ConfigPlanExpression extends UnaryExpression with ImplicitCastInp
     }
     TypeCheckSuccess
   }
+
+  // As PlanExpression's: Spark 3.5 asks every expression of a failed plan whether it is resolved while it
+  // prints the plan into the error; an invalid constant config answers "no" rather than throw again there.
+  override lazy val resolved: Boolean =
+    childrenResolved && (try checkInputDataTypes().isSuccess catch { case _: AnalysisException => false })
 
   /** Per row (generated code calls it too): a refused config fails the task, naming it. */
   final def plan(text: UTF8String): UTF8String =
