@@ -68,3 +68,11 @@ def test_jwt_claims_and_the_jwt_mapping_shape(session):
     ]
     df = session.createDataFrame([("z",)], "subject string")
     assert df.select(subject_map("subject", {"z": [{"subject": "z.one", "weight": 0}]})).first()[0] == "z.one"
+
+
+def test_a_config_with_top_level_mappings_only_and_the_server_it_describes(session):
+    # Failed before issue 15's fix: with no accounts block the plan's JSON began "[,{...$G...}]".
+    plan = accounts_plan(session, 'server_name: edge\ncluster { name: c1 }\njetstream: enabled\nmappings { "a.*": "b.$1" }')
+    assert [a["name"] for a in plan["accounts"]] == ["$G"]
+    assert plan["server"] == {"server_name": "edge", "cluster": "c1", "gateway": None, "leafnode_remotes": 0,
+                              "leafnode_listen": False, "jetstream": True}

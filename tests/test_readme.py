@@ -48,6 +48,19 @@ def test_python_example_prints_what_the_readme_shows(spark, index):
     assert normalized(run_python(code, spark)) == normalized(shown)
 
 
+def test_the_pictures_the_readme_shows_are_report_charts():
+    # Each picture is a report's chart (Report.chart: 10 x 4.2 inches at 100 dpi), drawn by the example
+    # just above it, which writes the same picture to target/readme/<name>.png when it runs.
+    shown = re.findall(r"!\[[^\]]*\]\((docs/images/(\w+)\.png)\)", README)
+    assert {name for _, name in shown} >= {"rule_coverage", "config_diff", "partition_balance", "canary_check"}
+    for path, name in shown:
+        png = (ROOT / path).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n", path
+        assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1000, 420), path
+        before = README[: README.index(f"]({path})")]
+        assert before.rindex(f'.chart("target/readme/{name}.png")') > before.rindex("<!-- readme-test -->"), path
+
+
 def test_the_spark_sql_shell_line_works_with_the_jar_alone(tmp_path):
     import pyspark
 

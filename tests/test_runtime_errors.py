@@ -54,6 +54,12 @@ CASES = [
         ["transforms[0]", "too many arguments passed to the function in {{split(1,-,x)}}"],
     ),
     (
+        "mappings_plan",
+        lambda: F.call_function("mappings_plan", F.concat(F.col("src"), F.lit(": [{destination: b, weight: 101%}]"))),
+        "`mappings`",
+        ['rule "a.*", destination "b"', "Invalid weight 101 for mapping destination"],
+    ),
+    (
         "stream_config_plan",
         lambda: F.call_function("stream_config_plan", F.col("bad_config")),
         "`config`",
@@ -99,3 +105,14 @@ def test_a_write_fails_with_the_same_error(bad_row, tmp_path):
 
     _, _, _, message = row_error(Write(bad_row.select(subject_transform("subject", F.col("src"), F.col("dest")).alias("out"))))
     assert "too many arguments passed to the function in {{split(1,-,x)}}" in message
+
+
+def test_an_invalid_constant_config_built_from_literals_fails_analysis_naming_it(spark):
+    # Foldable but not a literal when the function is built (a concat): checked at analysis. Spark 3.5 then
+    # asks the expression whether it is resolved while printing the plan into the error: it must answer,
+    # not throw again (PySpark 3.5 would get a Py4JError in place of the AnalysisException).
+    from pyspark.errors import AnalysisException
+
+    table = F.concat(F.lit("a.*: "), F.lit("[{destination: b, weight: 101%}]"))
+    with pytest.raises(AnalysisException, match="mappings_plan.*Invalid weight 101"):
+        spark.range(1).select(F.call_function("mappings_plan", table).alias("plan")).collect()

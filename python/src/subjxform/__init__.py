@@ -27,6 +27,7 @@ _EXPORTS = {
     "try_subject_transform": "subjxform.functions",
     "subject_matches": "subjxform.functions",
     "subject_map": "subjxform.functions",
+    "subject_map_explain": "subjxform.functions",
     "subject_filter_transform": "subjxform.functions",
     "try_subject_filter_transform": "subjxform.functions",
     "validate_mappings": "subjxform.mappings",

@@ -62,7 +62,8 @@ def accounts_plan(spark, config: Config) -> dict:
     """The config's accounts checked as nats-server checks them, reduced to what decides deliveries:
     ``accounts`` (``name``, ``id``, ``mappings`` as a JSON mapping table; the top-level mappings as ``$G``),
     ``routes`` (one per import: ``kind``, ``importer``, ``exporter``, ``filter``, ``src``/``dest`` or
-    ``literal``), ``problems`` (warnings) and ``jwt``.
+    ``literal``), ``problems`` (warnings), ``jwt`` and ``server`` (``server_name``, ``cluster``, ``gateway``,
+    ``leafnode_remotes``, ``leafnode_listen``, ``jetstream``; None for JWTs).
 
     ``config``: a nats-server config's text, a path to one (its ``include`` files and environment
     variables are then read as nats-server reads them, by the Spark driver), account JWTs (separated

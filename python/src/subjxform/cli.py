@@ -13,9 +13,14 @@
                                                     file's blocks) or a stream config as nats-server
                                                     does; FILE '-' is stdin. Exit code 0 valid,
                                                     1 problems, 2 usage or unreadable FILE
+    subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--out DIR] ...
+                                                    rule coverage, canary check, partition balance
+                                                    and config diff over a Parquet/CSV/JSON file of
+                                                    subjects, on an embedded local Spark: a text
+                                                    summary and PNGs in DIR (`report --help`)
     subjxform --help                                this text (also `mapping --help`, `validate --help`)
 
-The work is done by the jar's Spark-free engine in a plain JVM: no Spark session is started. Subjects
+`mapping` and `validate` run the jar's Spark-free engine in a plain JVM: no Spark session is started. Subjects
 are passed on as bytes, so one that is not valid UTF-8 is transformed (and hashed) as nats-server does.
 """
 
@@ -77,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["jar"]:
         return jar_command(args[1:])
+    if args[:1] == ["report"]:
+        from subjxform.report_cli import main as report_main
+
+        return report_main(args[1:])
     if args[:1] in (["--help"], ["-h"], ["help"]):
         print(__doc__.strip())
         return 0

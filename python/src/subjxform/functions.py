@@ -151,6 +151,30 @@ def subject_map(
     return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed), _key(key))
 
 
+def subject_map_explain(
+    subject: ColumnOrName,
+    mappings: MappingsValue,
+    cluster: Optional[ColumnOrValue] = None,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
+) -> Column:
+    """Why :func:`subject_map` with the same arguments gives ``subject`` what it gives: a struct of
+    ``rule`` (the source as written) and ``rule_index`` (its 0-based position), ``matched_as``
+    (``'literal'`` or ``'wildcard'``), ``cluster`` (the cluster scope whose destinations applied, NULL
+    for the cluster-less ones), ``destination`` (as written) and ``destination_index`` (its 0-based
+    position among the rule's entries) or ``remainder`` (true when the rest of the weight was taken),
+    ``weight`` (percent), ``outcome`` (``'mapped'``, ``'unchanged'``, ``'dropped'`` or ``'no_match'``)
+    and ``result``: what ``subject_map`` returns, the same draw for the same ``seed`` (and ``key``: then
+    each message's draw is its own, whatever the partitioning). NULL when the subject is NULL or not a
+    literal subject.
+
+    >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
+    """
+    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    return F.call_function("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed),
+                           _key(key))
+
+
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
 
 

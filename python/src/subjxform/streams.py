@@ -31,6 +31,7 @@ from subjxform.functions import subject_filter_transform, subject_matches, subje
 
 STORED_SUBJECT = "stored_subject"
 REPUBLISHED_SUBJECT = "republished_subject"
+EXPLANATION = "explanation"
 
 StreamConfig = Union[str, Mapping[str, Any]]
 
@@ -75,6 +76,7 @@ def stream_messages(
     config: StreamConfig,
     subject_col: str = "subject",
     origin_col: Optional[str] = None,
+    explain: bool = False,
 ) -> DataFrame:
     """The messages a stream with this config stores, with ``stored_subject`` and ``republished_subject``.
 
@@ -86,14 +88,29 @@ def stream_messages(
     transform does not match); ``republished_subject`` is the republish transform of the stored
     subject, NULL where it does not match. A message taken by two sources of the same stream is
     stored twice, as NATS does. The result has ``df``'s columns plus the two new ones.
+
+    ``explain=True`` adds an ``explanation`` struct, why each row is there (the rows and the two subjects
+    are the same as without it): ``taken_by`` (``subjects`` for a direct publish, else the origin's field,
+    e.g. ``sources[1]`` or ``mirror``), ``origin`` (its stream name), ``filter`` and ``filter_index``
+    (the stream subject, or the ``subject_transforms`` entry's ``src``, that took the message),
+    ``transform_index`` (the entry whose ``dest`` renamed it, NULL when none did), ``sourced_subject``
+    (the subject as it reached the stream), ``ingress_applied`` (whether the ingress
+    ``subject_transform`` renamed it), ``stored_subject``, ``republished`` and ``republished_subject``.
     """
+    if not isinstance(explain, bool):
+        raise TypeError(f"explain must be True or False, not {type(explain).__name__}: {explain!r}")
     plan = stream_plan(df.sparkSession, config)
     subject = F.col(subject_col)
     parts = []
 
     if plan["subjects"]:
         direct = F.col(origin_col).isNull() if origin_col else F.lit(True)
-        parts.append(df.where(direct & _listens_on(subject, plan["subjects"])).withColumn(STORED_SUBJECT, subject))
+        part = df.where(direct & _listens_on(subject, plan["subjects"])).withColumn(STORED_SUBJECT, subject)
+        if explain:
+            # nats-server refuses stream subjects that overlap: exactly one of them takes the message.
+            taking = _first_match(subject, plan["subjects"])
+            part = part.withColumn(EXPLANATION, _why_taken("subjects", None, plan["subjects"], taking, None, subject))
+        parts.append(part)
 
     # Without an origin column nothing comes from another stream.
     if origin_col:
@@ -104,11 +121,20 @@ def stream_messages(
                 continue
             # An empty list takes everything: the same as one ">" filter that keeps the subject.
             pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
-            parts.append(
+            part = (
                 df.where(F.col(origin_col) == F.lit(origin["name"]))
                 .withColumn(STORED_SUBJECT, subject_filter_transform(subject, pairs))
                 .where(F.col(STORED_SUBJECT).isNotNull())
             )
+            if explain:
+                # A source's (or mirror's) filters do not overlap either (nats-server refuses that), so the
+                # entry that took the message is the one that renames it, when it has a destination.
+                taking = _first_match(subject, [src or ">" for src, _ in pairs])
+                renaming = F.coalesce(*[F.when(taking == i, F.lit(i)) for i, (_, dest) in enumerate(pairs) if dest],
+                                      F.lit(None).cast("int"))
+                part = part.withColumn(EXPLANATION, _why_taken(origin["field"], origin["name"], [src for src, _ in pairs],
+                                                                taking, renaming, F.col(STORED_SUBJECT)))
+            parts.append(part)
 
     if parts:
         taken = parts[0]
@@ -116,19 +142,52 @@ def stream_messages(
             taken = taken.unionByName(p)
     else:
         taken = df.limit(0).withColumn(STORED_SUBJECT, subject)
+        if explain:
+            taken = taken.withColumn(EXPLANATION, _why_taken("subjects", None, [], F.lit(None).cast("int"), None, subject))
 
     stored: Column = F.col(STORED_SUBJECT)
     ingress = plan["subject_transform"]
+    ingress_applied = F.lit(False)
     if ingress:
         # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
         renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])])
+        if explain:
+            taken = taken.withColumn(EXPLANATION, F.col(EXPLANATION).withField("ingress_applied", renamed.isNotNull()))
+            ingress_applied = F.col(EXPLANATION).getField("ingress_applied")
         taken = taken.withColumn(STORED_SUBJECT, F.coalesce(renamed, stored))
     republish = plan["republish"]
     republished = (
         subject_transform(stored, republish["src"], republish["dest"]) if republish else F.lit(None).cast("string")
     )
-    return taken.withColumn(REPUBLISHED_SUBJECT, republished)
+    taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
+    if explain:
+        x = F.col(EXPLANATION)
+        taken = taken.withColumn(EXPLANATION, F.struct(
+            *[x.getField(f).alias(f) for f in ("taken_by", "origin", "filter", "filter_index", "transform_index",
+                                                "sourced_subject")],
+            ingress_applied.alias("ingress_applied"), stored.alias("stored_subject"),
+            F.col(REPUBLISHED_SUBJECT).isNotNull().alias("republished"), F.col(REPUBLISHED_SUBJECT).alias("republished_subject"),
+        ))
+    return taken
+
+
+def _first_match(subject: Column, filters: list[str]) -> Column:
+    """The index of the first of `filters` that `subject` matches (NULL for none): one flat coalesce."""
+    return F.coalesce(*[F.when(subject_matches(subject, f), F.lit(i)) for i, f in enumerate(filters)], F.lit(None).cast("int"))
+
+
+def _why_taken(taken_by: str, origin: Optional[str], filters: list[str], taking: Column, renaming: Optional[Column],
+               sourced: Column) -> Column:
+    """The first fields of a stream explanation, for the messages one part of the stream takes: `taking`
+    is the index in `filters` of the filter that took them."""
+    filter_text = F.element_at(F.array(*[F.lit(f) for f in filters]), taking + 1) if filters else F.lit(None).cast("string")
+    return F.struct(
+        F.lit(taken_by).alias("taken_by"), F.lit(origin).cast("string").alias("origin"),
+        filter_text.alias("filter"), taking.alias("filter_index"),
+        (renaming if renaming is not None else F.lit(None).cast("int")).alias("transform_index"),
+        sourced.alias("sourced_subject"), F.lit(False).alias("ingress_applied"),
+    )
 
 
 def _listens_on(subject: Column, subjects: list[str]) -> Column:

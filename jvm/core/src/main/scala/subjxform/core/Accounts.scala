@@ -56,8 +56,9 @@ final case class AccountsPlan(accounts: Seq[AccountSpec], routes: Seq[ImportRout
       s"""{"kind":${s(r.kind)},"importer":${s(r.importer)},"exporter":${s(r.exporter)},"filter":${s(r.filter)},""" +
         s""""src":${s(r.src)},"dest":${s(r.dest)},"literal":${s(r.literal)},"field":${s(r.field)}}""")
     val ps = problems.map(p => s"""{"field":${s(p.field)},"severity":${s(p.severity)},"message":${s(p.message)}}""")
-    val global = if (globalMappings.isDefined) s""",{"name":"$$G","id":"$$G","mappings":${mappings(globalMappings)}}""" else ""
-    s"""{"accounts":[${accs.mkString(",")}$global],"routes":[${rs.mkString(",")}],"problems":[${ps.mkString(",")}],""" +
+    // The top-level mappings as account $G, after the others (a config may have no accounts block at all).
+    val global = globalMappings.map(_ => s"""{"name":"$$G","id":"$$G","mappings":${mappings(globalMappings)}}""")
+    s"""{"accounts":[${(accs ++ global).mkString(",")}],"routes":[${rs.mkString(",")}],"problems":[${ps.mkString(",")}],""" +
       s""""jwt":$jwtMode}"""
   }
 }
@@ -649,6 +650,38 @@ object AccountsPlanner {
       }
     val errors = plan.errors.map(p => s"${fileOf(p.at)}:${p.at.line}: ${p.field}: ${p.message}")
     if (errors.nonEmpty) throw new InvalidAccountsException(errors)
-    plan.toJson
+    val server =
+      if (Accounts.looksLikeJwts(config)) "null"
+      else serverJson(if (file == null) ConfSyntax.parseDocument(config) else ConfSyntax.parseText(config, name, env).root)
+    plan.toJson.stripSuffix("}") + s""","server":$server}"""
+  }
+
+  /**
+   * What places a server in a topology, for a chain of scopes (Python `subjxform.scopes`): its
+   * `server_name`, its `cluster` name (what cluster-scoped mapping destinations are chosen by; null
+   * without a cluster block), its `gateway` name, whether it dials out as a leaf node (`leafnode_remotes`,
+   * how many remotes) or accepts leaf nodes (`leafnode_listen`), and whether `jetstream` is enabled.
+   */
+  private def serverJson(doc: ConfValue.Obj): String = {
+    import ConfValue._
+    def key(o: Obj, k: String): Option[ConfValue] = o.entries.collectFirst { case (n, v) if n.equalsIgnoreCase(k) => v }
+    def str(v: Option[ConfValue]): String = v match {
+      case Some(Str(x, _, _)) => JsonWriter.quote(x)
+      case _ => "null"
+    }
+    def block(k: String): Option[Obj] = key(doc, k).collect { case o: Obj => o }
+    val cluster = block("cluster").flatMap(key(_, "name"))
+    val gateway = block("gateway").flatMap(key(_, "name"))
+    val leaf = block("leafnodes")
+    val remotes = leaf.flatMap(key(_, "remotes")).collect { case Arr(items, _) => items.size }.getOrElse(0)
+    val listens = leaf.exists(l => key(l, "listen").isDefined || key(l, "port").isDefined)
+    val jetstream = key(doc, "jetstream") match {
+      case Some(Bool(b, _)) => b
+      case Some(Str(v, _, _)) => Seq("enabled", "true", "on", "yes").contains(v.toLowerCase)
+      case Some(_) => true
+      case None => false
+    }
+    s"""{"server_name":${str(key(doc, "server_name"))},"cluster":${str(cluster)},"gateway":${str(gateway)},""" +
+      s""""leafnode_remotes":$remotes,"leafnode_listen":$listens,"jetstream":$jetstream}"""
   }
 }

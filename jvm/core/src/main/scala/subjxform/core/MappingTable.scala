@@ -60,20 +60,70 @@ final class MappingTable private (
       ws: Workspace): Array[Byte] =
     map(in, off, len, cluster, cOff, cLen, ws, keyed = true, seed, key)
 
+  /**
+   * The decision for one subject, the one that [[apply]], [[applyKeyed]] and [[explain]] all act on:
+   * which rule (its number; [[NotASubject]] or [[NoMatch]] when none), and in `ws` whether it was found
+   * as a literal rule, which of its cluster scopes applied and which destination was drawn.
+   */
+  private def decide(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
+      keyed: Boolean, seed: Long, key: Long): Int = {
+    val ntok = ws.tokenize(in, off, len)
+    if (ntok == 0) return NotASubject
+    var r = literalRule(in, off, len)
+    ws.decidedLiteral = r >= 0
+    if (r < 0) {
+      val found = wildcardIndex.firstMatch(in, ws, ntok)
+      if (found < 0) return NoMatch
+      r = wildcardRules(found)
+    }
+    val rule = rules(r)
+    val scope = if (cluster == null || rule.clusterNames.length == 0) -1 else rule.clusterIndex(cluster, cOff, cLen)
+    val choice = rule.choice(scope)
+    ws.decidedScope = scope
+    ws.decidedPick = if (keyed) choice.pickKeyed(seed, key, rule.salt) else choice.pick(ws)
+    r
+  }
+
   private def map(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
       keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
-    val ntok = ws.tokenize(in, off, len)
-    if (ntok == 0) return null
-    var rule = literalRule(in, off, len)
-    if (rule == null) {
-      val found = wildcardIndex.firstMatch(in, ws, ntok)
-      if (found < 0) return Unchanged
-      rule = rules(wildcardRules(found))
-    }
-    val choice = if (cluster == null || rule.clusterNames.length == 0) rule.default else rule.choiceFor(cluster, cOff, cLen)
-    val picked = if (keyed) choice.pickKeyed(seed, key, rule.salt) else choice.pick(ws)
+    val r = decide(in, off, len, cluster, cOff, cLen, ws, keyed, seed, key)
+    if (r < 0) { if (r == NoMatch) Unchanged else null }
+    else build(r, in, off, len, ws, keyed, seed, key)
+  }
+
+  /** The subject that rule `r` gives after [[decide]] (null when the draw dropped it). */
+  private def build(r: Int, in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
+    val picked = ws.decidedPick
     if (picked < 0) null
-    else choice.transforms(picked).build(in, off, len, ws, keyed, seed, key)
+    else rules(r).choice(ws.decidedScope).transforms(picked).build(in, off, len, ws, keyed, seed, key)
+  }
+
+  /**
+   * What [[apply]] (`keyed` false) or [[applyKeyed]] (`keyed` true, with `seed` and `key`) does to the
+   * subject, and why: the same decision, taken by the same code, so the explanation's result is always
+   * the one they return for the same arguments and the same state of `ws`'s random source (and it
+   * advances that source as they do). Null when the subject is not a literal subject.
+   */
+  def explain(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
+      keyed: Boolean, seed: Long, key: Long): MappingExplanation = {
+    val r = decide(in, off, len, cluster, cOff, cLen, ws, keyed, seed, key)
+    if (r == NotASubject) null
+    else if (r == NoMatch) MappingExplanation.noMatch
+    else {
+      val result = build(r, in, off, len, ws, keyed, seed, key)
+      val rule = rules(r)
+      val scope = ws.decidedScope
+      val choice = rule.choice(scope)
+      val picked = ws.decidedPick
+      val entry = if (picked < 0) -1 else choice.entries(picked)
+      val outcome =
+        if (result == null) MappingExplanation.Dropped
+        else if (sameBytes(result, in, off, len)) MappingExplanation.Unchanged
+        else MappingExplanation.Mapped
+      new MappingExplanation(outcome, r, rule, ws.decidedLiteral, if (scope < 0) null else rule.clusterNames(scope),
+        entry, if (entry < 0) null else choice.destinationBytes(picked),
+        if (entry < 0) choice.remainderWeight else choice.weight(picked), result)
+    }
   }
 
   /** Convenience for tests and tools (allocates): the mapped subject, or null as [[apply]] says. */
@@ -84,17 +134,52 @@ final class MappingTable private (
     if (r eq Unchanged) subject else if (r == null) null else new String(r, UTF_8)
   }
 
-  private def literalRule(in: Array[Byte], off: Int, len: Int): Rule = {
-    if (literalSlots.length == 0) return null
+  /**
+   * The table as [[explain]] sees it, as JSON for callers outside the JVM (reports list every rule and
+   * destination, including those no message took): an array of rules in written order, each
+   * `{"rule_index", "rule", "matched_as", "destinations": [{"index", "destination", "weight", "cluster"}]
+   * (as written; weight in percent), "scopes": [{"cluster", "remainder", "remainder_drops"}]}`: per cluster
+   * scope (null: the cluster-less destinations) the weight left over and whether it drops the message.
+   */
+  def planJson: String = {
+    def q(s: String): String = if (s == null) "null" else JsonWriter.quote(s)
+    rules.indices.map { r =>
+      val rule = rules(r)
+      val scopes = (-1 until rule.clusterNames.length).map(i => (if (i < 0) null else new String(rule.clusterNames(i), UTF_8), rule.choice(i)))
+      val written = for {
+        (cluster, choice) <- scopes
+        i <- choice.transforms.indices if choice.entries(i) >= 0
+      } yield (choice.entries(i), choice.transforms(i).destination, choice.weight(i), cluster)
+      val destinations = written.sortBy(_._1).map { case (i, d, w, c) =>
+        s"""{"index":$i,"destination":${q(d)},"weight":$w,"cluster":${q(c)}}"""
+      }
+      val remainders = scopes.map { case (c, choice) =>
+        s"""{"cluster":${q(c)},"remainder":${choice.remainderWeight},"remainder_drops":${choice.remainderWeight > 0 && !choice.entries.contains(-1)}}"""
+      }
+      s"""{"rule_index":$r,"rule":${q(rule.source)},"matched_as":"${if (literalBytes(r) != null) "literal" else "wildcard"}",""" +
+        s""""destinations":${destinations.mkString("[", ",", "]")},"scopes":${remainders.mkString("[", ",", "]")}}"""
+    }.mkString("[", ",", "]")
+  }
+
+  /** Convenience for tests and tools: [[explain]] of a string subject, unkeyed. */
+  def explain(subject: String, cluster: String, ws: Workspace): MappingExplanation = {
+    val b = subject.getBytes(UTF_8)
+    val c = if (cluster == null) null else cluster.getBytes(UTF_8)
+    explain(b, 0, b.length, c, 0, if (c == null) 0 else c.length, ws, keyed = false, 0L, 0L)
+  }
+
+  /** The number of the literal rule equal to the subject, or -1. */
+  private def literalRule(in: Array[Byte], off: Int, len: Int): Int = {
+    if (literalSlots.length == 0) return -1
     val mask = literalSlots.length - 1
     var slot = hash(in, off, len) & mask
     while (true) {
       val r = literalSlots(slot)
-      if (r < 0) return null
-      if (sameBytes(literalBytes(r), in, off, len)) return rules(r)
+      if (r < 0) return -1
+      if (sameBytes(literalBytes(r), in, off, len)) return r
       slot = (slot + 1) & mask
     }
-    null
+    -1
   }
 
   // A copy deserialized (a Spark task's) is the one already in this JVM when there is one.
@@ -114,8 +199,17 @@ object MappingTable {
    * The destinations one rule offers one cluster: transforms and their running weight totals.
    * `fixed` short-cuts the draw when its outcome is certain: an index, or [[Drop]] when every weight is 0.
    */
-  final case class Choice(transforms: Array[SubjectTransform], runningTotals: Array[Int], fixed: Int) {
+  final case class Choice(transforms: Array[SubjectTransform], runningTotals: Array[Int], fixed: Int, entries: Array[Int]) {
     def isRandom: Boolean = fixed == Draw || transforms.exists(_.isRandom)
+
+    /** The destinations' UTF-8 bytes as written, made when an explanation first needs them. */
+    lazy val destinationBytes: Array[Array[Byte]] = transforms.map(_.destination.getBytes(UTF_8))
+
+    /** The weight of transform `i`. */
+    def weight(i: Int): Int = runningTotals(i) - (if (i == 0) 0 else runningTotals(i - 1))
+
+    /** What the written entries leave: the share that keeps the subject, or drops it when the source is listed. */
+    val remainderWeight: Int = 100 - (0 until transforms.length).filter(entries(_) >= 0).map(weight).sum
 
     /** The index of the chosen transform, or -1 when the message is dropped. */
     def pick(ws: Workspace): Int =
@@ -139,6 +233,10 @@ object MappingTable {
   private final val Draw = -1
   private final val Drop = -2
 
+  // What decide returns when there is no rule to apply.
+  private final val NotASubject = -2
+  private final val NoMatch = -1
+
   final case class Rule(
       source: String,
       default: Choice,
@@ -147,14 +245,21 @@ object MappingTable {
     /** What names this rule's weighted choice in keyed draws ([[KeyedDraw]]): its source subject. */
     val salt: Long = KeyedDraw.salt(source)
 
-    def choiceFor(cluster: Array[Byte], off: Int, len: Int): Choice = {
+    /** The index of the cluster's scope in [[clusterNames]], or -1: the cluster-less destinations apply. */
+    def clusterIndex(cluster: Array[Byte], off: Int, len: Int): Int = {
       var i = 0
       while (i < clusterNames.length) {
-        if (sameBytes(clusterNames(i), cluster, off, len)) return clusterChoices(i)
+        if (sameBytes(clusterNames(i), cluster, off, len)) return i
         i += 1
       }
-      default
+      -1
     }
+
+    /** The source's UTF-8 bytes, made when an explanation first needs them (tables that are only applied never do). */
+    lazy val sourceBytes: Array[Byte] = source.getBytes(UTF_8)
+
+    /** The destinations of a scope ([[clusterIndex]]). */
+    def choice(scope: Int): Choice = if (scope < 0) default else clusterChoices(scope)
   }
 
   private def hash(in: Array[Byte], off: Int, len: Int): Int = {
@@ -478,26 +583,28 @@ object MappingTable {
   private def build(checked: Seq[Checked], interner: Interner, digest: Digest): MappingTable = {
     val rules = checked.map { c =>
       val listsSource = c.entries.exists(_._1.subject == c.source)
-      def choice(entries: Seq[(Entry, SubjectTransform)]): Choice = {
-        val total = entries.map(_._1.weight).sum
+      val written = c.entries.zipWithIndex
+      // `entries`: (entry, transform, its position as written); the remainder's position is -1.
+      def choice(entries: Seq[((Entry, SubjectTransform), Int)]): Choice = {
+        val total = entries.map(_._1._1.weight).sum
         // nats-server's remainder: the subject unchanged, unless the source is listed (then: loss).
         val all =
           if (total != 100 && !listsSource) {
-            entries :+ (Entry(c.source, 100 - total, "") ->
-              SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, interner))
+            entries :+ ((Entry(c.source, 100 - total, "") ->
+              SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, interner), -1))
           } else entries
-        val weights = all.map(_._1.weight).toArray
+        val weights = all.map(_._1._1.weight).toArray
         val running = weights.scanLeft(0)(_ + _).tail
         val certain = weights.indexWhere(_ == 100)
-        Choice(all.map(_._2).toArray, interner.ints(running),
-          if (certain >= 0) certain else if (weights.sum == 0) Drop else Draw)
+        Choice(all.map(_._1._2).toArray, interner.ints(running),
+          if (certain >= 0) certain else if (weights.sum == 0) Drop else Draw, interner.ints(all.map(_._2).toArray))
       }
       val clusters = c.entries.map(_._1.cluster).filter(_.nonEmpty).distinct
       Rule(
         c.source,
-        choice(c.entries.filter(_._1.cluster.isEmpty)),
+        choice(written.filter(_._1._1.cluster.isEmpty)),
         if (clusters.isEmpty) NoClusterNames else clusters.map(_.getBytes(UTF_8)).toArray,
-        if (clusters.isEmpty) NoClusterChoices else clusters.map(name => choice(c.entries.filter(_._1.cluster == name))).toArray)
+        if (clusters.isEmpty) NoClusterChoices else clusters.map(name => choice(written.filter(_._1._1.cluster == name))).toArray)
     }.toArray
 
     // Literal rules (no lone `*` or `>`) by hash; a rule with a token like `*x` is also a wildcard rule
@@ -523,6 +630,50 @@ object MappingTable {
     new MappingTable(rules, slots, literalBytes, FilterIndex(wildcard.map(rules(_).source).toSeq, sourceQuirk = true),
       wildcard, digest)
   }
+}
+
+/**
+ * Why a [[MappingTable]] gave a subject what it gave ([[MappingTable.explain]]): the rule (its number in
+ * the table, in written order, and the rule itself), whether it was found as a literal rule (equal to the
+ * subject) or as a wildcard rule, the cluster scope whose destinations applied (null: the cluster-less
+ * ones), the destination drawn (its position among the rule's entries as written, -1 for the remainder,
+ * which keeps the subject or, when the source is itself listed, drops it), its text as written (null for
+ * the remainder) and its weight, the outcome
+ * and the result (as [[MappingTable.apply]] returns it: [[MappingTable.Unchanged]] when no rule matched,
+ * null when dropped). `ruleNumber` is -1 and `rule` null when no rule matched.
+ */
+final class MappingExplanation(
+    val outcome: Int,
+    val ruleNumber: Int,
+    val rule: MappingTable.Rule,
+    val literal: Boolean,
+    val clusterScope: Array[Byte],
+    val entry: Int,
+    val destinationBytes: Array[Byte],
+    val weight: Int,
+    val result: Array[Byte]) {
+
+  def matched: Boolean = rule != null
+  def remainder: Boolean = matched && entry < 0
+  def outcomeName: String = MappingExplanation.OutcomeNames(outcome)
+  /** The destination drawn, as written; null for the remainder or no match. */
+  def destination: String = if (destinationBytes == null) null else new String(destinationBytes, UTF_8)
+
+  override def toString: String =
+    if (!matched) "no_match"
+    else s"$outcomeName by rule $ruleNumber ${GoQuote(rule.source)} (${if (literal) "literal" else "wildcard"})" +
+      Option(clusterScope).map(c => s", cluster ${GoQuote(new String(c, UTF_8))}").getOrElse("") +
+      (if (remainder) s", the remainder ($weight%)" else s", destination $entry ${GoQuote(destination)} ($weight%)")
+}
+
+object MappingExplanation {
+  final val Mapped = 0 // a rule gave another subject
+  final val Unchanged = 1 // a rule matched and kept the subject (its remainder, or a destination equal to it)
+  final val Dropped = 2 // a rule matched and the message is lost (artificial loss, or an empty token)
+  final val NoMatch = 3 // no rule matched: the subject goes on as it is
+  val OutcomeNames: Array[String] = Array("mapped", "unchanged", "dropped", "no_match")
+
+  private[core] val noMatch = new MappingExplanation(NoMatch, -1, null, false, null, -1, null, 0, MappingTable.Unchanged)
 }
 
 /**

@@ -17,6 +17,11 @@ final class Workspace(seed: Long) {
   var outLen: Int = 0
   var random: SplittableRandom = new SplittableRandom(seed)
 
+  // A MappingTable's decision for the subject in hand (see MappingTable.decide): read right after it.
+  private[core] var decidedLiteral: Boolean = false
+  private[core] var decidedScope: Int = -1
+  private[core] var decidedPick: Int = -1
+
   // A FilterIndex search's pending branches: (node, tokens consumed) pairs, grown like tokStart.
   private[core] var searchNode: Array[Int] = new Array[Int](32)
   private[core] var searchDepth: Array[Int] = new Array[Int](32)

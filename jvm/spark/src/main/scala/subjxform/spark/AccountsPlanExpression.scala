@@ -19,7 +19,8 @@ import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsExce
       message goes as JSON: `accounts` (each one's `name`, `id` and mappings as a JSON mapping table; the
       top-level mappings as account `$G`), `routes` (each import: `kind`, `importer`, `exporter`, the
       `filter` a message must match, and its new subject: `subject_transform(subject, src, dest)` or the
-      fixed `literal`), `problems` (warnings; in JWT mode what nats-server leaves out) and `jwt`. A config
+      fixed `literal`), `problems` (warnings; in JWT mode what nats-server leaves out), `jwt` and `server` (its `server_name`,
+      `cluster` and `gateway` names, leaf node remotes and listen, whether JetStream is on; NULL for JWTs). A config
       nats-server refuses is an error giving file:line, the entry and nats-server's words. `file` (the
       config's path) lets `include` and environment variables be read as nats-server reads them.
   """,
@@ -31,7 +32,7 @@ import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsExce
   examples = """
     Examples:
       > SELECT _FUNC_('accounts { A: { exports: [{stream: "a.>"}] }, B: { imports: [{stream: {account: A, subject: "a.>"}, prefix: p}] } }');
-       {"accounts":[{"name":"A","id":"A","mappings":null},{"name":"B","id":"B","mappings":null}],"routes":[{"kind":"stream","importer":"B","exporter":"A","filter":"a.>","src":"a.>","dest":"p.a.>","literal":null,"field":"accounts.B.imports[0]"}],"problems":[],"jwt":false}
+       {"accounts":[{"name":"A","id":"A","mappings":null},{"name":"B","id":"B","mappings":null}],"routes":[{"kind":"stream","importer":"B","exporter":"A","filter":"a.>","src":"a.>","dest":"p.a.>","literal":null,"field":"accounts.B.imports[0]"}],"problems":[],"jwt":false,"server":{"server_name":null,"cluster":null,"gateway":null,"leafnode_remotes":0,"leafnode_listen":false,"jetstream":false}}
   """,
   since = "0.1.0",
   group = "string_funcs")

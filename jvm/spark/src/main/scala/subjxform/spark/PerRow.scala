@@ -1,9 +1,11 @@
 package subjxform.spark
 
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{FilterTransforms, MappingTable, SubjectFilter, SubjectTransform, Workspace}
+import subjxform.core.{FilterTransforms, MappingExplanation, MappingTable, SubjectFilter, SubjectTransform, Workspace}
 
 /**
  * What generated code calls per row: a few lines each that hand a `UTF8String`'s bytes to the compiled
@@ -58,5 +60,32 @@ object PerRow {
       if (keyed) table.applyKeyed(in, off, subject.numBytes, c, cOff, cLen, seed, key, ws)
       else table(in, off, subject.numBytes, c, cOff, cLen, ws)
     if (out eq MappingTable.Unchanged) subject else result(out)
+  }
+
+  private val Literal = UTF8String.fromString("literal")
+  private val Wildcard = UTF8String.fromString("wildcard")
+  private val Outcomes = MappingExplanation.OutcomeNames.map(UTF8String.fromString)
+
+  /** [[map]]'s decision as subject_map_explain's struct (SubjectMapExplainFunction.Type); NULL as map's. */
+  def explainMap(table: MappingTable, ws: Workspace, subject: UTF8String, cluster: UTF8String,
+      keyed: Boolean, seed: Long, key: Long): InternalRow = {
+    val in = bytesOf(subject)
+    val c = if (cluster == null) null else bytesOf(cluster)
+    val x = table.explain(in, offsetIn(in, subject), subject.numBytes,
+      c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws, keyed, seed, key)
+    if (x == null) return null
+    val out = if (x.result eq MappingTable.Unchanged) subject else result(x.result)
+    if (!x.matched) return new GenericInternalRow(Array[Any](null, null, null, null, null, null, null, null, Outcomes(x.outcome), out))
+    new GenericInternalRow(Array[Any](
+      UTF8String.fromBytes(x.rule.sourceBytes),
+      x.ruleNumber,
+      if (x.literal) Literal else Wildcard,
+      if (x.clusterScope == null) null else UTF8String.fromBytes(x.clusterScope),
+      if (x.destinationBytes == null) null else UTF8String.fromBytes(x.destinationBytes),
+      if (x.entry < 0) null else x.entry,
+      x.weight,
+      x.remainder,
+      Outcomes(x.outcome),
+      out))
   }
 }

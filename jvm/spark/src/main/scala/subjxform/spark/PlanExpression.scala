@@ -121,7 +121,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   }
 
   /** A result longer than a subject may be: the row's error, or NULL in the `try_` forms. Public: generated code calls it. */
-  def tooLong(e: SubjectTooLongException): UTF8String =
+  def tooLong(e: SubjectTooLongException): AnyRef =
     if (failOnError) throw Errors.atRuntime(prettyName, "subject", e.getMessage) else null
 
   /** The generated-code variable holding the workspace; `self` is this expression's reference object. */
@@ -222,7 +222,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
       else s"""try {
               |  ${ev.value} = $result;
               |} catch (${classOf[SubjectTooLongException].getName} e) {
-              |  ${ev.value} = $self.tooLong(e);
+              |  ${ev.value} = ($javaType) $self.tooLong(e);
               |}""".stripMargin
     ev.copy(code = code"""
       |${subj.code}

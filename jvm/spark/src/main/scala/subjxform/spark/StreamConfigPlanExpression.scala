@@ -1,11 +1,6 @@
 package subjxform.spark
 
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, UnaryExpression}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
-import org.apache.spark.sql.types.{DataType, StringType}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 
 import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJson}
 
@@ -32,41 +27,15 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJ
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class StreamConfigPlanExpression(config: Expression)
-  extends UnaryExpression with ImplicitCastInputTypes with SparkCompat.NullIntolerant with FailsAnalysisInTypeCheck {
+case class StreamConfigPlanExpression(config: Expression) extends ConfigPlanExpression {
   override def child: Expression = config
-  override def inputTypes = Seq(StringType)
-  override def dataType: DataType = StringType
   override def prettyName: String = "stream_config_plan"
-
-  override def checkInputDataTypes(): TypeCheckResult = {
-    val types = super.checkInputDataTypes()
-    if (types.isFailure) return types
-    // A constant config is checked before any data is read.
-    if (config.foldable) {
-      Option(config.eval()).foreach { c =>
-        try StreamConfigPlanExpression.planOf(c.toString)
-        catch { case e: InvalidStreamConfigException => throw Errors.atAnalysis(prettyName, "config", e.getMessage) }
-      }
-    }
-    TypeCheckSuccess
-  }
-
-  override protected def nullSafeEval(c: Any): Any = StreamConfigPlanExpression.plan(c.asInstanceOf[UTF8String])
-
-  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
-    val obj = StreamConfigPlanExpression.getClass.getName.stripSuffix("$")
-    defineCodeGen(ctx, ev, c => s"$obj.plan($c)")
-  }
-
+  override protected def argumentName: String = "config"
+  override protected def planOf(text: String): String = StreamConfigPlanExpression.planOf(text)
+  override protected def refuses(e: IllegalArgumentException): Boolean = e.isInstanceOf[InvalidStreamConfigException]
   override protected def withNewChildInternal(newChild: Expression): StreamConfigPlanExpression = copy(config = newChild)
 }
 
 object StreamConfigPlanExpression {
   def planOf(json: String): String = StreamConfig.plan(StreamConfigJson.parse(json)).toJson
-
-  /** Per row (generated code calls it): an invalid config fails the task, naming the field. */
-  def plan(config: UTF8String): UTF8String =
-    try UTF8String.fromString(planOf(config.toString))
-    catch { case e: InvalidStreamConfigException => throw Errors.atRuntime("stream_config_plan", "config", e.getMessage) }
 }

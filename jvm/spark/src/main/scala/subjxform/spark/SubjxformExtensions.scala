@@ -26,14 +26,16 @@ object SubjxformFunctions {
   private val draws = Seq(optional("seed", PlanExpression.NoSeed), optional("key", PlanExpression.NoKey))
   private val transformParameters =
     Seq(required("subject"), required("src"), required("dest"), optional("strict", Literal.FalseLiteral)) ++ draws
+  private val mapParameters = Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws
   private val filterTransformParameters = Seq(required("subject"), required("transforms")) ++ draws
 
   val all: Seq[Description] = Seq(
     describe[SubjectTransformExpression]("subject_transform", transformParameters),
     describe[TrySubjectTransformExpression]("try_subject_transform", transformParameters),
     describe[SubjectMatchesExpression]("subject_matches", Seq(required("subject"), required("filter"))),
-    describe[SubjectMapExpression]("subject_map",
-      Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws),
+    describe[SubjectMapExpression]("subject_map", mapParameters),
+    describe[SubjectMapExplainExpression]("subject_map_explain", mapParameters),
+    describe[MappingsPlanExpression]("mappings_plan", Seq(required("mappings"))),
     describe[SubjectFilterTransformExpression]("subject_filter_transform", filterTransformParameters),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform", filterTransformParameters),
     describe[StreamConfigPlanExpression]("stream_config_plan", Seq(required("config"))),

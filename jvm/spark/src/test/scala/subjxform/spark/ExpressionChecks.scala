@@ -5,7 +5,7 @@ import org.apache.spark.serializer.JavaSerializer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjection
-import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
+import org.apache.spark.sql.types.{BooleanType, DataType, StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -61,6 +61,7 @@ trait ExpressionChecks {
       else e.dataType match {
         case StringType => out.getUTF8String(0).toString
         case BooleanType => out.getBoolean(0)
+        case t: StructType => scalaValue(out.getStruct(0, t.size).toSeq(t))
       }
     }
   }
@@ -72,8 +73,17 @@ trait ExpressionChecks {
     results.head
   }
 
-  private def scalaValue(v: Any): Any = v match {
+  /** Strings as Scala strings, a struct as the Seq of its values (comparable across the three ways). */
+  def scalaValue(v: Any): Any = v match {
     case s: UTF8String => s.toString
+    case r: InternalRow => r.toSeq(structOf(r)).map(scalaValue)
+    case s: Seq[_] => s.map(scalaValue)
     case other => other
+  }
+
+  /** The struct type of an interpreted struct value: subject_map_explain's is the only struct here. */
+  private def structOf(r: InternalRow): StructType = {
+    assert(r.numFields == SubjectMapExplainFunction.Type.size, r)
+    SubjectMapExplainFunction.Type
   }
 }

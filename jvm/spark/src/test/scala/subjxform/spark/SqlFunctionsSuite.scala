@@ -157,7 +157,8 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     Class.forName(classOf[SubjxformExtensions].getName).getConstructor().newInstance()
       .asInstanceOf[org.apache.spark.sql.SparkSessionExtensions => Unit](ext)
     assert(SubjxformFunctions.all.map(_._1.funcName).toSet == Set("subject_transform", "try_subject_transform", "subject_matches",
-      "subject_map", "subject_filter_transform", "try_subject_filter_transform", "stream_config_plan", "accounts_plan"))
+      "subject_map", "subject_map_explain", "mappings_plan", "subject_filter_transform", "try_subject_filter_transform", "stream_config_plan",
+      "accounts_plan"))
   }
 
   test("named arguments: any order, defaults for the rest; an unknown name is Spark's analysis error") {

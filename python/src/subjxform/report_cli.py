@@ -1,0 +1,141 @@
+"""``subjxform report``: the reports of :mod:`subjxform.reports` over a file of recorded subjects, on an
+embedded local Spark: what an operator runs before deploying a mapping change.
+
+    subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject-column subject]
+                     [--cluster-column COL] [--seed N] [--key-column COL] [--partitions SRC:N:TOKENS ...]
+                     [--delivered-column COL] [--format parquet|csv|json] [--out DIR]
+
+TRAFFIC is a Parquet file or folder, a CSV file with a header, or JSON lines (by extension, or
+--format); it needs a subject column (--subject-column), and may have a cluster column (the cluster each
+message entered) and a delivered column (what a server delivered, for the canary check of recorded
+traffic). FILE is a mappings block (nats-server config syntax or JSON), as `subjxform validate
+--mappings` reads it. The reports: rule coverage, canary check, partition balance (of the table's
+{{partition(...)}} destinations, or of --partitions candidates such as 'orders.*.*:16:2' or
+'orders.*.*:8:1,2'), and the config diff when --new-mappings is given. DIR (default
+target/subjxform-report) gets summary.txt (also printed) and one PNG per report. Exit code 0 when the
+reports ran, 2 for a usage error or an unreadable file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+STEPS_WIDTH = 24
+
+
+def _progress(step: int, steps: int, what: str, started: float) -> None:
+    done = int(STEPS_WIDTH * step / steps)
+    bar = "#" * done + "-" * (STEPS_WIDTH - done)
+    print(f"[{bar}] {step}/{steps} {what} (+{time.monotonic() - started:.1f}s)", file=sys.stderr, flush=True)
+
+
+def _partition_candidates(specs: list[str]) -> list[tuple[str, int, tuple[int, ...]]]:
+    out = []
+    for spec in specs:
+        try:
+            src, n, toks = spec.rsplit(":", 2)
+            out.append((src, int(n), tuple(int(t) for t in toks.split(","))))
+        except ValueError:
+            raise SystemExit(f"subjxform report: --partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...], e.g. 'orders.*.*:16:2'")
+    return out
+
+
+def _read_traffic(spark, path: Path, fmt: Optional[str]):
+    fmt = fmt or {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json"}.get(
+        path.suffix.lower(), "parquet" if path.is_dir() else None)
+    if fmt is None:
+        raise SystemExit(f"subjxform report: cannot tell the format of {path} (use --format parquet|csv|json)")
+    reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
+    return reader.format(fmt).load(str(path))
+
+
+def main(argv: Optional[list[str]] = None, spark=None) -> int:
+    parser = argparse.ArgumentParser(prog="subjxform report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("traffic", type=Path)
+    parser.add_argument("--mappings", type=Path, required=True)
+    parser.add_argument("--new-mappings", type=Path)
+    parser.add_argument("--subject-column", default="subject")
+    parser.add_argument("--cluster-column")
+    parser.add_argument("--delivered-column")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--key-column", help="a per-message key (e.g. an id): each draw is then the message's own")
+    parser.add_argument("--partitions", nargs="*", default=[])
+    parser.add_argument("--format", choices=["parquet", "csv", "json"])
+    parser.add_argument("--out", type=Path, default=Path("target/subjxform-report"))
+    args = parser.parse_args(argv)
+    for f in [args.traffic, args.mappings] + ([args.new_mappings] if args.new_mappings else []):
+        if not f.exists():
+            print(f"subjxform report: {f}: no such file", file=sys.stderr)
+            return 2
+    old = args.mappings.read_text(encoding="utf-8")
+    new = args.new_mappings.read_text(encoding="utf-8") if args.new_mappings else None
+    candidates = _partition_candidates(args.partitions)
+
+    started = time.monotonic()
+    steps = 4 + (1 if new else 0)
+    _progress(0, steps, "starting an embedded local Spark", started)
+    from pyspark.sql import SparkSession
+
+    import subjxform
+    from subjxform import reports
+
+    own = spark is None
+    if own:
+        spark = (
+            subjxform.configure(SparkSession.builder.master("local[*]").appName("subjxform-report"))
+            .config("spark.ui.showConsoleProgress", "true")  # Spark's own bar for each job
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "8")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+    try:
+        traffic = _read_traffic(spark, args.traffic, args.format)
+        missing = [c for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
+                   if c and c not in traffic.columns]
+        if missing:
+            print(f"subjxform report: {args.traffic} has no column {', '.join(missing)} (it has {', '.join(traffic.columns)})",
+                  file=sys.stderr)
+            return 2
+        traffic = traffic.cache()
+        subject, cluster, key = args.subject_column, args.cluster_column, args.key_column
+        args.out.mkdir(parents=True, exist_ok=True)
+        done: list[tuple[str, "reports.Report"]] = []
+
+        def run(step: int, name: str, make) -> None:
+            _progress(step, steps, name, started)
+            done.append((name, make()))
+
+        run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed, key))
+        run(2, "canary check", lambda: reports.canary_check(traffic, old, subject, cluster, args.seed, key,
+                                                           delivered=args.delivered_column))
+        if candidates:
+            run(3, "partition balance", lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject))
+        elif reports.partition_candidates(spark, old):
+            run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
+        if new is not None:
+            run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
+        _progress(steps - 1, steps, "writing the summary and the charts", started)
+        parts = [f"subjxform report: {args.traffic} with {args.mappings}" + (f" -> {args.new_mappings}" if new else "")
+                 + f", seed {args.seed}"]
+        for name, report in done:
+            png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
+            parts.append(report.text + (f"\n(chart: {png})" if png else ""))
+        summary = "\n\n".join(parts) + "\n"
+        (args.out / "summary.txt").write_text(summary, encoding="utf-8")
+        _progress(steps, steps, f"done: {args.out / 'summary.txt'}", started)
+        sys.stdout.write(summary)
+        traffic.unpersist()
+    finally:
+        if own:
+            spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,545 @@
+"""Reports over a DataFrame of messages: what a mapping table does to real traffic.
+
+Each report is built from the SQL functions (``subject_map_explain``, ``mappings_plan``,
+``subject_transform``, ``subject_matches``), so it runs in classic PySpark and under Spark Connect
+alike; the counting is done by Spark, and only the small aggregates come back to Python. Each returns a
+:class:`Report`: ``df`` (the report's rows as a Spark DataFrame), ``text`` (a readable table),
+``facts`` (the findings a test or a script checks: rules that never fire, the skew, ...) and, where a
+picture says more than a table, ``chart(path)`` writes a PNG.
+
+- :func:`rule_coverage`: hits per rule and per destination, rules that never fire, rules shadowed in
+  practice by an earlier overlapping rule, subjects no rule takes;
+- :func:`config_diff`: two mapping tables over the same traffic with the same seed (or key): changed /
+  unchanged / newly dropped / newly mapped, per rule, with an example of each;
+- :func:`partition_balance`: min / max / skew per partition and the hottest keys, for the
+  ``{{partition(n,...)}}`` destinations of a table or for candidate ``n`` and token choices;
+- :func:`canary_check`: observed against configured share per weighted destination (and per cluster),
+  with a binomial (Wilson) confidence interval.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any, Callable, Optional, Sequence, Union
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from subjxform.functions import (
+    ColumnOrName,
+    ColumnOrValue,
+    MappingsValue,
+    _column,
+    _mappings_text,
+    _value,
+    subject_map_explain,
+    subject_matches,
+    subject_transform,
+)
+
+OUTCOMES = ("mapped", "unchanged", "dropped", "no_match")
+
+
+@dataclass
+class Report:
+    """One report: ``df`` (Spark DataFrame of its rows), ``text`` (readable table), ``facts`` (findings)."""
+
+    title: str
+    df: DataFrame
+    text: str
+    facts: dict = field(default_factory=dict)
+    _draw: Optional[Callable[[Any], None]] = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def has_chart(self) -> bool:
+        return self._draw is not None
+
+    def chart(self, path: Union[str, Path]) -> Optional[Path]:
+        """Writes the report's picture as a PNG at ``path`` (its folder made if need be); None when the
+        report has none."""
+        if self._draw is None:
+            return None
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only, no display needed
+        import matplotlib.pyplot as plt
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig = plt.figure(figsize=(10, 4.2))
+        try:
+            self._draw(fig)
+            fig.tight_layout()
+            fig.savefig(path, dpi=100)
+        finally:
+            plt.close(fig)
+        return path
+
+
+# --- shared helpers ------------------------------------------------------------------------------
+
+
+def _spark(df: DataFrame):
+    return df.sparkSession
+
+
+def mappings_plan(spark, mappings: MappingsValue) -> list[dict]:
+    """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
+    ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
+    ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``)."""
+    text = _mappings_text(mappings)
+    return json.loads(spark.range(1).select(F.call_function("mappings_plan", text).alias("p")).head()["p"])
+
+
+def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, key,
+               *extra: Column) -> DataFrame:
+    # Aliased once: the struct's fields are read from this column, so a row is explained (and drawn) once.
+    return messages.select(
+        *extra,
+        _column(subject).alias("subject"),
+        subject_map_explain(subject, mappings, cluster, seed, key).alias("x"),
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[bool]) -> str:
+    """A plain text table: columns padded, numbers right-aligned."""
+    cells = [[_cell(v) for v in r] for r in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
+    def line(values):
+        return "  ".join(v.rjust(w) if right[i] else v.ljust(w) for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in cells])
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _share(n: int, total: int) -> str:
+    return f"{100.0 * n / total:.1f}%" if total else "-"
+
+
+# --- rule coverage -------------------------------------------------------------------------------
+
+
+def rule_coverage(
+    messages: DataFrame,
+    mappings: MappingsValue,
+    subject: ColumnOrName = "subject",
+    cluster: Optional[ColumnOrValue] = None,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
+    top_unmatched: int = 5,
+    shadow_check_limit: int = 200,
+) -> Report:
+    """Hits per rule and per destination of ``mappings`` over ``messages``; which rules never fire; which
+    of those (and which others) are shadowed in practice: messages their source matches went to an
+    earlier rule (or to a literal rule); and the subjects no rule takes (the ``top_unmatched`` most
+    frequent). ``shadow_check_limit`` bounds how many rules are checked for shadowing (the never-fired
+    ones first), since each costs a ``subject_matches`` per message."""
+    spark = _spark(messages)
+    plan = mappings_plan(spark, mappings)
+    ex = _explained(messages, subject, mappings, cluster, seed, key).cache()
+    try:
+        hits = ex.groupBy(
+            F.col("x.rule_index").alias("rule_index"), F.col("x.destination_index").alias("destination_index"),
+            F.col("x.remainder").alias("remainder"), F.col("x.outcome").alias("outcome"),
+        ).count().collect()
+        total = sum(r["count"] for r in hits if r["outcome"] is not None)
+        by_rule: dict[int, int] = {}
+        by_dest: dict[tuple, int] = {}
+        outcomes = {o: 0 for o in OUTCOMES}
+        for r in hits:
+            if r["outcome"] is None:
+                continue
+            outcomes[r["outcome"]] += r["count"]
+            if r["rule_index"] is not None:
+                by_rule[r["rule_index"]] = by_rule.get(r["rule_index"], 0) + r["count"]
+                key = (r["rule_index"], -1 if r["remainder"] else r["destination_index"])
+                by_dest[key] = by_dest.get(key, 0) + r["count"]
+        never = [p["rule_index"] for p in plan if by_rule.get(p["rule_index"], 0) == 0]
+
+        # Shadowing in practice: messages a rule's source matches that another rule took.
+        checked = (never + [p["rule_index"] for p in plan if p["rule_index"] not in never])[:shadow_check_limit]
+        shadowed: dict[int, dict[int, int]] = {}
+        if checked:
+            matching = F.array(*[F.when(subject_matches(F.col("subject"), plan[i]["rule"]), F.lit(i)) for i in checked])
+            pairs = (
+                ex.select(F.explode(F.filter(matching, lambda v: v.isNotNull())).alias("matches"), F.col("x.rule_index").alias("taken"))
+                .where(F.col("taken").isNull() | (F.col("taken") != F.col("matches")))
+                .where(F.col("taken").isNotNull())
+                .groupBy("matches", "taken").count().collect()
+            )
+            for r in pairs:
+                shadowed.setdefault(r["matches"], {})[r["taken"]] = r["count"]
+        unmatched_rows = (
+            ex.where(F.col("x.outcome") == "no_match").groupBy("subject").count()
+            .orderBy(F.desc("count"), "subject").limit(top_unmatched).collect()
+        )
+    finally:
+        ex.unpersist()
+
+    rows = []
+    for p in plan:
+        i = p["rule_index"]
+        shadow = shadowed.get(i, {})
+        shadow_total = sum(shadow.values())
+        by = max(shadow, key=lambda t: (shadow[t], -t)) if shadow else None
+        note = ""
+        if by_rule.get(i, 0) == 0:
+            note = "never fires" + (f"; shadowed by rule {by} ({plan[by]['rule']})" if by is not None else "")
+        elif by is not None:
+            note = f"{shadow_total:,} taken by rule {by} ({plan[by]['rule']})"
+        dests = [(d["index"], d["destination"], d["cluster"]) for d in p["destinations"]]
+        if any(s["remainder"] > 0 and not s["remainder_drops"] for s in p["scopes"]) or any(
+            s["remainder"] > 0 and s["remainder_drops"] for s in p["scopes"]
+        ):
+            dests.append((-1, "(remainder)", None))
+        for j, (d, dest, cl) in enumerate(dests):
+            rows.append({
+                "rule_index": i, "rule": p["rule"], "matched_as": p["matched_as"], "destination_index": None if d < 0 else d,
+                "destination": dest, "cluster": cl, "hits": by_dest.get((i, d), 0), "rule_hits": by_rule.get(i, 0),
+                "shadowed_messages": shadow_total, "shadowed_by": by, "note": note if j == 0 else "",
+            })
+    schema = ("rule_index INT, rule STRING, matched_as STRING, destination_index INT, destination STRING, cluster STRING, "
+              "hits BIGINT, rule_hits BIGINT, shadowed_messages BIGINT, shadowed_by INT, note STRING")
+    df = spark.createDataFrame([tuple(r.values()) for r in rows], schema)
+    unmatched = [(r["subject"], r["count"]) for r in unmatched_rows]
+    text = "\n".join([
+        f"Rule coverage: {total:,} messages, {len(plan)} rules",
+        _table(
+            ["#", "rule", "destination", "hits", "share", "note"],
+            [[r["rule_index"] if r["note"] or r["destination_index"] in (0, None) and r["destination"] != "(remainder)" else "",
+              r["rule"] if r["note"] or r["destination_index"] in (0, None) and r["destination"] != "(remainder)" else "",
+              r["destination"] + (f" [{r['cluster']}]" if r["cluster"] else ""), r["hits"], _share(r["hits"], total), r["note"]]
+             for r in rows],
+            [True, False, False, True, True, False],
+        ),
+        "outcomes: " + ", ".join(f"{o} {n:,}" for o, n in outcomes.items()),
+        "never fire: " + (", ".join(f"{i} ({plan[i]['rule']})" for i in never) if never else "none"),
+        "no rule takes: " + (", ".join(f"{s} ({n:,})" for s, n in unmatched) if unmatched else "none")
+        + (f" ... {outcomes['no_match']:,} messages in all" if unmatched else ""),
+    ])
+    facts = {
+        "total": total, "outcomes": outcomes, "hits_per_rule": {p["rule"]: by_rule.get(p["rule_index"], 0) for p in plan},
+        "never_fire": [plan[i]["rule"] for i in never],
+        "shadowed": {plan[i]["rule"]: {plan[t]["rule"]: n for t, n in s.items()} for i, s in shadowed.items()},
+        "unmatched": unmatched,
+    }
+
+    def draw(fig):
+        ax = fig.add_subplot(1, 1, 1)
+        labels = [f"{p['rule_index']}: {p['rule']}" for p in plan]
+        counts = [by_rule.get(p["rule_index"], 0) for p in plan]
+        shadow_counts = [sum(shadowed.get(p["rule_index"], {}).values()) if counts[k] == 0 else 0 for k, p in enumerate(plan)]
+        y = list(range(len(plan)))[::-1]
+        ax.barh(y, counts, color="#2a7ab9", label="messages taken")
+        ax.barh(y, shadow_counts, color="#d95f02", hatch="//", alpha=0.6, label="matched, but taken by an earlier rule")
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels, fontsize=8)
+        for k, p in enumerate(plan):
+            if counts[k] == 0:
+                ax.get_yticklabels()[k].set_color("#b2182b")
+        ax.set_xlabel("messages")
+        ax.set_title(f"Rule coverage: {total:,} messages; {len(never)} rule(s) never fire; "
+                     f"{outcomes['no_match']:,} taken by no rule")
+        ax.legend(loc="lower right", fontsize=8)
+
+    return Report("rule coverage", df, text, facts, draw)
+
+
+# --- config diff ---------------------------------------------------------------------------------
+
+
+def _diff_category(old: Column, new: Column) -> Column:
+    return (
+        F.when(old["result"].eqNullSafe(new["result"]), "unchanged")
+        .when(old["result"].isNotNull() & new["result"].isNull(), "newly_dropped")
+        .when(old["outcome"].isin("no_match", "unchanged") & (new["outcome"] == "mapped"), "newly_mapped")
+        .otherwise("changed")
+    )
+
+
+DIFF_CATEGORIES = ("changed", "unchanged", "newly_dropped", "newly_mapped")
+
+
+def config_diff(
+    messages: DataFrame,
+    old: MappingsValue,
+    new: MappingsValue,
+    subject: ColumnOrName = "subject",
+    cluster: Optional[ColumnOrValue] = None,
+    seed: Optional[int] = 0,
+    key: Optional[ColumnOrName] = None,
+) -> Report:
+    """``old`` and ``new`` mapping tables over the same messages with the same ``seed``: per message, both
+    explanations, and a category: ``unchanged`` (the same result), ``newly_dropped`` (delivered before,
+    dropped now), ``newly_mapped`` (kept its subject before, mapped now) or ``changed``; counted per
+    (old rule, new rule, category) with an example of each.
+
+    Weighted draws: with ``key`` (e.g. a message id) each message's draw is a pure function of (seed,
+    key, rule), so a rule that both tables share draws alike for every message and only real changes
+    show. Without it each table draws from its own seeded random source in row order, and a table that
+    adds or removes a weighted rule shifts the draws of the rows after it: changes of weighted
+    destinations that are only a different draw."""
+    spark = _spark(messages)
+    cl = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    both = messages.select(
+        _column(subject).alias("subject"),
+        subject_map_explain(subject, old, cl, seed, key).alias("old"),
+        subject_map_explain(subject, new, cl, seed, key).alias("new"),
+    ).where(F.col("old").isNotNull())
+    both = both.withColumn("category", _diff_category(F.col("old"), F.col("new")))
+    agg = both.groupBy(
+        F.col("old.rule_index").alias("old_rule_index"), F.col("old.rule").alias("old_rule"),
+        F.col("new.rule_index").alias("new_rule_index"), F.col("new.rule").alias("new_rule"), "category",
+    ).agg(
+        F.count(F.lit(1)).alias("messages"),
+        F.min(F.struct("subject", F.col("old.result").alias("old_result"), F.col("new.result").alias("new_result"))).alias("example"),
+    )
+    rows = sorted(agg.collect(), key=lambda r: (DIFF_CATEGORIES.index(r["category"]),
+                                                 -1 if r["old_rule_index"] is None else r["old_rule_index"],
+                                                 -1 if r["new_rule_index"] is None else r["new_rule_index"]))
+    totals = {c: 0 for c in DIFF_CATEGORIES}
+    for r in rows:
+        totals[r["category"]] += r["messages"]
+    total = sum(totals.values())
+    out_rows = [(r["category"], r["old_rule_index"], r["old_rule"], r["new_rule_index"], r["new_rule"], r["messages"],
+                 r["example"]["subject"], r["example"]["old_result"], r["example"]["new_result"]) for r in rows]
+    df = spark.createDataFrame(out_rows, "category STRING, old_rule_index INT, old_rule STRING, new_rule_index INT, new_rule STRING, "
+                                         "messages BIGINT, example_subject STRING, example_old STRING, example_new STRING")
+    text = "\n".join([
+        f"Config diff: {total:,} messages, seed {seed}",
+        _table(["category", "old rule", "new rule", "messages", "example"],
+               [[c, "-" if o is None else f"{oi}: {o}", "-" if n is None else f"{ni}: {n}", m,
+                 f"{s} -> {_cell(eo)} | {_cell(en)}"] for c, oi, o, ni, n, m, s, eo, en in out_rows],
+               [False, False, False, True, False]),
+        "totals: " + ", ".join(f"{c} {n:,}" for c, n in totals.items()),
+    ])
+    facts = {"total": total, "totals": totals,
+             "by_rules": {(c, o, n): m for c, _, o, _, n, m, *_ in out_rows}}
+
+    def draw(fig):
+        ax = fig.add_subplot(1, 1, 1)
+        colors = {"changed": "#d95f02", "unchanged": "#999999", "newly_dropped": "#b2182b", "newly_mapped": "#2a7ab9"}
+        bars = ax.bar(list(totals), [totals[c] for c in totals], color=[colors[c] for c in totals])
+        ax.bar_label(bars, labels=[f"{totals[c]:,} ({_share(totals[c], total)})" for c in totals], fontsize=8)
+        ax.set_ylabel("messages")
+        ax.set_title(f"Config diff over {total:,} messages (seed {seed})")
+
+    return Report("config diff", df, text, facts, draw)
+
+
+# --- partition balance ---------------------------------------------------------------------------
+
+_PARTITION = re.compile(r"\{\{\s*partition\s*\(\s*(\d+)\s*((?:,\s*\d+\s*)*)\)\s*\}\}", re.I)
+
+
+def partition_candidates(spark, mappings: MappingsValue) -> list[tuple[str, int, tuple[int, ...]]]:
+    """(source, n, tokens) of every ``{{partition(n,t...)}}`` in the table's destinations."""
+    out = []
+    for p in mappings_plan(spark, mappings):
+        for d in p["destinations"]:
+            for m in _PARTITION.finditer(d["destination"]):
+                toks = tuple(int(t) for t in m.group(2).replace(",", " ").split())
+                if (p["rule"], int(m.group(1)), toks) not in out:
+                    out.append((p["rule"], int(m.group(1)), toks))
+    return out
+
+
+def partition_balance(
+    messages: DataFrame,
+    source: Optional[str] = None,
+    candidates: Optional[Sequence[tuple[int, Sequence[int]]]] = None,
+    mappings: Optional[MappingsValue] = None,
+    subject: ColumnOrName = "subject",
+    top_keys: int = 5,
+) -> Report:
+    """How evenly ``{{partition(n, tokens...)}}`` spreads ``messages``: per candidate, messages per
+    partition, min / max / skew (max over mean; 1.0 is perfectly even) and the hottest keys (the
+    wildcard tokens hashed) with their share. Candidates are the ``{{partition(...)}}`` destinations of
+    ``mappings``, or ``candidates``: ``(n, tokens)`` pairs over the wildcards of ``source``, or
+    ``(source, n, tokens)`` triples. The
+    partition is computed by ``subject_transform`` with nats-server's hash, over the messages
+    ``source`` matches."""
+    spark = _spark(messages)
+    if mappings is not None:
+        found = partition_candidates(spark, mappings)
+    elif candidates and all(len(c) == 3 for c in candidates):
+        found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in candidates]
+    elif source is not None and candidates:
+        found = [(source, int(n), tuple(int(t) for t in toks)) for n, toks in candidates]
+    else:
+        raise ValueError("give mappings (with {{partition(...)}} destinations), or source and (n, tokens) candidates, "
+                         "or (source, n, tokens) candidates")
+    if not found:
+        raise ValueError("the mappings have no {{partition(n,...)}} destination")
+    subj = _column(subject)
+    results = []
+    rows = []
+    for src, n, toks in found:
+        dest = "{{partition(%d,%s)}}" % (n, ",".join(map(str, toks)))
+        key_dest = ".".join(f"{{{{wildcard({t})}}}}" for t in toks)
+        matched = messages.select(subj.alias("subject")).where(subject_matches(F.col("subject"), src)).select(
+            subject_transform(F.col("subject"), src, dest).cast("int").alias("partition"),
+            subject_transform(F.col("subject"), src, key_dest).alias("key"),
+        )
+        per_key = matched.groupBy("partition", "key").count().cache()
+        try:
+            per_part = {r["partition"]: r["count"] for r in per_key.groupBy("partition").agg(F.sum("count").alias("count")).collect()}
+            hot = per_key.orderBy(F.desc("count"), "key").limit(top_keys).collect()
+        finally:
+            per_key.unpersist()
+        counts = [per_part.get(p, 0) for p in range(n)]
+        total = sum(counts)
+        mean = total / n if n else 0
+        skew = max(counts) / mean if mean else float("nan")
+        label = f"{src} -> {dest}"
+        results.append({"label": label, "source": src, "n": n, "tokens": toks, "counts": counts, "total": total,
+                        "min": min(counts), "max": max(counts), "skew": skew,
+                        "hot": [(r["key"], r["partition"], r["count"]) for r in hot]})
+        rows += [(label, p, c) for p, c in enumerate(counts)]
+    df = spark.createDataFrame(rows, "candidate STRING, partition INT, messages BIGINT")
+    parts = []
+    for r in results:
+        parts.append(f"{r['label']}: {r['total']:,} messages, min {r['min']:,}, max {r['max']:,}, skew (max/mean) {r['skew']:.3f}")
+        parts.append("  hottest keys: " + ", ".join(f"{k} -> {p} ({_share(c, r['total'])})" for k, p, c in r["hot"]))
+    text = "\n".join(["Partition balance"] + parts)
+    facts = {r["label"]: {k: r[k] for k in ("n", "tokens", "counts", "total", "min", "max", "skew", "hot")} for r in results}
+
+    def draw(fig):
+        k = len(results)
+        for i, r in enumerate(results):
+            ax = fig.add_subplot(1, k, i + 1)
+            ax.bar(range(r["n"]), r["counts"], color="#2a7ab9")
+            ax.axhline(r["total"] / r["n"], color="black", linestyle="--", linewidth=1, label="mean")
+            ax.set_title(f"partition({r['n']},{','.join(map(str, r['tokens']))}) of {r['source']}\n"
+                         f"skew {r['skew']:.2f}, min {r['min']:,}, max {r['max']:,}", fontsize=9)
+            ax.set_xlabel("partition")
+            if i == 0:
+                ax.set_ylabel("messages")
+            ax.legend(fontsize=7)
+
+    return Report("partition balance", df, text, facts, draw)
+
+
+# --- canary check --------------------------------------------------------------------------------
+
+
+def wilson_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion k/n at ``confidence`` (two-sided)."""
+    if n == 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def canary_check(
+    messages: DataFrame,
+    mappings: MappingsValue,
+    subject: ColumnOrName = "subject",
+    cluster: Optional[ColumnOrValue] = None,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
+    confidence: float = 0.99,
+    delivered: Optional[ColumnOrName] = None,
+) -> Report:
+    """Observed against configured share of every weighted destination (a rule scope whose draw is not
+    certain), per rule and cluster scope: messages, observed share, configured weight and the Wilson
+    interval of the observed share at ``confidence``; ``ok`` when the configured share lies inside it.
+    The remainder (kept or dropped) is a destination of its own.
+
+    Without ``delivered``, the draws are ``subject_map``'s (with ``seed``): a check of the table itself.
+    With ``delivered`` (a column: the subject a server actually delivered for each message, NULL when it
+    was dropped), each message is attributed to the destination that gives that subject: a check of
+    recorded traffic against the configured weights."""
+    spark = _spark(messages)
+    plan = mappings_plan(spark, mappings)
+    extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
+    ex = _explained(messages, subject, mappings, cluster, seed, key, *extra)
+    if delivered is None:
+        dest_index = F.col("x.destination_index")
+    else:
+        dest_index = F.lit(None).cast("int")
+        remainder = F.col("delivered").isNull() | (F.col("delivered") == F.col("subject"))
+        for p in plan:
+            for d in p["destinations"]:
+                gives = subject_transform(F.col("subject"), p["rule"], d["destination"]).eqNullSafe(F.col("delivered"))
+                in_scope = (F.col("x.rule_index") == p["rule_index"]) & F.col("x.cluster").eqNullSafe(F.lit(d["cluster"]))
+                dest_index = F.when(dest_index.isNull() & in_scope & gives, F.lit(d["index"])).otherwise(dest_index)
+        dest_index = F.when(dest_index.isNull() & ~remainder, F.lit(-2)).otherwise(dest_index)  # -2: no destination gives it
+    counts = ex.where(F.col("x.rule_index").isNotNull()).groupBy(
+        F.col("x.rule_index").alias("rule_index"), F.col("x.cluster").alias("scope"),
+        dest_index.alias("destination_index"),
+    ).count().collect()
+    seen: dict[tuple, int] = {}
+    for r in counts:
+        key = (r["rule_index"], r["scope"], -1 if r["destination_index"] is None else r["destination_index"])
+        seen[key] = seen.get(key, 0) + r["count"]
+    rows = []
+    for p in plan:
+        for s in p["scopes"]:
+            dests = [(d["index"], d["destination"], d["weight"]) for d in p["destinations"] if d["cluster"] == s["cluster"]]
+            if s["remainder"] > 0:
+                dests.append((-1, "(remainder, dropped)" if s["remainder_drops"] else "(remainder)", s["remainder"]))
+            if sum(1 for *_, w in dests if w > 0) < 2:
+                continue  # certain: nothing to check
+            n = sum(seen.get((p["rule_index"], s["cluster"], d), 0) for d, *_ in dests)
+            for d, dest, w in dests:
+                k = seen.get((p["rule_index"], s["cluster"], d), 0)
+                low, high = wilson_interval(k, n, confidence)
+                ok = n > 0 and low <= w / 100 <= high
+                rows.append((p["rule_index"], p["rule"], s["cluster"], None if d < 0 else d, dest, k, n,
+                             k / n if n else None, w / 100, low, high, ok))
+    df = spark.createDataFrame(rows, "rule_index INT, rule STRING, cluster STRING, destination_index INT, destination STRING, "
+                                     "messages BIGINT, rule_messages BIGINT, observed DOUBLE, configured DOUBLE, "
+                                     "low DOUBLE, high DOUBLE, ok BOOLEAN")
+    pct = lambda v: "-" if v is None else f"{100 * v:.2f}%"  # noqa: E731
+    text = "\n".join([
+        f"Canary check ({100 * confidence:g}% Wilson interval)",
+        _table(["rule", "cluster", "destination", "messages", "observed", "configured", "interval", "ok"],
+               [[f"{r[0]}: {r[1]}", r[2], r[4], r[5], pct(r[7]), pct(r[8]), f"{pct(r[9])} .. {pct(r[10])}", r[11]] for r in rows],
+               [False, False, False, True, True, True, True, False]),
+    ]) if rows else "Canary check: no weighted destination"
+    unexplained = sum(n for (_, _, d), n in seen.items() if d == -2)
+    if unexplained:
+        text += f"\n{unexplained:,} delivered subjects no destination of their rule gives"
+    facts = {"rows": [dict(zip(("rule_index", "rule", "cluster", "destination_index", "destination", "messages",
+                                "rule_messages", "observed", "configured", "low", "high", "ok"), r)) for r in rows],
+             "all_ok": all(r[11] for r in rows), "unexplained": unexplained}
+
+    def draw(fig):
+        ax = fig.add_subplot(1, 1, 1)
+        labels = [f"{r[4]}" + (f" [{r[2]}]" if r[2] else "") for r in rows]
+        x = list(range(len(rows)))
+        obs = [100 * (r[7] or 0) for r in rows]
+        err = [[100 * ((r[7] or 0) - r[9]) for r in rows], [100 * (r[10] - (r[7] or 0)) for r in rows]]
+        ax.errorbar(x, obs, yerr=err, fmt="o", color="#d95f02", capsize=4, label=f"observed ({100 * confidence:g}% interval)")
+        ax.scatter(x, [100 * r[8] for r in rows], marker="_", s=400, color="black", label="configured")
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, fontsize=8, rotation=15)
+        ax.set_ylabel("% of the rule's messages")
+        ax.set_yscale("symlog", linthresh=1)
+        bad = sum(1 for r in rows if not r[11])
+        ax.set_title(f"Canary check: {len(rows) - bad} of {len(rows)} destinations within the interval")
+        ax.legend(fontsize=8)
+
+    return Report("canary check", df, text, facts, draw if rows else None)

@@ -1,0 +1,199 @@
+"""subject_map_explain and the reports (subjxform.reports) on generated traffic with known answers.
+
+The traffic (TRAFFIC_SQL, 2,000 messages, exact counts by construction):
+  1,600 orders.<eu|us|ap>.<customer>, a quarter of them (400) from customer c0, the rest spread over c1..c96;
+    200 billing.<n>;  100 audit.a.<n>;  100 audit.b.<n>.
+The table (TABLE): rule 0 orders.*.* splits 90/10 to v1/v2 with {{partition(4,2)}}; rule 1 orders.eu.* is
+shadowed by rule 0 (written first, it takes every orders.eu.X); rule 2 billing.refund never fires (no
+such subject); rule 3 billing.* maps; audit.* is taken by no rule.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import golden
+from subjxform import subject_map, subject_map_explain
+from subjxform import reports
+
+TRAFFIC_SQL = """
+  CASE WHEN id % 20 < 16 THEN concat('orders.', element_at(array('eu', 'us', 'ap'), cast(id % 3 AS INT) + 1), '.',
+                                      IF(id % 4 = 0, 'c0', concat('c', 1 + id % 96)))
+       WHEN id % 20 < 18 THEN concat('billing.', id)
+       WHEN id % 20 = 18 THEN concat('audit.a.', id)
+       ELSE concat('audit.b.', id) END"""
+
+TABLE = """
+orders.*.*: [
+  {destination: "orders.v1.{{partition(4,2)}}.$1.$2", weight: 90%}
+  {destination: "orders.v2.{{partition(4,2)}}.$1.$2", weight: 10%}
+]
+orders.eu.*: "eu.orders.$1"
+billing.refund: billing.refunds
+billing.*: "billing.all.$1"
+"""
+
+# The new config: billing.* goes elsewhere (changed), audit.a.> is dropped, audit.b.* is mapped.
+NEW_TABLE = TABLE.replace('"billing.all.$1"', '"billing.v2.$1"') + """
+audit.a.>: [{destination: audit.a.>, weight: 0%}]
+audit.b.*: "archive.audit.$1"
+"""
+
+
+@pytest.fixture(scope="module")
+def traffic(session):
+    return session.range(0, 2000, 1, numPartitions=4).selectExpr(f"{TRAFFIC_SQL} AS subject", "id")
+
+
+def test_explain_struct_from_python(session):
+    df = session.createDataFrame([("orders.eu.7",), ("billing.refund",), ("audit.x",), ("a..b",)], ["subject"])
+    rows = df.select("subject", subject_map_explain("subject", TABLE, seed=1).alias("why")).collect()
+    why = {r.subject: r.why for r in rows}
+    assert why["orders.eu.7"].rule == "orders.*.*" and why["orders.eu.7"].rule_index == 0
+    assert why["orders.eu.7"].matched_as == "wildcard" and why["orders.eu.7"].outcome == "mapped"
+    assert why["orders.eu.7"].destination_index in (0, 1) and why["orders.eu.7"].weight in (90, 10)
+    assert why["billing.refund"].matched_as == "literal" and why["billing.refund"].result == "billing.refunds"
+    assert why["audit.x"].outcome == "no_match" and why["audit.x"].result == "audit.x" and why["audit.x"].rule is None
+    assert why["a..b"] is None
+
+
+def test_explain_agrees_with_subject_map_on_every_golden_case(session):
+    cases = [c for c in golden("map_cases.jsonl") if c["accepted"]]
+    assert len(cases) > 50
+    for seed in (None, 5):
+        rows = [(c["id"], c["subject"], c["mappings"]) for c in cases for _ in range(3)]
+        df = session.createDataFrame(rows, ["id", "subject", "mappings"]).repartition(1)
+        both = df.select("id", subject_map("subject", F.col("mappings"), seed=seed if seed is not None else 0).alias("m"),
+                         subject_map_explain("subject", F.col("mappings"), seed=seed if seed is not None else 0).alias("e"))
+        bad = both.where(~F.col("m").eqNullSafe(F.col("e.result"))).select("id").collect()
+        assert bad == [], bad[:5]
+
+
+def _random_table(rng: random.Random) -> str:
+    tokens = ["a", "b", "c", "x1"]
+    rules = {}
+    for i in range(rng.randint(1, 6)):
+        toks = [rng.choice(tokens + ["*"]) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.3:
+            toks.append(">")
+        src = ".".join(toks)
+        parts = [f"{{{{wildcard({k + 1})}}}}" for k in range(toks.count("*"))] + ([">"] if toks[-1] == ">" else [])
+        entries = []
+        for j in range(rng.randint(0, 3)):
+            cluster = rng.choice(["", "", "east"])
+            entries.append({"destination": ".".join([f"d{j}"] + parts), "weight": rng.randint(0, 30),
+                            **({"cluster": cluster} if cluster else {})})
+        if "*" not in src and rng.random() < 0.4:
+            entries.append({"destination": src, "weight": 10})  # the source listed: its remainder drops
+        rules[src] = entries if entries else ".".join(["d"] + parts)
+    return json.dumps(rules)
+
+
+def test_explain_agrees_with_subject_map_on_random_tables(session):
+    rng = random.Random(15)
+    rows = []
+    for t in range(40):
+        table = _random_table(rng)
+        for _ in range(25):
+            subject = ".".join(rng.choice(["a", "b", "c", "x1"]) for _ in range(rng.randint(1, 4)))
+            rows.append((t, subject, table, rng.choice([None, "east", "west"])))
+    df = session.createDataFrame(rows, "t INT, subject STRING, mappings STRING, cluster STRING").repartition(1)
+    both = df.select("t", "subject", subject_map("subject", F.col("mappings"), cluster=F.col("cluster"), seed=9).alias("m"),
+                     subject_map_explain("subject", F.col("mappings"), cluster=F.col("cluster"), seed=9).alias("e"))
+    bad = both.where(~F.col("m").eqNullSafe(F.col("e.result"))).collect()
+    assert bad == [], bad[:5]
+    outcomes = {r.o for r in both.select(F.col("e.outcome").alias("o")).collect()}
+    assert outcomes == {"mapped", "unchanged", "dropped", "no_match"}  # the tables exercise every outcome
+
+
+def test_rule_coverage_finds_the_rule_that_never_fires_the_shadowed_rule_and_unmatched_subjects(traffic):
+    report = reports.rule_coverage(traffic, TABLE, seed=1)
+    f = report.facts
+    assert f["total"] == 2000
+    assert f["hits_per_rule"] == {"orders.*.*": 1600, "orders.eu.*": 0, "billing.refund": 0, "billing.*": 200}
+    assert f["never_fire"] == ["orders.eu.*", "billing.refund"]
+    # Every orders.eu.X (a third of the orders: ids with id % 3 == 0) matched rule 1 and went to rule 0.
+    eu = traffic.where("subject LIKE 'orders.eu.%'").count()
+    assert f["shadowed"]["orders.eu.*"] == {"orders.*.*": eu}
+    assert "billing.refund" not in f["shadowed"]  # never matched at all: not shadowed, just unused
+    assert f["outcomes"]["no_match"] == 200 and f["outcomes"]["mapped"] == 1800
+    assert len(f["unmatched"]) == 5 and all(s.startswith("audit.") and n == 1 for s, n in f["unmatched"])
+    rows = {(r.rule, r.destination): r.hits for r in report.df.collect()}
+    assert rows[("orders.*.*", "orders.v1.{{partition(4,2)}}.$1.$2")] + rows[("orders.*.*", "orders.v2.{{partition(4,2)}}.$1.$2")] == 1600
+    assert "never fires; shadowed by rule 0 (orders.*.*)" in report.text
+
+
+def test_config_diff_counts_each_category_per_rule(traffic):
+    report = reports.config_diff(traffic, TABLE, NEW_TABLE, seed=3)
+    assert report.facts["totals"] == {"changed": 200, "unchanged": 1600, "newly_dropped": 100, "newly_mapped": 100}
+    by = report.facts["by_rules"]
+    assert by[("changed", "billing.*", "billing.*")] == 200
+    assert by[("newly_dropped", None, "audit.a.>")] == 100
+    assert by[("newly_mapped", None, "audit.b.*")] == 100
+    example = {r.category: r for r in report.df.collect()}["newly_mapped"]
+    assert example.example_new == "archive.audit." + example.example_subject.split(".")[-1]
+
+
+def test_partition_balance_finds_the_hot_key_and_the_skew(traffic, session):
+    report = reports.partition_balance(traffic, mappings=TABLE)
+    (label, f), = report.facts.items()
+    assert f["n"] == 4 and f["tokens"] == (2,) and f["total"] == 1600 and sum(f["counts"]) == 1600
+    key, partition, count = f["hot"][0]
+    assert (key, count) == ("c0", 400)
+    # The partition is nats-server's: the one subject_map puts c0's orders in.
+    routed = session.createDataFrame([("orders.us.c0",)], ["subject"]).select(subject_map("subject", TABLE, seed=1).alias("r")).head().r
+    assert int(routed.split(".")[2]) == partition
+    assert f["counts"][partition] >= 400 and f["max"] == max(f["counts"]) and abs(f["skew"] - f["max"] / 400) < 1e-9
+    assert f["skew"] > 1.3  # c0 alone is a whole mean's worth
+    candidates = reports.partition_balance(traffic, source="orders.*.*", candidates=[(4, [2]), (16, [1, 2])])
+    assert [v["n"] for v in candidates.facts.values()] == [4, 16]
+    assert list(candidates.facts.values())[0]["counts"] == f["counts"]
+
+
+def test_canary_check_against_the_configured_weights(traffic, session):
+    report = reports.canary_check(traffic, TABLE, seed=1)
+    rows = report.facts["rows"]
+    assert [(r["destination_index"], r["configured"]) for r in rows] == [(0, 0.9), (1, 0.1)]
+    assert all(r["rule_messages"] == 1600 for r in rows) and sum(r["messages"] for r in rows) == 1600
+    assert report.facts["all_ok"]
+    # Recorded traffic a server split 50/50 (say, an old config) is flagged: outside the 99% interval.
+    delivered = traffic.withColumn("delivered", F.expr(
+        "IF(subject LIKE 'orders.%', subject_transform(subject, 'orders.*.*', "
+        "IF(id % 2 = 0, 'orders.v1.{{partition(4,2)}}.$1.$2', 'orders.v2.{{partition(4,2)}}.$1.$2')), subject)"))
+    off = reports.canary_check(delivered, TABLE, delivered="delivered")
+    assert [(r["messages"], r["ok"]) for r in off.facts["rows"]] == [(800, False), (800, False)]
+    assert off.facts["unexplained"] == 0
+
+
+def test_wilson_interval_known_values():
+    low, high = reports.wilson_interval(50, 100, 0.95)
+    assert abs(low - 0.4038) < 1e-3 and abs(high - 0.5962) < 1e-3
+    assert reports.wilson_interval(0, 0, 0.99) == (0.0, 1.0)
+
+
+def test_each_report_writes_a_png(traffic, tmp_path):
+    for name, report in {
+        "coverage": reports.rule_coverage(traffic, TABLE, seed=1),
+        "diff": reports.config_diff(traffic, TABLE, NEW_TABLE),
+        "balance": reports.partition_balance(traffic, mappings=TABLE),
+        "canary": reports.canary_check(traffic, TABLE, seed=1),
+    }.items():
+        png = report.chart(tmp_path / f"{name}.png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000, name
+
+
+def test_config_diff_with_a_key_shows_only_real_changes(traffic):
+    # The new table adds a weighted rule for billing.*: without a key, the orders' draws (one random
+    # source in row order) shift wherever a billing row now draws too; keyed, each message keeps its draw.
+    weighted_billing = TABLE.replace('billing.*: "billing.all.$1"',
+                                     'billing.*: [{destination: "billing.all.$1", weight: 50%}, {destination: "billing.b.$1", weight: 50%}]')
+    keyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3, key="id")
+    orders = {k: n for k, n in keyed.facts["by_rules"].items() if k[1] == "orders.*.*"}
+    assert orders == {("unchanged", "orders.*.*", "orders.*.*"): 1600}
+    assert 60 < keyed.facts["by_rules"][("changed", "billing.*", "billing.*")] < 140  # half the 200, drawn
+    unkeyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3)
+    assert unkeyed.facts["by_rules"].get(("changed", "orders.*.*", "orders.*.*"), 0) > 0
