@@ -107,7 +107,7 @@ def test_a_write_fails_with_the_same_error(bad_row, tmp_path):
     assert "too many arguments passed to the function in {{split(1,-,x)}}" in message
 
 
-def test_an_invalid_constant_config_built_from_literals_fails_analysis_naming_it(spark):
+def test_an_invalid_constant_config_built_from_literals_fails_analysis_naming_it(session):
     # Foldable but not a literal when the function is built (a concat): checked at analysis. Spark 3.5 then
     # asks the expression whether it is resolved while printing the plan into the error: it must answer,
     # not throw again (PySpark 3.5 would get a Py4JError in place of the AnalysisException).
@@ -115,4 +115,4 @@ def test_an_invalid_constant_config_built_from_literals_fails_analysis_naming_it
 
     table = F.concat(F.lit("a.*: "), F.lit("[{destination: b, weight: 101%}]"))
     with pytest.raises(AnalysisException, match="mappings_plan.*Invalid weight 101"):
-        spark.range(1).select(F.call_function("mappings_plan", table).alias("plan")).collect()
+        session.range(1).select(F.call_function("mappings_plan", table).alias("plan")).collect()
