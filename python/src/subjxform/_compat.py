@@ -9,7 +9,7 @@ import sys
 # subjxform's one error condition, as Spark words it (subjxform.spark.Errors).
 _INVALID_VALUE = re.compile(
     r"\[(?P<condition>INVALID_PARAMETER_VALUE\.PATTERN)\] The value of parameter\(s\) (?P<parameter>.+?) in "
-    r"(?P<functionName>`[^`]*`) is invalid: (?P<value>.*?)\.?(?: SQLSTATE: \w+)?(?:\n\nJVM stacktrace:.*)?$",
+    r"(?P<functionName>`[^`]*`) is invalid: (?P<value>.*?)\.?(?:\n\nJVM stacktrace:.*)?$",
     re.S,
 )
 
