@@ -328,7 +328,9 @@ trait DeterministicForm[P <: AnyRef] extends PlanExpression[P] {
   final def formForArguments: Expression =
     if (!mayDrawAtRandom) this
     else randomForm.get match {
-      case r: RandomForm[_] if seedValue.isEmpty => r.withSeed(ChosenSeed(ThreadLocalRandom.current().nextLong()))
+      // (the builder runs before implicit casts: a seed written `5` is still an INT here)
+      case r: RandomForm[_] if seedArgument.exists(s => s.foldable && s.eval() == null) =>
+        r.withSeed(ChosenSeed(ThreadLocalRandom.current().nextLong()))
       case r => r
     }
 

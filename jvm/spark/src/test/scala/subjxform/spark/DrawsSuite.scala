@@ -84,6 +84,8 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
                   registered("try_subject_transform", column(0), column(1), column(2)))) {
       assert(seedOf(e).isDefined, e)
     }
+    // a seed written as an INT (SQL `5`: the builder runs before implicit casts) is the seed given
+    assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType), Literal(5))).isEmpty)
     // a key decides alone, and a plan that never draws has nothing to seed
     assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType),
       Literal.create(null, LongType), key(1))).isEmpty)
