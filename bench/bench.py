@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import io
+import json
 import os
 import platform
 import subprocess
@@ -173,6 +174,14 @@ def build_cases(spark: SparkSession, cases: dict[str, tuple[str, str]], with_udf
             '"telemetry.*.>": "t.$1.>"}'
         )
         add("subject_map", "subject_map, 4 rules", F.expr(f"subject_map(subject, {sql_str(mappings)})"))
+        # The three draw modes over one weighted rule: an unseeded draw takes its seed once per query
+        # (Python: when the column is built; SQL: when the call is analysed) and then costs what a seeded one does.
+        weighted = {"*.*.>": [{"destination": "v1.$1.$2.>", "weight": "90%"},
+                              {"destination": "v2.$1.$2.>", "weight": "10%"}]}
+        add("draws", "subject_map weighted, seed=42", subjxform.subject_map("subject", weighted, seed=42))
+        add("draws", "no seed (Python column)", subjxform.subject_map("subject", weighted))
+        add("draws", "no seed (SQL)", F.expr(f"subject_map(subject, {sql_str(json.dumps(weighted))})"))
+        add("draws", "key=subject", subjxform.subject_map("subject", weighted, seed=42, key="subject"))
     return out
 
 

@@ -55,6 +55,38 @@ def test_a_keyed_column_is_deterministic_usable_in_an_aggregate(session):
         df.agg(F.count(subject_map("subject", CANARY, seed=1)).alias("n")).collect()
 
 
+FIFTY = {"svc": [{"destination": "svc.a", "weight": "50%"}, {"destination": "svc.b", "weight": "50%"}]}
+
+
+def test_an_unseeded_column_takes_its_seed_once_a_dataframe_collected_twice_draws_alike(session):
+    """As Spark's rand(): the seed is chosen when the column is built, so every evaluation of one
+    DataFrame (a second action, a rerun task, a recomputed shuffle output) draws the same, in classic
+    and Spark Connect mode alike, while another column draws anew."""
+    base = session.range(0, 3000, 1, 3).select(F.lit("svc").alias("subject"), "id")
+    column = subject_map("subject", FIFTY)
+    df = base.select("id", column.alias("to"))
+    first = sorted(df.collect())
+    assert {r.to for r in first} == {"svc.a", "svc.b"}
+    assert sorted(df.collect()) == first
+    assert sorted(base.select("id", column.alias("to")).collect()) == first  # the same column, another DataFrame
+    assert sorted(base.select("id", subject_map("subject", FIFTY).alias("to")).collect()) != first
+    random = base.select("id", subject_transform("subject", "svc", "{{random(1000)}}").alias("t"))
+    assert sorted(random.collect()) == sorted(random.collect())
+
+
+@classic_only
+def test_an_unseeded_call_in_sql_takes_one_seed_per_query_hidden_from_the_column_name(spark):
+    table = json.dumps(FIFTY)
+    df = spark.range(0, 3000, 1, 3).selectExpr("id", f"subject_map('svc', '{table}')")
+    assert df.columns[1] == f"subject_map(svc, {table})"
+    first = sorted(df.collect())
+    assert sorted(df.collect()) == first
+    assert sorted(spark.range(0, 3000, 1, 3).selectExpr("id", f"subject_map('svc', '{table}')").collect()) != first
+    # grouped by, with the call written twice (it is built twice): one grouping, as before
+    counts = spark.range(0, 3000, 1, 3).groupBy(F.expr(f"subject_map('svc', '{table}')").alias("to")).count().collect()
+    assert sorted(r.to for r in counts) == ["svc.a", "svc.b"] and sum(r["count"] for r in counts) == 3000
+
+
 def test_named_arguments_in_sql(session):
     table = json.dumps(CANARY)
     row = session.sql(

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import numbers
+import random
 from typing import Optional, Union
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ._compat import is_column
+
+# Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
+_random = random.Random()
 
 ColumnOrName = Union[Column, str]
 ColumnOrValue = Union[Column, str]
@@ -47,8 +51,15 @@ def _strict(strict: bool) -> Column:
     return F.lit(strict)
 
 
-def _seed(seed: Optional[int]) -> Column:
+def _seed(seed: Optional[int], key: Optional[ColumnOrName]) -> Column:
+    """The draws' seed. Without a seed or a key, one is chosen here, once, when the column is built (as
+    Spark's ``rand()`` does): every task of every query using this column, a rerun or a recomputed
+    shuffle output included, then draws alike, so Spark's recovery neither loses nor doubles rows, and a
+    DataFrame collected twice draws the same. (With a key, no seed means seed 0: the draws are a pure
+    function of the key.)"""
     if seed is None:
+        if key is None:
+            return F.lit(_random.getrandbits(64) - 2**63).cast("long")
         return F.lit(None).cast("long")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be an integer (or None), not {_type_name(seed)}: {seed!r}")
@@ -88,7 +99,7 @@ def subject_transform(
     unchanged when not matching, as Core NATS mappings behave
     """
     return F.call_function("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict), _seed(seed), _key(key))
+                           _strict(strict), _seed(seed, key), _key(key))
 
 
 def try_subject_transform(
@@ -104,7 +115,7 @@ def try_subject_transform(
     >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
     return F.call_function("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict), _seed(seed), _key(key))
+                           _strict(strict), _seed(seed, key), _key(key))
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -148,7 +159,7 @@ def subject_map(
     >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed), _key(key))
+    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key))
 
 
 def subject_map_explain(
@@ -171,7 +182,7 @@ def subject_map_explain(
     >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return F.call_function("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed),
+    return F.call_function("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
                            _key(key))
 
 
@@ -218,7 +229,7 @@ def subject_filter_transform(
     >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
     foo -> foo-transformed, bar -> bar, baz -> NULL
     """
-    return F.call_function("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed), _key(key))
+    return F.call_function("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key))
 
 
 def try_subject_filter_transform(
@@ -226,4 +237,4 @@ def try_subject_filter_transform(
 ) -> Column:
     """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
     return F.call_function("try_subject_filter_transform", _column(subject), _transform_list(transforms),
-                           _seed(seed), _key(key))
+                           _seed(seed, key), _key(key))

@@ -1,15 +1,17 @@
 package subjxform.spark
 
+import java.util.concurrent.ThreadLocalRandom
+
 import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, ImplicitCastInputTypes, Literal, Nondeterministic, PrettyAttribute}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, ImplicitCastInputTypes, LeafExpression, Literal, Nondeterministic, PrettyAttribute}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.types.LongType
+import org.apache.spark.sql.types.{DataType, LongType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{KeyedDraw, SubjectTooLongException, Workspace}
@@ -92,15 +94,17 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   protected final def seedForKeys: Long = seedValue.getOrElse(0L)
 
   /**
-   * A partition's workspace. Public: generated code calls it. Seeded, when a seed is given, with
-   * `seed + partitionIndex`, as `rand(seed)` is; in a Structured Streaming micro-batch the batch id is
-   * mixed in too, or every micro-batch would repeat the first one's draws.
+   * A partition's workspace. Public: generated code calls it. Seeded with `seed + partitionIndex`, as
+   * `rand(seed)` is; in a Structured Streaming micro-batch the batch id is mixed in too, or every
+   * micro-batch would repeat the first one's draws. An unseeded draw has its seed by now (chosen once,
+   * see [[RandomForm]]), so that a rerun task draws what its first attempt drew: nothing here depends on
+   * when or where a task runs. (An expression built directly, not by the registry, without a seed draws
+   * as seed 0.)
    */
-  def newWorkspace(partitionIndex: Int): Workspace = seedValue match {
-    case None => new Workspace
-    case Some(seed) =>
-      val batch = Option(TaskContext.get()).flatMap(t => Option(t.getLocalProperty(PlanExpression.StreamingBatchId)))
-      new Workspace(batch.fold(seed)(b => KeyedDraw.mix(seed ^ KeyedDraw.mix(b.toLong))) + partitionIndex)
+  def newWorkspace(partitionIndex: Int): Workspace = {
+    val seed = seedValue.getOrElse(0L)
+    val batch = Option(TaskContext.get()).flatMap(t => Option(t.getLocalProperty(PlanExpression.StreamingBatchId)))
+    new Workspace(batch.fold(seed)(b => KeyedDraw.mix(seed ^ KeyedDraw.mix(b.toLong))) + partitionIndex)
   }
 
   /** The row's result, computed in `workspace`. */
@@ -251,6 +255,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     // A column's name is the SQL of the expression with its literals made "pretty" (a NULL constant
     // becomes a PrettyAttribute named NULL), so those count as defaults too.
     def atDefault(e: Expression): Boolean = e match {
+      case _ if seedArgument.exists(_ eq e) && !seedShown => true
       case c: Cast => atDefault(c.child)
       case p: PrettyAttribute => p.name == "NULL"
       case _ => e.foldable && (e.eval() == null || e.eval() == false)
@@ -264,6 +269,12 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     }
     s"$prettyName(${args.mkString(", ")})"
   }
+
+  /**
+   * Whether the column's name shows the seed: not when it decides nothing (a plan that never draws) nor
+   * when the analyzer chose it, as Spark's `rand()` shows none.
+   */
+  protected def seedShown: Boolean = true
 
   /** `expr` as the analyzer will see it: constant or not. See [[DeterministicForm.mayDrawAtRandom]]. */
   protected final def constantOnceAnalysed(argument: Expression): Boolean =
@@ -310,8 +321,20 @@ trait DeterministicForm[P <: AnyRef] extends PlanExpression[P] {
   protected def mayDrawAtRandom: Boolean =
     randomForm.isDefined && !keyed && (!planArguments.forall(constantOnceAnalysed) || constantsDrawAtRandom)
 
-  /** This expression, or its `Nondeterministic` twin when it draws at random or may. */
-  final def formForArguments: Expression = if (mayDrawAtRandom) randomForm.get else this
+  /**
+   * This expression, or its `Nondeterministic` twin when it draws at random or may; the twin of an
+   * unseeded call gets its seed here, once per call in the query (see [[RandomForm]]).
+   */
+  final def formForArguments: Expression =
+    if (!mayDrawAtRandom) this
+    else randomForm.get match {
+      // (the builder runs before implicit casts: a seed written `5` is still an INT here)
+      case r: RandomForm[_] if seedArgument.exists(s => s.foldable && s.eval() == null) =>
+        r.withSeed(ChosenSeed(ThreadLocalRandom.current().nextLong()))
+      case r => r
+    }
+
+  override protected def seedShown: Boolean = keyed || mayDrawAtRandom
 
   // Only for an expression built directly: the registry gives the others their random form.
   override lazy val deterministic: Boolean = children.forall(_.deterministic) && !mayDrawAtRandom
@@ -320,6 +343,13 @@ trait DeterministicForm[P <: AnyRef] extends PlanExpression[P] {
 /**
  * The form of a plan that draws at random: `Nondeterministic`, a workspace per partition, created when
  * Spark initializes it, like `rand(seed)`'s.
+ *
+ * Its seed is chosen once when the call gives none, when Spark's function registry builds the
+ * expression (as it builds `rand()` with its seed): while a query is analysed, or when its column is
+ * built by the Python or Scala API. Every task of the query, a rerun, a recomputed shuffle map output or
+ * a speculative copy then draws what the first attempt drew: a seed per task from the clock made a
+ * rerun map task route rows elsewhere than the output that reduce tasks had already read (rows lost and
+ * rows written twice).
  */
 trait RandomForm[P <: AnyRef] extends PlanExpression[P] with Nondeterministic {
   @transient private var workspace: Workspace = _
@@ -333,4 +363,34 @@ trait RandomForm[P <: AnyRef] extends PlanExpression[P] with Nondeterministic {
     ctx.addPartitionInitializationStatement(s"$ws = $self.newWorkspace(partitionIndex);")
     ws
   }
+
+  /** This expression with `seed` as its seed argument. */
+  final def withSeed(seed: Expression): Expression = {
+    val current = seedArgument.get
+    withNewChildren(children.map(c => if (c eq current) seed else c))
+  }
+
+  override protected def seedShown: Boolean = !seedArgument.get.isInstanceOf[ChosenSeed]
+}
+
+/**
+ * The seed chosen for a call that gave none: a constant, left out of the column's name as `rand()`'s is.
+ *
+ * Equal to every other chosen seed, whatever its value (its canonical form too): one call written in
+ * two places of a plan is built twice, each with its own seed (a DataFrame's `groupBy(expr(...).as("k"))`
+ * puts it in the grouping and in the output, and so does SQL that repeats a grouping expression), and
+ * Spark's analyzer finds the grouping expression in the output by equality (Spark 4.2: by canonical
+ * form). So, as with two calls given the same seed, Spark may take two identically written unseeded
+ * calls over the same input for one (the grouping one's draws are then what the output shows).
+ */
+case class ChosenSeed(seed: Long) extends LeafExpression {
+  override def dataType: DataType = LongType
+  override def nullable: Boolean = false
+  override def foldable: Boolean = true
+  override def eval(input: InternalRow): Any = seed
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = Literal(seed).genCode(ctx)
+  override def sql: String = s"${seed}L"
+
+  override def equals(other: Any): Boolean = other.isInstanceOf[ChosenSeed]
+  override def hashCode(): Int = classOf[ChosenSeed].getName.hashCode
 }

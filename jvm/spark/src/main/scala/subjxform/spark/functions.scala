@@ -19,6 +19,13 @@ object functions {
 
   private def call(name: String, args: Column*): Column = F.call_function(name, args: _*)
 
+  /**
+   * The seed of a call that gives neither seed nor key, chosen once, when the column is built, as Spark's
+   * `rand()` does: every task of a query using the column, a rerun included, then draws alike.
+   */
+  private def unseeded: Column = F.lit(java.util.concurrent.ThreadLocalRandom.current().nextLong())
+  private def noCluster: Column = F.lit(null).cast("string")
+
   /** `subject_transform(subject, src, dest)`: the transform `src` -> `dest`, NULL when it does not apply. */
   def subject_transform(subject: Column, src: String, dest: String): Column =
     subject_transform(subject, F.lit(src), F.lit(dest), strict = false)
@@ -31,7 +38,7 @@ object functions {
     subject_transform(subject, F.lit(src), F.lit(dest), strict)
 
   def subject_transform(subject: Column, src: Column, dest: Column, strict: Boolean): Column =
-    call("subject_transform", subject, src, dest, F.lit(strict))
+    call("subject_transform", subject, src, dest, F.lit(strict), unseeded)
 
   /** `{{random(n)}}` drawn as a pure function of (seed, key, token): the same for a key in every run. */
   def subject_transform(subject: Column, src: String, dest: String, seed: Long, key: Column): Column =
@@ -42,7 +49,7 @@ object functions {
     try_subject_transform(subject, F.lit(src), F.lit(dest))
 
   def try_subject_transform(subject: Column, src: Column, dest: Column): Column =
-    call("try_subject_transform", subject, src, dest, F.lit(false))
+    call("try_subject_transform", subject, src, dest, F.lit(false), unseeded)
 
   /** Whether subscription interest on `filter` receives `subject`. */
   def subject_matches(subject: Column, filter: String): Column = subject_matches(subject, F.lit(filter))
@@ -50,13 +57,13 @@ object functions {
   def subject_matches(subject: Column, filter: Column): Column = call("subject_matches", subject, filter)
 
   /** Core NATS account mappings: `mappings` is a `mappings { }` block's content (config syntax or JSON). */
-  def subject_map(subject: Column, mappings: String): Column = call("subject_map", subject, F.lit(mappings))
+  def subject_map(subject: Column, mappings: String): Column = subject_map(subject, F.lit(mappings))
 
-  def subject_map(subject: Column, mappings: Column): Column = call("subject_map", subject, mappings)
+  def subject_map(subject: Column, mappings: Column): Column = call("subject_map", subject, mappings, noCluster, unseeded)
 
   /** `cluster`: the cluster the message entered, which picks a rule's cluster-scoped destinations. */
   def subject_map(subject: Column, mappings: String, cluster: Column): Column =
-    call("subject_map", subject, F.lit(mappings), cluster)
+    call("subject_map", subject, F.lit(mappings), cluster, unseeded)
 
   /** `seed` makes the weighted draws reproducible, as `rand(seed)`. */
   def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long): Column =
@@ -68,17 +75,17 @@ object functions {
 
   /** A stream source's or mirror's `subject_transforms` list, `(src, dest)` pairs in order. */
   def subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =
-    call("subject_filter_transform", subject, transformList(transforms))
+    subject_filter_transform(subject, transformList(transforms))
 
   /** `transforms`: an `ARRAY<STRUCT<src: STRING, dest: STRING>>` column. */
   def subject_filter_transform(subject: Column, transforms: Column): Column =
-    call("subject_filter_transform", subject, transforms)
+    call("subject_filter_transform", subject, transforms, unseeded)
 
   def try_subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =
-    call("try_subject_filter_transform", subject, transformList(transforms))
+    try_subject_filter_transform(subject, transformList(transforms))
 
   def try_subject_filter_transform(subject: Column, transforms: Column): Column =
-    call("try_subject_filter_transform", subject, transforms)
+    call("try_subject_filter_transform", subject, transforms, unseeded)
 
   /** What a JetStream stream config stores and republishes, as JSON (see the SQL function). */
   def stream_config_plan(config: Column): Column = call("stream_config_plan", config)

@@ -1,7 +1,9 @@
 package subjxform.spark
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
-import org.apache.spark.sql.types.LongType
+import org.apache.spark.sql.types.{LongType, StringType}
+
+import subjxform.core.{MappingTable, Workspace}
 import org.scalatest.funsuite.AnyFunSuite
 
 /**
@@ -51,6 +53,48 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
     val rows = Seq.fill(64)(row("svc"))
     assert(compiled(unkeyed, rows, partition = 1) == compiled(unkeyed, rows, partition = 1))
     assert(compiled(unkeyed, rows, partition = 1) != compiled(unkeyed, rows, partition = 2))
+  }
+
+  test("an explicit seed draws as it always has: partition p's draws come from a workspace seeded with seed + p") {
+    val seeded = registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType), Literal(42L))
+    val table = MappingTable.compile(fiftyFifty.value.toString)
+    for (partition <- Seq(0, 3)) {
+      val ws = new Workspace(42L + partition)
+      val expected = Seq.fill(64)(table("svc", null, ws))
+      assert(compiled(seeded, Seq.fill(64)(row("svc")), partition) == expected)
+    }
+  }
+
+  test("without a seed or a key, the registry chooses the seed once, as it builds rand(): hidden from the name") {
+    def seedOf(e: Expression): Option[Long] = e.collectFirst { case ChosenSeed(s) => s }
+    for (name <- Seq("subject_map", "subject_map_explain")) {
+      val unseeded = registered(name, column(0), fiftyFifty)
+      val chosen = seedOf(unseeded).get
+      // the draws of that seed, in every task that runs this expression
+      val seeded = registered(name, column(0), fiftyFifty, Literal.create(null, StringType), Literal(chosen))
+      val rows = Seq.fill(64)(row("svc"))
+      assert(compiled(unseeded, rows, partition = 2) == compiled(seeded, rows, partition = 2))
+      assert(afterRoundTrip(unseeded, row("svc")) == interpreted(unseeded, row("svc")))
+      assert(unseeded.sql == s"$name(${column(0).sql}, ${fiftyFifty.sql})", unseeded.sql)
+      assert(seeded.sql.endsWith(s", ${chosen}L)"), seeded.sql)
+      assert(seedOf(registered(name, column(0), fiftyFifty)) != Some(chosen)) // another call, another seed
+    }
+    for (e <- Seq(registered("subject_transform", column(0), str("*"), str("{{random(9)}}")),
+                  registered("subject_filter_transform", column(0), filterList("*" -> "{{random(9)}}")),
+                  registered("try_subject_transform", column(0), column(1), column(2)))) {
+      assert(seedOf(e).isDefined, e)
+    }
+    // a seed written as an INT (SQL `5`: the builder runs before implicit casts) is the seed given
+    assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType), Literal(5))).isEmpty)
+    // a key decides alone, and a plan that never draws has nothing to seed
+    assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType),
+      Literal.create(null, LongType), key(1))).isEmpty)
+    assert(seedOf(registered("subject_transform", column(0), str("a.*"), str("b.$1"))).isEmpty)
+  }
+
+  test("a plan that never draws leaves its seed out of its name: the Python and Scala APIs always pass one") {
+    val e = registered("subject_transform", column(0), str("a.*"), str("b.$1"), Literal.FalseLiteral, Literal(7L))
+    assert(e.deterministic && e.sql == s"subject_transform(${column(0).sql}, 'a.*', 'b.$$1')", e.sql)
   }
 
   test("a NULL key constant is no key; a key column's NULL is a key like any other") {

@@ -180,4 +180,20 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(name.contains(s"(${table.length} characters)"), name)
     assert(spark.range(1).selectExpr("subject_transform('a.b', 'a.*', 'x.$1')").columns.head == "subject_transform(a.b, a.*, x.$1)")
   }
+
+  test("an unseeded draw takes one seed per query, as rand() does: a DataFrame collected twice draws alike") {
+    val fifty = "svc: [{destination: svc.v1, weight: 50%}, {destination: svc.v2, weight: 50%}]"
+    def routed() = spark.range(0, 4000, 1, 4).selectExpr(s"subject_map('svc', '$fifty') AS r")
+    val df = routed()
+    val first = df.collect().map(_.getString(0)).toSeq
+    assert(first.distinct.size == 2)
+    assert(df.collect().map(_.getString(0)).toSeq == first)
+    // a recomputation from the same plan (what a rerun task or a lost shuffle output is) draws alike too
+    assert(df.rdd.map(_.getString(0)).collect().toSeq == first)
+    assert(routed().collect().map(_.getString(0)).toSeq != first) // another query, another seed
+    // the chosen seed is not part of the column's name (as rand()'s is not)
+    assert(spark.range(1).selectExpr(s"subject_map('svc', '$fifty')").columns.head == s"subject_map(svc, $fifty)")
+    val seedInPlan = df.queryExecution.analyzed.expressions.flatMap(_.collect { case s: ChosenSeed => s })
+    assert(seedInPlan.size == 1, df.queryExecution.analyzed)
+  }
 }
