@@ -75,7 +75,7 @@ object FilterTransforms {
    * @throws InvalidStreamConfigException naming the entry, with nats-server's API error
    */
   def compile(pairs: Seq[(String, String)], overlap: Overlap = SourceRule,
-      field: String = "subject_transforms"): FilterTransforms = {
+      field: String = "subject_transforms", version: ServerVersion = ServerVersion.Newest): FilterTransforms = {
     val ps = pairs.toIndexedSeq
     val kind = if (overlap == MirrorRule) "mirror" else "source"
     val (sourceErr, destErr) = if (overlap == MirrorRule) (10151, 10154) else (10145, 10146)
@@ -106,7 +106,7 @@ object FilterTransforms {
       }
       if (dest.nonEmpty) {
         transforms(i) =
-          try SubjectTransform.compile(src, dest).keepingEmptyTokens
+          try SubjectTransform.compile(src, dest, false, version).keepingEmptyTokens
           catch {
             case e: InvalidTransformException =>
               throw new InvalidStreamConfigException(entry(i), s"$kind transform: ${e.reason}", destErr)
