@@ -16,12 +16,12 @@ final class SubjectTransform private (
     val source: String,
     val destination: String,
     val strict: Boolean,
-    filter: SubjectFilter,
-    ops: Array[Int],
-    tokenArg: Array[Int], // source token position the operation reads
-    intArg: Array[Int], // partition count, character count, random ceiling
-    bytesArg: Array[Array[Byte]], // literal token, split separator
-    hashTokens: Array[Array[Int]], // partition keys' source token positions; null = the whole subject
+    private val filter: SubjectFilter,
+    private val ops: Array[Int],
+    private val tokenArg: Array[Int], // source token position the operation reads
+    private val intArg: Array[Int], // partition count, character count, random ceiling
+    private val bytesArg: Array[Array[Byte]], // literal token, split separator
+    private val hashTokens: Array[Array[Int]], // partition keys' source token positions; null = the whole subject
     keepsEmptyTokens: Boolean = false) // a stream stores such a result; Core NATS drops it
   extends Serializable {
 
@@ -157,6 +157,22 @@ final class SubjectTransform private (
    */
   def keepingEmptyTokens: SubjectTransform =
     new SubjectTransform(source, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens, true)
+
+  /**
+   * The destination tokens this transform builds otherwise than `other` (the same source and destination
+   * compiled for another server line): empty when both deliver the same subject for every subject.
+   */
+  def tokensBuiltOtherwiseThan(other: SubjectTransform): Seq[String] = {
+    val dtoks = if (destination.isEmpty) Array.empty[String] else Subjects.tokens(destination)
+    if (other.ops.length != ops.length || other.filter.length != filter.length) return dtoks.toSeq
+    def same(i: Int) =
+      ops(i) == other.ops(i) && tokenArg(i) == other.tokenArg(i) && intArg(i) == other.intArg(i) &&
+        java.util.Arrays.equals(bytesArg(i), other.bytesArg(i)) && java.util.Arrays.equals(hashTokens(i), other.hashTokens(i))
+    ops.indices.filterNot(same).map(i => if (i < dtoks.length) dtoks(i) else destination)
+  }
+
+  /** Whether a destination token makes the server lose every matching message (2.10/2.11: `{{partition(0,…)}}`). */
+  def losesMessages: Boolean = ops.contains(Op.Lost)
 
   override def toString: String = s"SubjectTransform(${GoQuote(source)} -> ${GoQuote(destination)})"
 }
