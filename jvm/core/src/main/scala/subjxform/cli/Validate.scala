@@ -219,7 +219,7 @@ object Validate {
       val rows = changes.map(c => Seq(s"${c.file}:${c.line}", c.what, c.change, c.before, c.after))
       val widths = header.indices.map(i => (header +: rows).map(_(i).length).max)
       for (r <- header +: rows) out.println(r.zip(widths).map { case (v, w) => v.padTo(w, ' ') }.mkString("  ").trim)
-      val counts = changes.groupBy(_.change).map { case (k, v) => s"${v.size} $k" }.toSeq.sorted
+      val counts = changes.groupBy(_.change).toSeq.sortBy(_._1).map { case (k, v) => s"${v.size} $k" }
       out.println(counts.mkString(", "))
     }
     code
@@ -301,7 +301,7 @@ object Validate {
             val tokens = x.tokensBuiltOtherwiseThan(y)
             def how(t: SubjectTransform) =
               if (t.losesMessages) s"the server loses every matching message (it crashes in ${tokens.mkString(", ")})"
-              else s"builds ${tokens.mkString(", ")}"
+              else s"delivers it, building ${tokens.mkString(", ")} as this line does"
             if (tokens.isEmpty) None else Some(Change(where._1, where._2, what, "deliver otherwise", how(x), how(y)))
           case _ => None
         }
