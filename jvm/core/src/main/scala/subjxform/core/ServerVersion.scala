@@ -32,7 +32,14 @@ final class ServerVersion private (
     /** The error for an empty or misplaced destination token and for white space in a literal one. */
     val invalidDestinationError: String,
     /** An error about an empty token still ends in " in " (later lines drop it). */
-    val emptyTokenErrorSaysIn: Boolean) extends Serializable {
+    val emptyTokenErrorSaysIn: Boolean,
+    /**
+     * A stream's ingress, source and mirror transforms are checked as mapping destinations are, and their
+     * errors read "<kind> transform: <reason>". 2.10 checks them only as transforms (white space and any
+     * function its parser reads pass) with other error texts, all code 10049 but a source destination's
+     * token check (10146). A republish transform is checked only as a transform on every line.
+     */
+    val streamTransformsCheckedAsMappings: Boolean) extends Serializable {
 
   override def toString: String = line
   override def equals(o: Any): Boolean = o match { case v: ServerVersion => v.line == line; case _ => false }
@@ -57,7 +64,8 @@ object ServerVersion {
       characterCountsBoundTo32Bits = bounds32,
       partitionByZeroIsZero = modern,
       invalidDestinationError = invalidDestinationError,
-      emptyTokenErrorSaysIn = !modern)
+      emptyTokenErrorSaysIn = !modern,
+      streamTransformsCheckedAsMappings = bounds32)
 
   private final val InvalidSubject = "invalid mapping destination: invalid subject"
   private final val InvalidTransform = "invalid mapping destination: invalid transform"

@@ -131,8 +131,16 @@ object StreamConfig {
         fail("subject_transform.src", s"stream transform source: invalid subject ${t.src}", 10155)
       }
       if (t.dest.nonEmpty) {
-        try SubjectTransform.compile(t.src, t.dest, false, version)
-        catch { case e: InvalidTransformException => fail("subject_transform", s"stream transform: ${e.reason}", 10156) }
+        if (version.streamTransformsCheckedAsMappings) {
+          try SubjectTransform.compile(t.src, t.dest, false, version)
+          catch { case e: InvalidTransformException => fail("subject_transform", s"stream transform: ${e.reason}", 10156) }
+        } else {
+          try SubjectTransform.compileTransformOnly(t.src, t.dest, version)
+          catch {
+            case e: InvalidTransformException =>
+              fail("subject_transform", s"stream subject transform from '${t.src}' to '${t.dest}': ${e.reason}", CreateError)
+          }
+        }
       }
       // nats-server builds no transform for an empty destination.
       if (t.dest.isEmpty) None else Some(t)
@@ -152,7 +160,8 @@ object StreamConfig {
       }
       if (dest.isEmpty) None // nats-server creates the stream, but builds no republish transform: nothing is republished
       else {
-        try SubjectTransform.compile(src, dest, false, version)
+        // Checked as a transform only, not as a mapping, on every line (white space in a literal passes).
+        try SubjectTransform.compileTransformOnly(src, dest, version)
         catch {
           case _: InvalidTransformException =>
             fail("republish", s"stream configuration for republish with transform from '$src' to '$dest' not valid",

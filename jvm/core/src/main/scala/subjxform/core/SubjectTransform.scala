@@ -197,16 +197,29 @@ object SubjectTransform {
   def compile(src: String, dest: String): SubjectTransform = compile(src, dest, false, ServerVersion.Newest, null)
 
   /**
+   * nats-server's `NewSubjectTransform` alone, without the mapping checks that come before it in a
+   * `mappings` block: white space in a literal token passes, and so does any function the line's parser
+   * reads (2.10-2.14 parse `left`/`right`). What a stream's republish is checked with on every line, and
+   * 2.10's stream transforms.
+   */
+  private[core] def compileTransformOnly(src: String, dest: String, version: ServerVersion): SubjectTransform =
+    compile(src, dest, false, version, null, mappingChecks = false)
+
+  /** The error of the mapping checks (`ValidateMapping`'s token checks) on `dest`, if any. */
+  private[core] def mappingTokenError(dest: String, version: ServerVersion): Option[String] =
+    if (dest.isEmpty) None else checkDestinationTokens(Subjects.tokens(dest), version)
+
+  /**
    * [[compile]] sharing equal pieces (filters, literal tokens, operation arrays) with the other
    * transforms compiled through `interner` (when not null): a mapping table's many destinations.
    */
   private[core] def compile(src: String, dest: String, strict: Boolean, version: ServerVersion,
-                            interner: Interner): SubjectTransform = {
+                            interner: Interner, mappingChecks: Boolean = true): SubjectTransform = {
     if (version == null) throw new IllegalArgumentException(s"no nats-server version: supported lines are ${ServerVersion.supported}")
     if (src.isEmpty) {
       // ADR-36: no source means `>`. A mappings block, where the golden cases come from, rejects an
       // empty key outright, so an invalid transform from "" is reported as nats-server reports that.
-      try return compile(">", dest, strict, version, interner).withSource(src)
+      try return compile(">", dest, strict, version, interner, mappingChecks).withSource(src)
       catch {
         case e: InvalidTransformException =>
           throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(src)} is not a valid subject",
@@ -223,7 +236,9 @@ object SubjectTransform {
     if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
 
     val dtoks = Subjects.tokens(dest)
-    checkDestinationTokens(dtoks, version).foreach(fail)
+    if (mappingChecks) checkDestinationTokens(dtoks, version).foreach(fail)
+    // The transform's own check of the destination as a subject: no empty token, `>` last only.
+    else if (dtoks.exists(_.isEmpty) || dtoks.init.contains(">")) fail(InvalidSubject)
 
     val stoks = Subjects.tokens(source)
     val hasFwc = stoks.last == ">"

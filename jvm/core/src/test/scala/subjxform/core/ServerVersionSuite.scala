@@ -104,6 +104,29 @@ class ServerVersionSuite extends AnyFunSuite {
       FilterTransforms.compile(Seq("a.*" -> "b.{{random(3)}}"), version = V2_11)).getMessage.contains("unknown function"))
   }
 
+  test("streams: 2.10 checks transforms only as transforms, with its own texts; every line so checks a republish") {
+    def plan(json: String, v: ServerVersion): Either[(String, Int), StreamPlan] =
+      try Right(StreamConfig.plan(StreamConfigJson.parse(json), v))
+      catch { case e: InvalidStreamConfigException => Left((e.description, e.errCode)) }
+    val ingress = """{"name": "I", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "%s"}}"""
+    assert(plan(ingress.format("b.{{left(1,2)}}"), V2_10).isRight && plan(ingress.format("b c.$1"), V2_10).isRight)
+    assert(plan(ingress.format("b.{{left(1,2)}}"), V2_11) ==
+      Left(("stream transform: invalid mapping destination: unknown function in {{left(1,2)}}", 10156)))
+    assert(plan(ingress.format("b.{{random(3)}}"), V2_10) == Left((
+      "stream subject transform from 'a.*' to 'b.{{random(3)}}': invalid mapping destination: unknown function in {{random(3)}}", 10049)))
+    val source = """{"name": "S", "sources": [{"name": "O", "subject_transforms": [{"src": "a.*", "dest": "%s"}]}]}"""
+    assert(plan(source.format("b.{{left(1,2)}}"), V2_10) == Left(("source transform destination is invalid", 10146)))
+    assert(plan(source.format("b.$2"), V2_10) == Left((
+      "subject transform from 'a.*' to 'b.$2' for the source: invalid mapping destination: wildcard index out of range in $2: [2]", 10049)))
+    val mirror = """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "a.*", "dest": "%s"}]}}"""
+    assert(plan(mirror.format("b..$1"), V2_10) == Left(("subject transform from 'a.*' to 'b..$1' for the mirror: invalid subject", 10049)))
+    assert(plan(mirror.format("b..$1"), V2_11) == Left(("mirror transform: invalid mapping destination: invalid transform in ", 10154)))
+    // republish: white space in a literal passes on every line (failed on main, which checked it as a mapping)
+    val republish = """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "x b.$1"}}"""
+    for (v <- all) assert(plan(republish, v).isRight, v)
+    assert(plan(republish.replace("x b.$1", "x..$1"), V2_15).isLeft)
+  }
+
   test("tokensBuiltOtherwiseThan names the destination tokens two lines build differently, and only those") {
     def on(v: ServerVersion, dest: String) = SubjectTransform.compile("a.*.*", dest, false, v)
     val dest = "x.$1.{{partition(0,1)}}.{{partition(3,2)}}"
