@@ -522,7 +522,8 @@ object Accounts {
   }
 
   private def strictError(src: String, dest: String, version: ServerVersion): Option[String] =
-    try { SubjectTransform.compile(src, dest, true, version); None }
+    // nats-server builds an import's transform without the mapping checks (white space in a literal passes).
+    try { SubjectTransform.compile(src, dest, true, version, null, mappingChecks = false); None }
     catch { case e: InvalidTransformException => Some(e.reason) }
 
   /** addStreamImportWithClaim (prefix) and addMappedStreamImportWithClaim. */

@@ -127,6 +127,18 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(plan(republish.replace("x b.$1", "x..$1"), V2_15).isLeft)
   }
 
+  test("imports: the `to` transform is built without the mapping checks on every line (white space in a literal passes)") {
+    // measured: nats-server -t of each line accepts this stream import (main refused it: "invalid transform")
+    def config(kind: String, to: String) =
+      s"""accounts { E { users: [{user: e, password: e}], exports: [{ $kind: "a.*" }] }
+         |I { users: [{user: i, password: i}], imports: [{ $kind: {account: E, subject: "a.*"}, to: "$to" }] } }""".stripMargin
+    for (v <- all) {
+      assert(Accounts.plan(config("stream", "x b.$1"), v).problems.isEmpty, v)
+      assert(Accounts.plan(config("stream", "x..$1"), v).problems.map(_.message) == Seq("Error adding stream import \"a.*\": " +
+        "failed to create mapping transform for stream import subject from \"a.*\" to \"x..$1\": invalid subject"), v)
+    }
+  }
+
   test("tokensBuiltOtherwiseThan names the destination tokens two lines build differently, and only those") {
     def on(v: ServerVersion, dest: String) = SubjectTransform.compile("a.*.*", dest, false, v)
     val dest = "x.$1.{{partition(0,1)}}.{{partition(3,2)}}"
