@@ -34,3 +34,8 @@ else
   PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[dev]'
   mkdir -p .tools && rm -f .tools/python-install.* && touch "$stamp"
 fi
+
+# --- nats-server binaries, one per supported server line ---------------------
+# (.tools/nats-server/<line>/bin/nats-server: the per-line golden files and differential tests use them)
+PYTHON="$PY" bash scripts/nats-servers.sh
+echo "setup: nats-server binaries of every line in .tools/nats-server/"

@@ -281,3 +281,56 @@ def test_validate_a_syntax_error_is_a_problem_in_the_parsers_words(tmp_path):
     result = run("validate", str(tmp_path / "s.conf"))
     assert result.returncode == 1
     assert re.match(rf"{re.escape(str(tmp_path / 's.conf'))}: error: Parse error on line \d+", result.stdout)
+
+
+# Rules the server lines judge differently (left/right from 2.15, random from 2.12, partition(n) and
+# counts above 2^31-1, error texts), and a rule every line accepts.
+LINES_CONFIG = """accounts {
+  A {
+    users: [{user: a, password: a}]
+    mappings {
+      "orders.*": "orders.{{left(1,2)}}"
+      "draw.*": "d.{{random(3)}}"
+      "whole.*": "w.{{partition(3)}}"
+      "keys.*": "k.{{partition(0,1)}}"
+      "big.*": "b.{{partition(2147483648,1)}}"
+      "gap.*": "foo..bar"
+      "plain.*": "p.$1"
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("line", ["2.10", "2.11", "2.12", "2.14", "2.15"])
+def test_validate_server_version_agrees_with_that_lines_nats_server_dash_t(tmp_path, line):
+    """`validate --server-version L` prints exactly the errors the real binary of line L prints (installed
+    by scripts/nats-servers.sh into .tools/nats-server/<line>/)."""
+    binary = Path(__file__).resolve().parent.parent / ".tools" / "nats-server" / line / "bin" / "nats-server"
+    if not binary.exists():
+        pytest.skip(f"no nats-server {line}: run scripts/nats-servers.sh")
+    path = tmp_path / "server.conf"
+    path.write_text(LINES_CONFIG)
+    theirs = subprocess.run([str(binary), "-t", "-c", str(path)], capture_output=True, text=True, timeout=30)
+    ours = run("validate", "--server-version", line, str(path))
+    their_errors = re.findall(rf"{re.escape(path.name)}:(\d+):\d+: (.*)", theirs.stderr + theirs.stdout)
+    our_errors = re.findall(rf"^{re.escape(str(path))}:(\d+): error: (?:[\w.]+: )?rule .*?: (.*)$", ours.stdout, re.M)
+    assert their_errors and sorted(our_errors) == sorted(their_errors), (ours.stdout, theirs.stderr)
+    assert ours.returncode == 1
+
+
+def test_validate_upgrade_to_prints_the_changes_as_a_table(tmp_path):
+    path = tmp_path / "server.conf"
+    path.write_text(LINES_CONFIG)
+    result = run("validate", "--server-version", "2.11", "--upgrade-to", "2.15", str(path))
+    assert result.returncode == 1  # invalid on 2.11
+    table = result.stdout.split("Upgrade from nats-server 2.11 to 2.15: ", 1)[1].splitlines()
+    assert table[0] == "6 changes"
+    rows = {re.search(r'"([\w.*]+)" ->', r).group(1): r for r in table[2:-1]}
+    assert set(rows) == {"orders.*", "draw.*", "whole.*", "keys.*", "big.*", "gap.*"}
+    assert "become valid" in rows["orders.*"] and "become valid" in rows["draw.*"] and "become valid" in rows["whole.*"]
+    assert "become invalid" in rows["big.*"] and "deliver otherwise" in rows["keys.*"]
+    assert "change their error" in rows["gap.*"]
+    assert table[-1] == "1 become invalid, 3 become valid, 1 change their error, 1 deliver otherwise"
+    bad = run("validate", "--server-version", "2.13", str(path))
+    assert bad.returncode == 2 and "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15" in bad.stdout

@@ -199,15 +199,26 @@ def as_bytes(s: str) -> str:
     return s.encode("utf-8").decode("latin-1")
 
 
-def byte_semantics(spark, c: Case, subject: str) -> str | None:
+def compile_on(spark, src: str, dest: str, line: str | None):
+    """The engine's transform, for a server line ("2.10", ...; None: the newest, the default)."""
+    st = spark._jvm.subjxform.core.SubjectTransform
+    if line is None:
+        return st.compile(src, dest, False)
+    return st.compile(src, dest, False, spark._jvm.subjxform.core.ServerVersion.parse(line))
+
+
+def byte_semantics(spark, c: Case, subject: str, line: str | None = None) -> str | None:
     """What nats-server delivers for a non-ASCII subject, computed by the engine on byte-characters,
     then turned back into the server's raw bytes (read as UTF-8 with surrogate escapes)."""
-    tr = spark._jvm.subjxform.core.SubjectTransform.compile(as_bytes(c.src), template(c.dest), False)
+    tr = compile_on(spark, as_bytes(c.src), template(c.dest), line)
     out = tr.apply(as_bytes(subject))
     return None if out is None else out.encode("latin-1").decode("utf-8", "surrogateescape")
 
 
-def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], stats: Counter) -> str | None:
+def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], stats: Counter,
+            line: str | None = None) -> str | None:
+    """None when the engine's (result, shape, matches) is what nats-server delivered (of the given line;
+    None: the newest), else the disagreement."""
     result, shape, matches = engine
     where = f"src={c.src!r} dest={c.dest!r} subject={subject!r}"
     if result is not None and not subject.isascii() and BY_CHARACTERS.search(c.dest):
@@ -219,7 +230,7 @@ def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], s
             stats["code points (unchecked)"] += 1
             return None
         stats["code points vs bytes"] += 1
-        server_shape = byte_semantics(spark, c, subject)
+        server_shape = byte_semantics(spark, c, subject, line)
         if len(delivered) > 1 or (server_shape is None) != (not delivered) or (delivered and not fits(server_shape, delivered[0])):
             return f"{where}: nats-server delivered {delivered!r}, byte semantics predict {server_shape!r}"
         return None
@@ -241,7 +252,7 @@ def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], s
         # first one it looks at (always, in a one-rule account; by chance in others: its config map is
         # unordered); then it hashes an empty string.
         server_dest = with_partitions_of_nothing(template(c.dest))
-        nothing = spark._jvm.subjxform.core.SubjectTransform.compile(c.src, server_dest, False).apply(subject)
+        nothing = compile_on(spark, c.src, server_dest, line).apply(subject)
         if delivered and fits(shape, delivered[0]):
             stats["partition of a literal source: as the engine"] += 1
         elif delivered and fits(nothing, delivered[0]):

@@ -4,7 +4,8 @@ import java.io.{InputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.{InvalidTransformException, SubjectTooLongException, SubjectTransform, Subjects, Workspace}
+import subjxform.core.{InvalidTransformException, ServerVersion, SubjectTooLongException, SubjectTransform, Subjects,
+  Workspace}
 
 /**
  * The command line, on the same engine as the Spark functions and without Spark:
@@ -25,20 +26,46 @@ object Main {
   val ArgsHex = "--args-hex"
 
   val MappingUsage: String =
-    """usage: subjxform mapping [--strict] SRC DEST [--] [SUBJECT...]
+    """usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
       |  Applies the transform SRC -> DEST to each SUBJECT as nats-server would (`nats server mapping`):
       |  prints the new subject or nats-server's error, each followed by an empty line; with no
       |  SUBJECT, asks for subjects until an empty one. --strict: the import/export rules.
+      |  --server-version V: as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like
+      |  2.10.26; default the newest).
       |  Exit code 0 when the transform is valid, whatever the subjects give (a subject that does not
       |  match or is not a valid subject prints an "Error: ..." line), 1 when it is invalid, 2 for a
       |  usage error. A SUBJECT that starts with '-' goes after '--'.""".stripMargin
 
   val Usage: String =
-    s"""usage: subjxform mapping [--strict] SRC DEST [--] [SUBJECT...]
-       |       subjxform validate [--mappings | --stream] FILE...
+    s"""usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
+       |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...
        |       subjxform --help | mapping --help | validate --help""".stripMargin
 
   private def isHelp(a: String) = a == "--help" || a == "-h" || a == "help"
+
+  /**
+   * Takes `--NAME V` / `--NAME=V` (before any `--`) out of `args`: (the version, the other arguments), or
+   * Left(the error to print) for a missing or unsupported version.
+   */
+  private[cli] def versionOption(option: String, args: List[String]): Either[String, (Option[ServerVersion], List[String])] = {
+    var found: Option[String] = None
+    var rest = List.empty[String]
+    var it = args
+    var options = true
+    while (it.nonEmpty) {
+      val a = it.head
+      it = it.tail
+      if (options && a == "--") { options = false; rest :+= a }
+      else if (options && a == option) {
+        if (it.isEmpty) return Left(s"$option needs a version (supported lines: ${ServerVersion.supported})")
+        found = Some(it.head)
+        it = it.tail
+      } else if (options && a.startsWith(option + "=")) found = Some(a.substring(option.length + 1))
+      else rest :+= a
+    }
+    try Right((found.map(ServerVersion.parse), rest))
+    catch { case e: IllegalArgumentException => Left(s"$option: ${e.getMessage}") }
+  }
 
   def main(argv: Array[String]): Unit = {
     val out = new PrintStream(System.out, true, UTF_8.name)
@@ -73,7 +100,22 @@ object Main {
   }
 
   /** `mapping [--strict] SRC DEST [--] [SUBJECT...]`, each argument as bytes. Returns the exit code. */
-  def mapping(args: List[Array[Byte]], in: InputStream, out: PrintStream, err: PrintStream): Int = {
+  def mapping(allArgs: List[Array[Byte]], in: InputStream, out: PrintStream, err: PrintStream): Int = {
+    // The version option is taken out first (its value is text); subjects stay bytes.
+    val hasVersion = allArgs.map(new String(_, UTF_8)).takeWhile(_ != "--").exists(a =>
+      a == "--server-version" || a.startsWith("--server-version="))
+    val (version, args) =
+      if (!hasVersion) (ServerVersion.Newest, allArgs)
+      else versionOption("--server-version", allArgs.map(new String(_, UTF_8))) match {
+        case Left(problem) =>
+          err.println(s"subjxform mapping: $problem")
+          return 2
+        case Right((v, rest)) =>
+          // Put back the other arguments' own bytes (the option and its value are ASCII text).
+          val skip = allArgs.size - rest.size
+          val idx = allArgs.indexWhere(a => { val s = new String(a, UTF_8); s == "--server-version" || s.startsWith("--server-version=") })
+          (v.getOrElse(ServerVersion.Newest), allArgs.take(idx) ++ allArgs.drop(idx + skip))
+      }
     var strict = false
     var positional = List.empty[Array[Byte]]
     var options = true
@@ -92,7 +134,7 @@ object Main {
       case srcBytes :: destBytes :: subjects =>
         val (src, dest) = (new String(srcBytes, UTF_8), new String(destBytes, UTF_8))
         val tr =
-          try SubjectTransform.compile(src, dest, strict)
+          try SubjectTransform.compile(src, dest, strict, version)
           catch {
             case e: InvalidTransformException =>
               out.println(s"Error: ${e.reason}")
@@ -119,8 +161,24 @@ object Main {
 
   /** `validate [--mappings | --stream] FILE`: 0 valid, 1 problems, 2 usage or a file that cannot be read. */
   def validate(argBytes: List[Array[Byte]], stdin: InputStream, out: PrintStream): Int = {
-    val args = argBytes.map(new String(_, UTF_8))
-    if (args.exists(isHelp)) { out.println(Validate.Usage); return 0 }
+    val texts = argBytes.map(new String(_, UTF_8))
+    if (texts.exists(isHelp)) { out.println(Validate.Usage); return 0 }
+    val (version, upgradeTo, args) =
+      versionOption("--server-version", texts).flatMap { case (v, rest) =>
+        versionOption("--upgrade-to", rest).map { case (u, rest2) => (v, u, rest2) }
+      } match {
+        case Left(problem) =>
+          out.println(s"subjxform validate: $problem")
+          return 2
+        case Right(parsed) => parsed
+      }
+    if (upgradeTo.isDefined && version.isEmpty) {
+      out.println(s"subjxform validate: --upgrade-to needs --server-version (the line upgraded from)")
+      return 2
+    }
+    def again(file: String): List[Array[Byte]] =
+      (version.map(v => List("--server-version", v.line)).getOrElse(Nil) ++
+        upgradeTo.map(v => List("--upgrade-to", v.line)).getOrElse(Nil) ++ List(file)).map(_.getBytes(UTF_8))
     val forced = args.collect {
       case "--mappings" => Validate.Mappings
       case "--stream" => Validate.Stream
@@ -130,8 +188,8 @@ object Main {
         // Several files: each one's report, its summary line led by its name; the worst exit code.
         files.map { file =>
           val bytes = new java.io.ByteArrayOutputStream
-          val code = validate((forced.map(k => if (k == Validate.Stream) "--stream" else "--mappings") ++ List(file))
-              .map(_.getBytes(UTF_8)), stdin,
+          val code = validate(forced.map(k => (if (k == Validate.Stream) "--stream" else "--mappings").getBytes(UTF_8)) ++
+              again(file), stdin,
             new PrintStream(bytes, true, "UTF-8"))
           new String(bytes.toByteArray, UTF_8).linesIterator.foreach { line =>
             out.println(if (line.startsWith("OK: ")) s"$file: $line" else line)
@@ -152,7 +210,11 @@ object Main {
               out.println(s"subjxform validate: cannot read $name: $why")
               return 2
           }
-        Validate.run(text, name, forced.headOption, out)
+        val from = version.getOrElse(ServerVersion.Newest)
+        upgradeTo match {
+          case Some(to) => Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to)
+          case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from)
+        }
       case _ =>
         args.find(a => a.startsWith("-") && a != "-" && a != "--mappings" && a != "--stream")
           .foreach(a => out.println(s"subjxform validate: unknown option $a"))

@@ -3,7 +3,8 @@ package subjxform.cli
 import java.io.PrintStream
 
 import subjxform.core.{Accounts, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem, GoQuote,
-  InvalidStreamConfigException, MappingProblem, MappingTable, StreamConfig, StreamConfigJson}
+  InvalidStreamConfigException, InvalidTransformException, MappingProblem, MappingTable, ServerVersion, StreamConfig,
+  StreamConfigJson, SubjectTransform}
 import subjxform.core.ConfValue._
 
 /**
@@ -25,7 +26,11 @@ object Validate {
   case object Mappings extends Kind
   case object Stream extends Kind
 
-  val Usage = "usage: subjxform validate [--mappings | --stream] FILE...   (FILE '-' reads stdin)"
+  val Usage: String =
+    """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...   (FILE '-' reads stdin)
+      |  --server-version V: check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like
+      |  2.10.26; default the newest). --upgrade-to W: then list the rules that become invalid or valid, and
+      |  those whose destination behaves otherwise, on line W. Exit code: 0 valid on V, 1 not, 2 usage.""".stripMargin
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",
@@ -42,8 +47,8 @@ object Validate {
    * to; `$NAME` references the config does not define come from `env`); returns the exit code.
    */
   def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
-      env: String => Option[String] = sys.env.get): Int = {
-    if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, name, out)
+      env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest): Int = {
+    if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, name, out, version)
     val file =
       try ConfSyntax.parseText(text, name, env)
       catch {
@@ -53,9 +58,9 @@ object Validate {
       }
     val doc = file.root
     forced.getOrElse(kindOf(doc)) match {
-      case Stream => stream(doc, name, out)
-      case Mappings if isServerConfig(doc) => serverConfig(file, name, out)
-      case Mappings => mappings(file, name, out)
+      case Stream => stream(doc, name, out, version)
+      case Mappings if isServerConfig(doc) => serverConfig(file, name, out, version)
+      case Mappings => mappings(file, name, out, version)
     }
   }
 
@@ -89,12 +94,9 @@ object Validate {
   }
 
   /** One mappings block's content (not a server config): every problem of its rules. */
-  private def mappings(file: ConfFile, name: String, out: PrintStream): Int = {
-    val block = file.root.entries match {
-      case Vector((k, inner: Obj)) if isMappingsKey(k) => inner
-      case _ => file.root
-    }
-    val problems = MappingTable.validate(block).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
+  private def mappings(file: ConfFile, name: String, out: PrintStream, version: ServerVersion): Int = {
+    val block = soleBlock(file.root)
+    val problems = MappingTable.validate(block, version).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
     report(file, name, problems, plural(block.entries.size, "mapping"), out)
   }
 
@@ -103,13 +105,13 @@ object Validate {
    * mappings, each account's mappings, exports and imports (or, in operator mode, the account JWTs of
    * `resolver_preload`), `include`s and variables resolved as nats-server resolves them.
    */
-  private def serverConfig(file: ConfFile, name: String, out: PrintStream): Int = {
+  private def serverConfig(file: ConfFile, name: String, out: PrintStream, version: ServerVersion): Int = {
     val doc = file.root
     val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
-    val topProblems = for ((label, block) <- top; p <- MappingTable.validate(block))
+    val topProblems = for ((label, block) <- top; p <- MappingTable.validate(block, version))
       yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
     val accounts =
-      try Accounts.fromDocument(doc)
+      try Accounts.fromDocument(doc, version)
       catch {
         case e: ConfSyntaxException =>
           out.println(s"$name: error: ${e.getMessage}")
@@ -127,9 +129,9 @@ object Validate {
   }
 
   /** Account JWTs (or their claims): what nats-server loads from them. */
-  private def accountJwts(text: String, name: String, out: PrintStream): Int = {
+  private def accountJwts(text: String, name: String, out: PrintStream, version: ServerVersion): Int = {
     val plan =
-      try Accounts.plan(text)
+      try Accounts.plan(text, version)
       catch {
         case e: ConfSyntaxException =>
           out.println(s"$name: error: ${e.getMessage}")
@@ -161,10 +163,10 @@ object Validate {
   private def valueOf(block: Obj, p: MappingProblem): ConfValue =
     Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(block)
 
-  private def stream(doc: Obj, name: String, out: PrintStream): Int =
+  private def stream(doc: Obj, name: String, out: PrintStream, version: ServerVersion): Int =
     try {
       val cfg = StreamConfigJson.fromConf(doc)
-      val plan = StreamConfig.plan(cfg)
+      val plan = StreamConfig.plan(cfg, version)
       // nats-server accepts these configs but its source consumer fails later: worth knowing.
       val inactive = plan.origins.flatMap(_.inactive)
       inactive.foreach(w => out.println(s"$name: warning: $w"))
@@ -184,6 +186,128 @@ object Validate {
         out.println(s"$name: 1 error (stream config): nats-server would reject it")
         1
     }
+
+  /** The content of a lone `mappings { }` block pasted with its key, else the document itself. */
+  private def soleBlock(root: Obj): Obj = root.entries match {
+    case Vector((k, inner: Obj)) if isMappingsKey(k) => inner
+    case _ => root
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // --upgrade-to: what changes from one server line to another, for a config without traffic
+
+  /** One rule destination, or one other checked entry, as the two lines see it. */
+  private final case class Change(file: String, line: Int, what: String, change: String, before: String, after: String)
+
+  /**
+   * Checks `text` on line `from` (printed as [[run]] prints it: the exit code is that check's), then
+   * prints a table of what changes on line `to`: entries that become invalid or valid (or keep an error
+   * whose text changes), and rule destinations valid on both that build another subject (naming the
+   * destination tokens that do). Every mapping destination (top-level, per account) is compared; for a
+   * stream config, the verdict.
+   */
+  def upgrade(text: String, name: String, forced: Option[Kind], out: PrintStream, env: String => Option[String],
+      from: ServerVersion, to: ServerVersion): Int = {
+    val code = run(text, name, forced, out, env, from)
+    if (code == 2) return code
+    val changes = changesBetween(text, name, forced, env, from, to)
+    out.println()
+    out.println(s"Upgrade from nats-server ${from.line} to ${to.line}: " +
+      (if (changes.isEmpty) "no rule changes" else plural(changes.size, "change")))
+    if (changes.nonEmpty) {
+      val header = Seq("WHERE", "RULE / ENTRY", "CHANGE", s"ON ${from.line}", s"ON ${to.line}")
+      val rows = changes.map(c => Seq(s"${c.file}:${c.line}", c.what, c.change, c.before, c.after))
+      val widths = header.indices.map(i => (header +: rows).map(_(i).length).max)
+      for (r <- header +: rows) out.println(r.zip(widths).map { case (v, w) => v.padTo(w, ' ') }.mkString("  ").trim)
+      val counts = changes.groupBy(_.change).toSeq.sortBy(_._1).map { case (k, v) => s"${v.size} $k" }
+      out.println(counts.mkString(", "))
+    }
+    code
+  }
+
+  private def changesBetween(text: String, name: String, forced: Option[Kind], env: String => Option[String],
+      from: ServerVersion, to: ServerVersion): Seq[Change] = {
+    if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) {
+      def errors(v: ServerVersion) = Accounts.plan(text, v).problems.filter(_.isError).map(p => (p.field, p.message))
+      return verdictChanges(errors(from), errors(to)).map { case (field, c, b, a) => Change(name, 0, field, c, b, a) }
+    }
+    val file = try ConfSyntax.parseText(text, name, env) catch { case _: ConfSyntaxException => return Nil }
+    val doc = file.root
+    forced.getOrElse(kindOf(doc)) match {
+      case Stream =>
+        def verdict(v: ServerVersion): Seq[(String, String)] =
+          try { StreamConfig.plan(StreamConfigJson.fromConf(doc), v); Nil }
+          catch { case e: InvalidStreamConfigException => Seq(("stream", e.getMessage)) }
+        verdictChanges(verdict(from), verdict(to)).map { case (w, c, b, a) => Change(name, doc.line, w, c, b, a) }
+      case Mappings =>
+        val blocks: Seq[Obj] =
+          if (isServerConfig(doc)) {
+            doc.entries.collect { case (k, b: Obj) if isMappingsKey(k) => b } ++
+              (try Accounts.fromDocument(doc, from).accounts.flatMap(_.mappings) catch { case _: ConfSyntaxException => Nil })
+          } else Seq(soleBlock(doc))
+        val mappingChanges = blocks.flatMap(b => destinationChanges(file, b, from, to))
+        // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
+        val others =
+          if (!isServerConfig(doc)) Nil
+          else {
+            def errors(v: ServerVersion) =
+              (try Accounts.fromDocument(doc, v).problems catch { case _: ConfSyntaxException => Nil })
+                .filter(p => p.isError && !p.field.endsWith("mappings") && !p.field.endsWith("maps")).map(p => (s"${p.at.line}\u0000${p.field}", p.message))
+            verdictChanges(errors(from), errors(to)).map { case (k, c, b, a) =>
+              val Array(line, field) = k.split("\u0000", 2)
+              Change(name, line.toInt, field, c, b, a)
+            }
+          }
+        (mappingChanges ++ others).sortBy(c => (c.file, c.line))
+    }
+  }
+
+  /** Entries (key -> error) of two checks: which become invalid, valid, or keep an error with another text. */
+  private def verdictChanges(before: Seq[(String, String)], after: Seq[(String, String)]): Seq[(String, String, String, String)] = {
+    val b = before.groupBy(_._1).map { case (k, v) => k -> v.map(_._2).mkString("; ") }
+    val a = after.groupBy(_._1).map { case (k, v) => k -> v.map(_._2).mkString("; ") }
+    (b.keySet ++ a.keySet).toSeq.sorted.flatMap { k =>
+      (b.get(k), a.get(k)) match {
+        case (None, Some(e)) => Some((k, "become invalid", "valid", e))
+        case (Some(e), None) => Some((k, "become valid", e, "valid"))
+        case (Some(x), Some(y)) if x != y => Some((k, "change their error", x, y))
+        case _ => None
+      }
+    }
+  }
+
+  /** Every destination of a mappings block, compiled on both lines. */
+  private def destinationChanges(file: ConfFile, block: Obj, from: ServerVersion, to: ServerVersion): Seq[Change] = {
+    def destinations(v: ConfValue): Seq[(String, ConfValue)] = v match {
+      case Str(d, _, _) => Seq(d -> v)
+      case o: Obj => o.entries.collectFirst { case (k, Str(d, _, _)) if k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") => d -> o }.toSeq
+      case Arr(items, _) => items.flatMap(destinations)
+      case _ => Nil
+    }
+    // The last value of a rule written twice is the one nats-server keeps.
+    val rules = block.entries.groupBy(_._1).map { case (k, vs) => k -> vs.last._2 }.toSeq
+    rules.flatMap { case (rule, value) =>
+      destinations(value).flatMap { case (dest, at) =>
+        def compiled(v: ServerVersion): Either[String, SubjectTransform] =
+          try Right(SubjectTransform.compile(rule, dest, false, v))
+          catch { case e: InvalidTransformException => Left(e.reason) }
+        val what = s"${GoQuote(rule)} -> ${GoQuote(dest)}"
+        val where = (file.fileOf(at), at.line)
+        (compiled(from), compiled(to)) match {
+          case (Right(_), Left(e)) => Some(Change(where._1, where._2, what, "become invalid", "valid", e))
+          case (Left(e), Right(_)) => Some(Change(where._1, where._2, what, "become valid", e, "valid"))
+          case (Left(x), Left(y)) if x != y => Some(Change(where._1, where._2, what, "change their error", x, y))
+          case (Right(x), Right(y)) =>
+            val tokens = x.tokensBuiltOtherwiseThan(y)
+            def how(t: SubjectTransform) =
+              if (t.losesMessages) s"the server loses every matching message (it crashes in ${tokens.mkString(", ")})"
+              else s"delivers it, building ${tokens.mkString(", ")} as this line does"
+            if (tokens.isEmpty) None else Some(Change(where._1, where._2, what, "deliver otherwise", how(x), how(y)))
+          case _ => None
+        }
+      }
+    }
+  }
 
   private def plural(n: Int, word: String): String = s"$n $word${if (n == 1) "" else "s"}"
 }

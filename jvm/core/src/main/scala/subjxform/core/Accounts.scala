@@ -387,14 +387,17 @@ object Accounts {
    * and imports are checked only when the accounts read without error. In JWT mode nats-server loads the
    * account and leaves out what fails (it only logs it): those are warnings saying so.
    */
-  def check(read: AccountsPlan): AccountsPlan = {
+  def check(read: AccountsPlan): AccountsPlan = check(read, ServerVersion.Newest)
+
+  /** [[check]] with mappings and import transforms checked as the given nats-server line checks them. */
+  def check(read: AccountsPlan, version: ServerVersion): AccountsPlan = {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem] ++= read.problems
     val severity = if (read.jwtMode) "warning" else "error"
     val dropped = if (read.jwtMode) " (nats-server loads the account without it)" else ""
     // In JWT mode an account that fails the claims' validation is not loaded at all: nothing more to say.
     val refused = read.problems.filter(_.isError).map(_.field.stripSuffix(".mappings")).toSet
     val leftOut = mutable.Map.empty[String, Set[String]] // JWT mode: rules nats-server does not add
-    for (a <- read.accounts if !refused(a.field); m <- a.mappings; p <- MappingTable.validate(m)) {
+    for (a <- read.accounts if !refused(a.field); m <- a.mappings; p <- MappingTable.validate(m, version)) {
       val at = Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(m)
       problems += ConfigProblem(at, mappingsField(a), if (p.isError) severity else "warning", p.toString + (if (p.isError) dropped else ""))
       if (p.isError && p.rule != null) leftOut(a.id) = leftOut.getOrElse(a.id, Set.empty[String]) + p.rule
@@ -442,7 +445,7 @@ object Accounts {
       byId.get(i.account) match {
         case None => fail(i.at, i.field, s"${GoQuote(i.account)} account not defined for stream import")
         case Some(exporter) =>
-          addStreamImport(state(a.id), state(exporter.id), i) match {
+          addStreamImport(state(a.id), state(exporter.id), i, version) match {
             case Left(err) => fail(i.at, i.field, what + err)
             case Right(route) => routes += route
           }
@@ -453,7 +456,7 @@ object Accounts {
       byId.get(i.account) match {
         case None => fail(i.at, i.field, s"${GoQuote(i.account)} account not defined for service import")
         case Some(exporter) =>
-          addServiceImport(state(a.id), state(exporter.id), i) match {
+          addServiceImport(state(a.id), state(exporter.id), i, version) match {
             case Left(err) => fail(i.at, i.field, what + err)
             case Right(route) => routes += route
           }
@@ -512,18 +515,22 @@ object Accounts {
       val isDollar = t.length > 1 && t.charAt(0) == '$' && t.charAt(1) >= '1' && t.charAt(1) <= '9'
       val c = DestinationSyntax.canonical(t)
       val isWildcardFn = DestinationSyntax.looksLikeFunction(c) &&
-        scala.util.Try(DestinationSyntax.parse(t, c)).toOption.exists(p => p.op == DestinationSyntax.Op.Wildcard)
+        scala.util.Try(DestinationSyntax.parse(t, c, ServerVersion.Newest)).toOption.exists(p => p.op == DestinationSyntax.Op.Wildcard)
       if (isDollar || isWildcardFn) { phs += t; "*" } else t
     }
     (toks.mkString("."), phs.toVector)
   }
 
-  private def strictError(src: String, dest: String): Option[String] =
-    try { SubjectTransform.compile(src, dest, strict = true); None }
+  private def strictError(src: String, dest: String, version: ServerVersion): Option[String] =
+    // nats-server (every line) builds an import's transform without the mapping checks, so white space in a
+    // literal of `to` passes there. Kept here: the import's route is applied through subject_transform, which
+    // has them, and the plan must not accept what applying it refuses (an open question for the lead).
+    try { SubjectTransform.compile(src, dest, true, version); None }
     catch { case e: InvalidTransformException => Some(e.reason) }
 
   /** addStreamImportWithClaim (prefix) and addMappedStreamImportWithClaim. */
-  private def addStreamImport(a: AccountState, exporter: AccountState, i: AccountImport): Either[String, ImportRoute] = {
+  private def addStreamImport(a: AccountState, exporter: AccountState, i: AccountImport,
+                              version: ServerVersion): Either[String, ImportRoute] = {
     val from = i.subject
     if (!authorized(exporter, a, "stream", from, i.hasToken)) return Left("stream import not authorized")
     var to = i.to
@@ -538,7 +545,7 @@ object Accounts {
       if (hasWildcard(from)) {
         if (to == from) ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", null, i.field)
         else {
-          strictError(from, tokenize(to)).foreach { reason =>
+          strictError(from, tokenize(to), version).foreach { reason =>
             return Left(s"failed to create mapping transform for stream import subject from ${GoQuote(from)} to ${GoQuote(to)}: $reason")
           }
           stored = untokenize(to)._1
@@ -561,7 +568,8 @@ object Accounts {
   }
 
   /** AddServiceImport(exporter, from = the local subject, to = the import's subject): addServiceImportWithClaim. */
-  private def addServiceImport(a: AccountState, exporter: AccountState, i: AccountImport): Either[String, ImportRoute] = {
+  private def addServiceImport(a: AccountState, exporter: AccountState, i: AccountImport,
+                               version: ServerVersion): Either[String, ImportRoute] = {
     val from = i.to
     val to = i.subject
     if (!Subjects.isValidSubject(from) || !Subjects.isValidSubject(to)) return Left("sublist: invalid subject")
@@ -578,7 +586,7 @@ object Accounts {
         else {
           val toPattern = untokenize(to)._1
           val forward = tokenize(from)
-          strictError(toPattern, forward).foreach { reason =>
+          strictError(toPattern, forward, version).foreach { reason =>
             return Left(s"failed to create mapping transform for service import subject from ${GoQuote(from)} to " +
               s"${GoQuote(toPattern)}: $reason")
           }
@@ -607,18 +615,24 @@ object Accounts {
    * The accounts of any text the tools accept: account JWTs (or their claims, a list of them), or a
    * nats-server config (its `accounts`, or in operator mode the JWTs of its `resolver_preload`).
    */
-  def plan(text: String): AccountsPlan =
-    if (looksLikeJwts(text)) check(fromJwts(text))
-    else fromDocument(ConfSyntax.parseDocument(text)) // no file: no include, no environment
+  def plan(text: String): AccountsPlan = plan(text, ServerVersion.Newest)
+
+  /** [[plan]] checked as the given nats-server line checks it. */
+  def plan(text: String, version: ServerVersion): AccountsPlan =
+    if (looksLikeJwts(text)) check(fromJwts(text), version)
+    else fromDocument(ConfSyntax.parseDocument(text), version) // no file: no include, no environment
 
   /** A server config document already read. */
-  def fromDocument(doc: Obj): AccountsPlan = {
+  def fromDocument(doc: Obj): AccountsPlan = fromDocument(doc, ServerVersion.Newest)
+
+  /** [[fromDocument]] checked as the given nats-server line checks it. */
+  def fromDocument(doc: Obj, version: ServerVersion): AccountsPlan = {
     val preload = doc.entries.collectFirst { case (k, o: Obj) if lower(k) == "resolver_preload" => o }
     preload match {
       case Some(jwts) if !doc.entries.exists(e => lower(e._1) == "accounts") =>
         val tokens = jwts.entries.collect { case (_, Str(jwt, _, _)) => jwt }
-        check(fromJwts(tokens.mkString("\n")))
-      case _ => check(fromServerConfig(doc))
+        check(fromJwts(tokens.mkString("\n")), version)
+      case _ => check(fromServerConfig(doc), version)
     }
   }
 
@@ -638,15 +652,18 @@ object AccountsPlanner {
    * @throws InvalidAccountsException when nats-server would refuse the config (errors, with file:line)
    * @throws ConfSyntaxException when the text cannot be read
    */
-  def planJson(config: String, file: String): String = {
+  def planJson(config: String, file: String): String = planJson(config, file, ServerVersion.Newest)
+
+  /** [[planJson]] checked as the given nats-server line checks the config. */
+  def planJson(config: String, file: String, version: ServerVersion): String = {
     val env: String => Option[String] = sys.env.get
     val name = if (file == null) "config" else file
     val (plan, fileOf) =
-      if (Accounts.looksLikeJwts(config)) (Accounts.check(Accounts.fromJwts(config)), (_: ConfValue) => name)
-      else if (file == null) (Accounts.fromDocument(ConfSyntax.parseDocument(config)), (_: ConfValue) => name)
+      if (Accounts.looksLikeJwts(config)) (Accounts.check(Accounts.fromJwts(config), version), (_: ConfValue) => name)
+      else if (file == null) (Accounts.fromDocument(ConfSyntax.parseDocument(config), version), (_: ConfValue) => name)
       else {
         val parsed = ConfSyntax.parseText(config, name, env)
-        (Accounts.fromDocument(parsed.root), parsed.fileOf _)
+        (Accounts.fromDocument(parsed.root, version), parsed.fileOf _)
       }
     val errors = plan.errors.map(p => s"${fileOf(p.at)}:${p.at.line}: ${p.field}: ${p.message}")
     if (errors.nonEmpty) throw new InvalidAccountsException(errors)

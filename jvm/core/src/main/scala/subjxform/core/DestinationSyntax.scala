@@ -22,6 +22,8 @@ private[core] object DestinationSyntax {
     final val Right = 9
     final val Random = 10
     final val Fwc = 11
+    /** `{{partition(0,…)}}` on a line whose server panics on it (divide by zero): the message is lost. */
+    final val Lost = 12
   }
 
   /** A parsed token: an operation, its wildcard index arguments, an integer and a string argument. */
@@ -49,8 +51,10 @@ private[core] object DestinationSyntax {
   private val rightFn = camel("right")
   private val randomFn = camel("random")
 
-  private val allFunctions = Seq(partitionFn, wildcardFn, splitFromLeftFn, splitFromRightFn, sliceFromLeftFn,
-    sliceFromRightFn, splitFn, leftFn, rightFn, randomFn)
+  private val patterns: Map[String, Pattern] = Map("wildcard" -> wildcardFn, "partition" -> partitionFn,
+    "splitfromleft" -> splitFromLeftFn, "splitfromright" -> splitFromRightFn, "slicefromleft" -> sliceFromLeftFn,
+    "slicefromright" -> sliceFromRightFn, "split" -> splitFn, "left" -> leftFn, "right" -> rightFn,
+    "random" -> randomFn)
 
   private val argSeparator = Pattern.compile(",[\\t\\n\\f\\r ]*")
 
@@ -59,7 +63,6 @@ private[core] object DestinationSyntax {
   final val InvalidArg = "invalid mapping destination: function argument is invalid or in the wrong format"
   final val UnknownFunction = "invalid mapping destination: unknown function"
   final val IndexOutOfRange = "invalid mapping destination: wildcard index out of range"
-  final val InvalidTransform = "invalid mapping destination: invalid transform"
   final val NotForImport =
     "invalid mapping destination: the only mapping function allowed for import transforms is {{Wildcard()}}"
   final val NotUsingAllWildcards = "invalid mapping destination: not using all of the token wildcard(s)"
@@ -82,9 +85,9 @@ private[core] object DestinationSyntax {
     t.length > 4 && t.startsWith("{{") && t.endsWith("}}")
   }
 
-  /** Whether any known function pattern occurs in the token (nats-server's `ValidateMapping` check). */
-  def namesKnownFunction(canonicalToken: String): Boolean =
-    allFunctions.exists(_.matcher(canonicalToken).find())
+  /** Whether a function pattern `version` knows occurs in the token (nats-server's `ValidateMapping` check). */
+  def namesKnownFunction(canonicalToken: String, version: ServerVersion): Boolean =
+    version.functions.exists(f => patterns(f).matcher(canonicalToken).find())
 
   private def args(pattern: Pattern, token: String): Array[String] = {
     val m = pattern.matcher(token)
@@ -109,31 +112,33 @@ private[core] object DestinationSyntax {
   private def intArg(s: String, token: String): Long =
     parseGoInt(trimSpaces(s)).getOrElse(throw new SyntaxError(inToken(InvalidArg, token)))
 
-  private def int32Arg(s: String, token: String): Int = {
+  /** A character count: a 32-bit integer, or (lines without that bound) Go's `int32(x)`, the low 32 bits. */
+  private def int32Arg(s: String, token: String, version: ServerVersion): Int = {
     val v = intArg(s, token)
-    if (v < Int.MinValue || v > Int.MaxValue) throw new SyntaxError(inToken(InvalidArg, token))
+    if (version.characterCountsBoundTo32Bits && (v < Int.MinValue || v > Int.MaxValue))
+      throw new SyntaxError(inToken(InvalidArg, token))
     v.toInt
   }
 
-  /** Go's `int32(x)` of a count that passed nats-server's `> MaxInt32` check: keeps the low 32 bits. */
-  private def countArg(s: String, token: String): Int = {
+  /** Go's `int32(x)` of a count that passed the line's `> MaxInt32` check, if it has one: the low 32 bits. */
+  private def countArg(s: String, token: String, version: ServerVersion): Int = {
     val v = intArg(s, token)
-    if (v > Int.MaxValue) throw new SyntaxError(inToken(InvalidArg, token))
+    if (version.countsBoundTo32Bits && v > Int.MaxValue) throw new SyntaxError(inToken(InvalidArg, token))
     v.toInt
   }
 
-  private def indexAndInt(op: Int, a: Array[String], token: String): Parsed = {
+  private def indexAndInt(op: Int, a: Array[String], token: String, version: ServerVersion): Parsed = {
     if (a.length < 2) throw new SyntaxError(inToken(NotEnoughArgs, token))
     if (a.length > 2) throw new SyntaxError(inToken(TooManyArgs, token))
     val index = intArg(a(0), token)
-    Parsed(op, Array(index), int32Arg(a(1), token), "")
+    Parsed(op, Array(index), int32Arg(a(1), token, version), "")
   }
 
   /**
-   * Parses one destination token as nats-server's `indexPlaceHolders` does; `token` is the text to
-   * quote in errors and `t` its canonical (`{{ }}`) form.
+   * Parses one destination token as `version`'s `indexPlaceHolders` does; `token` is the text to quote in
+   * errors and `t` its canonical (`{{ }}`) form.
    */
-  def parse(token: String, t: String): Parsed = {
+  def parse(token: String, t: String, version: ServerVersion): Parsed = {
     if (t.length <= 1) return literal
     if (t.charAt(0) == '$') {
       // Anything after `$` that is not a number leaves the token a literal, as in nats-server.
@@ -143,45 +148,40 @@ private[core] object DestinationSyntax {
       }
     }
     if (!looksLikeFunction(t)) return literal
+    val it = version.parsedFunctions.iterator
+    while (it.hasNext) {
+      val name = it.next()
+      val a = args(patterns(name), t)
+      if (a != null) return function(name, a, token, version)
+    }
+    throw new SyntaxError(inToken(UnknownFunction, token))
+  }
 
-    var a = args(wildcardFn, t)
-    if (a != null) {
+  private def function(name: String, a: Array[String], token: String, version: ServerVersion): Parsed = name match {
+    case "wildcard" =>
       if (a.length == 1 && a(0).isEmpty) throw new SyntaxError(inToken(NotEnoughArgs, token))
       if (a.length > 1) throw new SyntaxError(inToken(TooManyArgs, token))
-      return Parsed(Op.Wildcard, Array(intArg(a(0), token)), -1, "")
-    }
-    a = args(partitionFn, t)
-    if (a != null) {
-      val n = countArg(a(0), token)
-      return Parsed(Op.Partition, a.tail.map(intArg(_, token)), n, "")
-    }
-    a = args(splitFromLeftFn, t)
-    if (a != null) return indexAndInt(Op.SplitFromLeft, a, token)
-    a = args(splitFromRightFn, t)
-    if (a != null) return indexAndInt(Op.SplitFromRight, a, token)
-    a = args(sliceFromLeftFn, t)
-    if (a != null) return indexAndInt(Op.SliceFromLeft, a, token)
-    a = args(sliceFromRightFn, t)
-    if (a != null) return indexAndInt(Op.SliceFromRight, a, token)
-    a = args(rightFn, t)
-    if (a != null) return indexAndInt(Op.Right, a, token)
-    a = args(leftFn, t)
-    if (a != null) return indexAndInt(Op.Left, a, token)
-    a = args(splitFn, t)
-    if (a != null) {
+      Parsed(Op.Wildcard, Array(intArg(a(0), token)), -1, "")
+    case "partition" =>
+      if (a.length < 2 && !version.partitionOfWholeSubject) throw new SyntaxError(inToken(NotEnoughArgs, token))
+      val n = countArg(a(0), token, version)
+      Parsed(Op.Partition, a.tail.map(intArg(_, token)), n, "")
+    case "splitfromleft" => indexAndInt(Op.SplitFromLeft, a, token, version)
+    case "splitfromright" => indexAndInt(Op.SplitFromRight, a, token, version)
+    case "slicefromleft" => indexAndInt(Op.SliceFromLeft, a, token, version)
+    case "slicefromright" => indexAndInt(Op.SliceFromRight, a, token, version)
+    case "right" => indexAndInt(Op.Right, a, token, version)
+    case "left" => indexAndInt(Op.Left, a, token, version)
+    case "split" =>
       if (a.length < 2) throw new SyntaxError(inToken(NotEnoughArgs, token))
       if (a.length > 2) throw new SyntaxError(inToken(TooManyArgs, token))
       val index = intArg(a(0), token)
       // The separator is taken untrimmed; a space or `.` in it could never match inside a token.
       if (a(1).contains(" ") || a(1).contains(".")) throw new SyntaxError(inToken(InvalidArg, token))
-      return Parsed(Op.Split, Array(index), -1, a(1))
-    }
-    a = args(randomFn, t)
-    if (a != null) {
+      Parsed(Op.Split, Array(index), -1, a(1))
+    case "random" =>
       // nats-server reports any count other than one as "not enough".
       if (a.length != 1) throw new SyntaxError(inToken(NotEnoughArgs, token))
-      return Parsed(Op.Random, Array.empty, countArg(a(0), token), "")
-    }
-    throw new SyntaxError(inToken(UnknownFunction, token))
+      Parsed(Op.Random, Array.empty, countArg(a(0), token, version), "")
   }
 }

@@ -75,7 +75,7 @@ object FilterTransforms {
    * @throws InvalidStreamConfigException naming the entry, with nats-server's API error
    */
   def compile(pairs: Seq[(String, String)], overlap: Overlap = SourceRule,
-      field: String = "subject_transforms"): FilterTransforms = {
+      field: String = "subject_transforms", version: ServerVersion = ServerVersion.Newest): FilterTransforms = {
     val ps = pairs.toIndexedSeq
     val kind = if (overlap == MirrorRule) "mirror" else "source"
     val (sourceErr, destErr) = if (overlap == MirrorRule) (10151, 10154) else (10145, 10146)
@@ -97,6 +97,28 @@ object FilterTransforms {
           s"${overlap.description} (${GoQuote(ps(a)._1)} and ${GoQuote(ps(b)._1)})", overlap.errCode)
       }
     }
+    val asMappings = version.streamTransformsCheckedAsMappings
+    if (!asMappings && overlap == SourceRule) {
+      // 2.10 checks every source destination's tokens first, with one error for all of them.
+      for (((_, dest), i) <- ps.zipWithIndex if dest != null && SubjectTransform.mappingTokenError(dest, version).isDefined)
+        throw new InvalidStreamConfigException(entry(i), "source transform destination is invalid", destErr)
+    }
+    def compileEntry(src: String, dest: String, i: Int): SubjectTransform =
+      if (asMappings) {
+        try SubjectTransform.compile(src, dest, false, version).keepingEmptyTokens
+        catch {
+          case e: InvalidTransformException =>
+            throw new InvalidStreamConfigException(entry(i), s"$kind transform: ${e.reason}", destErr)
+        }
+      } else {
+        // 2.10 builds the transforms when it adds the stream, after every other check (JSStreamCreateErrF).
+        try SubjectTransform.compileTransformOnly(src, dest, version).keepingEmptyTokens
+        catch {
+          case e: InvalidTransformException =>
+            throw new InvalidStreamConfigException(entry(i),
+              s"subject transform from '$src' to '$dest' for the $kind: ${e.reason}", 10049)
+        }
+      }
     for (((src, dest), i) <- ps.zipWithIndex) {
       if (src == null || dest == null) {
         throw new InvalidStreamConfigException(entry(i), s"$kind transform: src and dest must be strings", 0)
@@ -104,18 +126,12 @@ object FilterTransforms {
       if (src.nonEmpty && !Subjects.isValidSubject(src)) {
         throw new InvalidStreamConfigException(entry(i), s"$kind transform source: invalid subject $src", sourceErr)
       }
-      if (dest.nonEmpty) {
-        transforms(i) =
-          try SubjectTransform.compile(src, dest).keepingEmptyTokens
-          catch {
-            case e: InvalidTransformException =>
-              throw new InvalidStreamConfigException(entry(i), s"$kind transform: ${e.reason}", destErr)
-          }
-      }
+      if (dest.nonEmpty && asMappings) transforms(i) = compileEntry(src, dest, i)
       // nats-server checks a mirror's overlaps entry by entry, a source's after all its entries.
       if (overlap == MirrorRule) checkOverlap(i)
     }
     if (overlap == SourceRule) ps.indices.foreach(checkOverlap)
+    if (!asMappings) for (((src, dest), i) <- ps.zipWithIndex if dest.nonEmpty) transforms(i) = compileEntry(src, dest, i)
     // No source means `>`, as nats-server reads it when it builds the transform.
     def orFwc(src: String) = if (src.isEmpty) ">" else src
     val renaming = ps.indices.filter(transforms(_) != null)

@@ -285,12 +285,16 @@ object MappingTable {
    * @throws InvalidMappingsException listing every error (nats-server's message, with its rule and
    *   destination) when nats-server would reject the block or the text cannot be read
    */
-  def compile(text: String): MappingTable = {
-    val digest = Digest.of(text)
+  def compile(text: String): MappingTable = compile(text, ServerVersion.Newest)
+
+  /** [[compile]] as the given nats-server line accepts and applies the block. */
+  def compile(text: String, version: ServerVersion): MappingTable = {
+    // The same text compiles to another table on another line: the line is part of what is shared.
+    val digest = if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.line}\n$text")
     val known = shared(digest)
     if (known != null) return known
     val interner = new Interner
-    val (rules, problems) = analyse(text, interner, overlaps = false)
+    val (rules, problems) = analyse(text, interner, overlaps = false, version)
     val errors = problems.filter(_.isError)
     if (errors.nonEmpty) throw new InvalidMappingsException(errors)
     share(digest, build(rules, interner, digest))
@@ -333,14 +337,25 @@ object MappingTable {
   }
 
   /** Every problem of the table: errors (nats-server would reject it) and warnings, rule by rule. */
-  def validate(text: String): Seq[MappingProblem] = analyse(text, new Interner, overlaps = true)._2
+  def validate(text: String): Seq[MappingProblem] = validate(text, ServerVersion.Newest)
+
+  /** [[validate]] as the given nats-server line checks the block. */
+  def validate(text: String, version: ServerVersion): Seq[MappingProblem] =
+    analyse(text, new Interner, overlaps = true, version)._2
 
   /** [[validate]] for a block already read, e.g. one of the `mappings` blocks of a server config file. */
-  def validate(block: Obj): Seq[MappingProblem] = analyseBlock(block, new Interner, overlaps = true)._2
+  def validate(block: Obj): Seq[MappingProblem] = validate(block, ServerVersion.Newest)
+
+  /** [[validate]] of a block already read, as the given nats-server line checks it. */
+  def validate(block: Obj, version: ServerVersion): Seq[MappingProblem] =
+    analyseBlock(block, new Interner, overlaps = true, version)._2
 
   /** [[validate]] as a JSON array of `{rule, destination, severity, message}`, for callers outside the JVM. */
-  def validateJson(text: String): String =
-    validate(text).map { p =>
+  def validateJson(text: String): String = validateJson(text, ServerVersion.Newest)
+
+  /** [[validateJson]] as the given nats-server line checks the block. */
+  def validateJson(text: String, version: ServerVersion): String =
+    validate(text, version).map { p =>
       Seq("rule" -> p.rule, "destination" -> p.destination, "severity" -> p.severity, "message" -> p.message)
         .map { case (k, v) => s"${JsonWriter.quote(k)}:${if (v == null) "null" else JsonWriter.quote(v)}" }.mkString("{", ",", "}")
     }.mkString("[", ",", "]")
@@ -352,14 +367,16 @@ object MappingTable {
   private final case class Checked(source: String, entries: Seq[(Entry, SubjectTransform)])
 
   /** The rules that passed every check and every problem; overlap warnings only when `overlaps` (validation). */
-  private def analyse(text: String, interner: Interner, overlaps: Boolean): (Seq[Checked], Seq[MappingProblem]) = {
+  private def analyse(text: String, interner: Interner, overlaps: Boolean,
+                      version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
     val doc =
       try ConfSyntax.parseMappings(text)
       catch { case e: ConfSyntaxException => return (Nil, Seq(MappingProblem(null, null, "error", e.getMessage))) }
-    analyseBlock(doc, interner, overlaps)
+    analyseBlock(doc, interner, overlaps, version)
   }
 
-  private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean): (Seq[Checked], Seq[MappingProblem]) = {
+  private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean,
+                           version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
     val problems = mutable.ArrayBuffer.empty[MappingProblem]
     def error(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "error", message)
     def warning(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "warning", message)
@@ -447,7 +464,7 @@ object MappingTable {
         if (!seen.add(e.subject)) { error(rule, e.subject, s"${prefix}duplicate entry for ${GoQuote(e.subject)}"); return None }
         totals(e.cluster) += e.weight
         if (totals(e.cluster) > 100) { error(rule, e.subject, s"${prefix}total weight needs to be <= 100"); return None }
-        try e -> SubjectTransform.compile(rule, e.subject, strict = false, interner)
+        try e -> SubjectTransform.compile(rule, e.subject, strict = false, version, interner)
         catch { case x: InvalidTransformException => error(rule, e.subject, prefix + x.reason); return None }
       }
       Some(Checked(rule, compiled))
@@ -591,7 +608,7 @@ object MappingTable {
         val all =
           if (total != 100 && !listsSource) {
             entries :+ ((Entry(c.source, 100 - total, "") ->
-              SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, interner), -1))
+              SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, ServerVersion.Newest, interner), -1))
           } else entries
         val weights = all.map(_._1._1.weight).toArray
         val running = weights.scanLeft(0)(_ + _).tail

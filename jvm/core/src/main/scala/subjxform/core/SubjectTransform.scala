@@ -16,12 +16,12 @@ final class SubjectTransform private (
     val source: String,
     val destination: String,
     val strict: Boolean,
-    filter: SubjectFilter,
-    ops: Array[Int],
-    tokenArg: Array[Int], // source token position the operation reads
-    intArg: Array[Int], // partition count, character count, random ceiling
-    bytesArg: Array[Array[Byte]], // literal token, split separator
-    hashTokens: Array[Array[Int]], // partition keys' source token positions; null = the whole subject
+    private val filter: SubjectFilter,
+    private val ops: Array[Int],
+    private val tokenArg: Array[Int], // source token position the operation reads
+    private val intArg: Array[Int], // partition count, character count, random ceiling
+    private val bytesArg: Array[Array[Byte]], // literal token, split separator
+    private val hashTokens: Array[Array[Int]], // partition keys' source token positions; null = the whole subject
     keepsEmptyTokens: Boolean = false) // a stream stores such a result; Core NATS drops it
   extends Serializable {
 
@@ -92,6 +92,7 @@ final class SubjectTransform private (
         (op: @annotation.switch) match {
           case Op.Wildcard => ws.put(in, s, e)
           case Op.Split => split(in, s, e, bytesArg(i), ws)
+          case Op.Lost => return null
           case _ => byCharacters(op, in, s, e, intArg(i), ws)
         }
       }
@@ -157,6 +158,22 @@ final class SubjectTransform private (
   def keepingEmptyTokens: SubjectTransform =
     new SubjectTransform(source, destination, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens, true)
 
+  /**
+   * The destination tokens this transform builds otherwise than `other` (the same source and destination
+   * compiled for another server line): empty when both deliver the same subject for every subject.
+   */
+  def tokensBuiltOtherwiseThan(other: SubjectTransform): Seq[String] = {
+    val dtoks = if (destination.isEmpty) Array.empty[String] else Subjects.tokens(destination)
+    if (other.ops.length != ops.length || other.filter.length != filter.length) return dtoks.toSeq
+    def same(i: Int) =
+      ops(i) == other.ops(i) && tokenArg(i) == other.tokenArg(i) && intArg(i) == other.intArg(i) &&
+        java.util.Arrays.equals(bytesArg(i), other.bytesArg(i)) && java.util.Arrays.equals(hashTokens(i), other.hashTokens(i))
+    ops.indices.filterNot(same).map(i => if (i < dtoks.length) dtoks(i) else destination)
+  }
+
+  /** Whether a destination token makes the server lose every matching message (2.10/2.11: `{{partition(0,…)}}`). */
+  def losesMessages: Boolean = ops.contains(Op.Lost)
+
   override def toString: String = s"SubjectTransform(${GoQuote(source)} -> ${GoQuote(destination)})"
 }
 
@@ -164,22 +181,45 @@ object SubjectTransform {
 
   /**
    * Compiles `src` -> `dest` with exactly the acceptance of an entry in a nats-server `mappings` block
-   * (`strict`: of an import, where only `$N`/`{{wildcard(N)}}` may be used and every `*` must be).
-   * An empty `src` means `>`; an empty `dest` means "no transformation".
+   * of the given server line (`strict`: of an import, where only `$N`/`{{wildcard(N)}}` may be used and
+   * every `*` must be). An empty `src` means `>`; an empty `dest` means "no transformation".
    *
-   * @throws InvalidTransformException with nats-server's reason when the transform is invalid
+   * @throws InvalidTransformException with that line's reason when the transform is invalid
    */
-  def compile(src: String, dest: String, strict: Boolean = false): SubjectTransform = compile(src, dest, strict, null)
+  def compile(src: String, dest: String, strict: Boolean, version: ServerVersion): SubjectTransform =
+    compile(src, dest, strict, version, null)
+
+  /** [[compile]] for the newest server line. */
+  def compile(src: String, dest: String, strict: Boolean): SubjectTransform =
+    compile(src, dest, strict, ServerVersion.Newest, null)
+
+  /** [[compile]] of a mapping (not strict) for the newest server line. */
+  def compile(src: String, dest: String): SubjectTransform = compile(src, dest, false, ServerVersion.Newest, null)
+
+  /**
+   * nats-server's `NewSubjectTransform` alone, without the mapping checks that come before it in a
+   * `mappings` block: white space in a literal token passes, and so does any function the line's parser
+   * reads (2.10-2.14 parse `left`/`right`). What a stream's republish is checked with on every line, and
+   * 2.10's stream transforms.
+   */
+  private[core] def compileTransformOnly(src: String, dest: String, version: ServerVersion): SubjectTransform =
+    compile(src, dest, false, version, null, mappingChecks = false)
+
+  /** The error of the mapping checks (`ValidateMapping`'s token checks) on `dest`, if any. */
+  private[core] def mappingTokenError(dest: String, version: ServerVersion): Option[String] =
+    if (dest.isEmpty) None else checkDestinationTokens(Subjects.tokens(dest), version)
 
   /**
    * [[compile]] sharing equal pieces (filters, literal tokens, operation arrays) with the other
    * transforms compiled through `interner` (when not null): a mapping table's many destinations.
    */
-  private[core] def compile(src: String, dest: String, strict: Boolean, interner: Interner): SubjectTransform = {
+  private[core] def compile(src: String, dest: String, strict: Boolean, version: ServerVersion,
+                            interner: Interner, mappingChecks: Boolean = true): SubjectTransform = {
+    if (version == null) throw new IllegalArgumentException(s"no nats-server version: supported lines are ${ServerVersion.supported}")
     if (src.isEmpty) {
       // ADR-36: no source means `>`. A mappings block, where the golden cases come from, rejects an
       // empty key outright, so an invalid transform from "" is reported as nats-server reports that.
-      try return compile(">", dest, strict, interner).withSource(src)
+      try return compile(">", dest, strict, version, interner, mappingChecks).withSource(src)
       catch {
         case e: InvalidTransformException =>
           throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(src)} is not a valid subject",
@@ -196,7 +236,9 @@ object SubjectTransform {
     if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
 
     val dtoks = Subjects.tokens(dest)
-    checkDestinationTokens(dtoks).foreach(fail)
+    if (mappingChecks) checkDestinationTokens(dtoks, version).foreach(fail)
+    // The transform's own check of the destination as a subject: no empty token, `>` last only.
+    else if (dtoks.exists(_.isEmpty) || dtoks.init.contains(">")) fail(InvalidSubject)
 
     val stoks = Subjects.tokens(source)
     val hasFwc = stoks.last == ">"
@@ -215,13 +257,14 @@ object SubjectTransform {
     var placeholders = 0L
     for (i <- 0 until n) {
       val token = dtoks(i)
-      val p = try parse(token, canonical(token)) catch { case e: SyntaxError => fail(e.reason) }
+      val p = try parse(token, canonical(token), version) catch { case e: SyntaxError => fail(e.reason) }
       if (p.op == Op.Literal) {
         ops(i) = if (token == ">") Op.Fwc else Op.Literal
         bytesArg(i) = token.getBytes(UTF_8)
       } else if (npwcs > 0 || hasFwc) {
         if (strict && p.op != Op.Wildcard) fail(inToken(NotForImport, token))
-        ops(i) = p.op
+        if (npwcs == 0 && version.functionsNeedASourceWildcard) fail(inToken(IndexOutOfRange, token))
+        ops(i) = if (p.op == Op.Partition && p.int == 0 && !version.partitionByZeroIsZero) Op.Lost else p.op
         intArg(i) = p.int
         if (p.op != Op.Random) {
           placeholders += p.indexes.length
@@ -233,7 +276,8 @@ object SubjectTransform {
         }
       } else {
         // A literal source has no wildcard to read: only whole-subject functions make sense.
-        if (p.op != Op.Partition && p.op != Op.Random) fail(inToken(IndexOutOfRange, token))
+        if ((p.op != Op.Partition && p.op != Op.Random) || version.functionsNeedASourceWildcard)
+          fail(inToken(IndexOutOfRange, token))
         ops(i) = p.op
         intArg(i) = p.int
         hashTokens(i) = null
@@ -252,15 +296,16 @@ object SubjectTransform {
   private val NoTokens = Array.empty[Array[Int]]
 
   /** The token checks nats-server's `ValidateMapping` makes before it builds a transform, in its order. */
-  private def checkDestinationTokens(dtoks: Array[String]): Option[String] = {
+  private def checkDestinationTokens(dtoks: Array[String], version: ServerVersion): Option[String] = {
+    val invalid = version.invalidDestinationError
     var afterFwc = false
     for (t <- dtoks) {
-      if (t.isEmpty || afterFwc) return Some(inToken(InvalidTransform, t))
+      if (t.isEmpty || afterFwc) return Some(if (t.isEmpty && version.emptyTokenErrorSaysIn) invalid + " in " else inToken(invalid, t))
       val c = canonical(t)
       if (looksLikeFunction(c)) {
-        if (!namesKnownFunction(c)) return Some(inToken(UnknownFunction, t))
+        if (!namesKnownFunction(c, version)) return Some(inToken(UnknownFunction, t))
       } else if (t == ">") afterFwc = true
-      else if (t.exists(Subjects.isNatsSpace)) return Some(InvalidTransform)
+      else if (t.exists(Subjects.isNatsSpace)) return Some(invalid)
     }
     None
   }

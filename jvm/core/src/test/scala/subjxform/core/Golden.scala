@@ -9,7 +9,7 @@ object Golden {
   val root: Path = Paths.get(sys.props.getOrElse("subjxform.root", ".")).toAbsolutePath.normalize
 
   private def lines(name: String): Seq[ujson.Value] = {
-    val path = root.resolve("tests").resolve("golden").resolve(name)
+    val path = root.resolve("tests").resolve("golden").resolve(name.replace('/', java.io.File.separatorChar))
     new String(Files.readAllBytes(path), UTF_8).split("\n").toSeq.filter(_.trim.nonEmpty).map(ujson.read(_))
   }
 
@@ -33,7 +33,18 @@ object Golden {
   private def str(v: ujson.Value, key: String): Option[String] =
     v.obj.get(key).flatMap(x => if (x.isNull) None else Some(x.str))
 
-  lazy val transformCases: Seq[TransformCase] = lines("transform_cases.jsonl").map { v =>
+  lazy val transformCases: Seq[TransformCase] = readTransformCases("transform_cases.jsonl")
+
+  /**
+   * The golden cases as the real binary of one server line gave them (tests/golden/servers/<line>/, made
+   * by tests/server_lines_golden.py from the inputs of tests/golden): "2.10", ..., "2.15".
+   */
+  def transformCasesOf(line: String): Seq[TransformCase] = readTransformCases(s"servers/$line/transform_cases.jsonl")
+
+  /** [[mapCases]] as the real binary of one server line gave them. */
+  def mapCasesOf(line: String): Seq[MapCase] = readMapCases(s"servers/$line/map_cases.jsonl")
+
+  private def readTransformCases(name: String): Seq[TransformCase] = lines(name).map { v =>
     val random = v.obj.get("random").exists(_.bool)
     TransformCase(
       id = v("id").str,
@@ -57,7 +68,9 @@ object Golden {
       error: Option[String],
       expected: Option[Option[String]]) // None: the case pins no result; Some(None): NULL
 
-  lazy val mapCases: Seq[MapCase] = lines("map_cases.jsonl").map { v =>
+  lazy val mapCases: Seq[MapCase] = readMapCases("map_cases.jsonl")
+
+  private def readMapCases(name: String): Seq[MapCase] = lines(name).map { v =>
     MapCase(
       id = v("id").str,
       mappings = v("mappings").str,

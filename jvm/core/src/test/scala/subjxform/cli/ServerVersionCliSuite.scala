@@ -1,0 +1,97 @@
+package subjxform.cli
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, PrintStream}
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** `--server-version` on `mapping` and `validate`, and `validate --upgrade-to`. */
+class ServerVersionCliSuite extends AnyFunSuite {
+
+  private def mapping(args: String*): (Int, String, String) = {
+    val out = new ByteArrayOutputStream
+    val err = new ByteArrayOutputStream
+    val code = Main.mapping(args.map(_.getBytes(UTF_8)).toList, new ByteArrayInputStream(Array.emptyByteArray),
+      new PrintStream(out, true, "UTF-8"), new PrintStream(err, true, "UTF-8"))
+    (code, new String(out.toByteArray, UTF_8), new String(err.toByteArray, UTF_8))
+  }
+
+  private def validate(text: String, args: String*): (Int, Seq[String]) = {
+    val file = Files.createTempFile("upgrade", ".conf")
+    Files.write(file, text.getBytes(UTF_8))
+    val out = new ByteArrayOutputStream
+    val code = Main.validate((args :+ file.toString).map(_.getBytes(UTF_8)).toList,
+      new ByteArrayInputStream(Array.emptyByteArray), new PrintStream(out, true, "UTF-8"))
+    Files.delete(file)
+    (code, new String(out.toByteArray, UTF_8).linesIterator.map(_.replace(file.toString, "f.conf")).toSeq)
+  }
+
+  test("mapping --server-version: that line's verdict and subject; an unsupported one is a usage error") {
+    assert(mapping("a.*", "b.{{left(1,2)}}", "a.xyz")._2.trim == "b.xy")
+    val (code, out, _) = mapping("--server-version", "2.14", "a.*", "b.{{left(1,2)}}", "a.xyz")
+    assert(code == 1 && out.trim == "Error: invalid mapping destination: unknown function in {{left(1,2)}}")
+    assert(mapping("--server-version=2.10.26", "foo.*", "bar.{{partition(2147483648,1)}}", "foo.x")._2.trim == "bar.2097959047")
+    // after `--` it is a subject, not the option
+    assert(mapping("a.*", "b.$1", "--", "--server-version")._1 == 0)
+    val (bad, _, err) = mapping("--server-version", "2.13", "a.*", "b.$1")
+    assert(bad == 2 && err.contains("supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"), err)
+    assert(mapping("a.*", "b.$1", "--server-version")._1 == 2)
+  }
+
+  private val config =
+    """accounts {
+      |  A {
+      |    users: [{user: a, password: a}]
+      |    mappings {
+      |      "orders.*": "orders.{{left(1,2)}}"
+      |      "keys.*": "k.{{partition(0,1)}}"
+      |      "big.*": "b.{{partition(2147483648,1)}}"
+      |      "plain.*": "p.$1"
+      |      "gap.*": "foo..bar"
+      |    }
+      |  }
+      |}
+      |""".stripMargin
+
+  test("validate --server-version checks as that line does: the exit code follows") {
+    val (code10, lines10) = validate(config, "--server-version", "2.10")
+    assert(code10 == 1)
+    assert(lines10.exists(_.contains("unknown function in {{left(1,2)}}")))
+    assert(lines10.exists(_.contains("invalid mapping destination: invalid subject in ")))
+    assert(!lines10.exists(_.contains("big.*")))
+    val (code15, lines15) = validate(config)
+    assert(code15 == 1 && lines15.exists(_.contains("function argument is invalid or in the wrong format in {{partition(2147483648,1)}}")))
+    assert(validate("\"a.*\": \"b.{{left(1,1)}}\"\n", "--server-version", "2.15")._1 == 0)
+    assert(validate("\"a.*\": \"b.{{left(1,1)}}\"\n", "--server-version", "2.14")._1 == 1)
+    val (bad, badLines) = validate(config, "--server-version", "1.0")
+    assert(bad == 2 && badLines.head.contains("supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"), badLines)
+    assert(validate(config, "--upgrade-to", "2.15")._1 == 2) // upgrade from what?
+  }
+
+  test("validate --upgrade-to lists what becomes valid or invalid and what is delivered otherwise") {
+    val (code, lines) = validate(config, "--server-version", "2.10", "--upgrade-to", "2.15")
+    assert(code == 1) // validate's verdict on 2.10
+    val table = lines.dropWhile(!_.startsWith("Upgrade from nats-server 2.10 to 2.15"))
+    assert(table.head == "Upgrade from nats-server 2.10 to 2.15: 4 changes", lines.mkString("\n"))
+    def row(rule: String) = table.find(_.contains(rule)).getOrElse(fail(s"no row for $rule in\n${table.mkString("\n")}"))
+    assert(row("orders.*").contains("become valid") && row("orders.*").contains("unknown function in {{left(1,2)}}"))
+    assert(row("big.*").contains("become invalid"))
+    assert(row("keys.*").contains("deliver otherwise") && row("keys.*").contains("{{partition(0,1)}}") &&
+      row("keys.*").contains("loses every matching message"))
+    assert(row("gap.*").contains("change their error"))
+    assert(!table.exists(_.contains("plain.*")))
+    assert(row("orders.*").startsWith("f.conf:5"))
+    assert(table.last == "1 become invalid, 1 become valid, 1 change their error, 1 deliver otherwise")
+
+    val (same, sameLines) = validate("\"a.*\": \"b.$1\"\n", "--server-version", "2.12", "--upgrade-to", "2.14")
+    assert(same == 0 && sameLines.last == "Upgrade from nats-server 2.12 to 2.14: no rule changes")
+  }
+
+  test("validate --upgrade-to on a stream config compares its verdicts") {
+    val stream = """{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{random(3)}}"}}"""
+    val (code, lines) = validate(stream, "--server-version", "2.11", "--upgrade-to", "2.12")
+    assert(code == 1)
+    assert(lines.exists(l => l.contains("become valid") && l.contains("unknown function")), lines.mkString("\n"))
+  }
+}

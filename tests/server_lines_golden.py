@@ -1,0 +1,248 @@
+"""Per-line golden files: the inputs of tests/golden/{transform,map}_cases.jsonl (made with nats-server 2.15.1)
+run through the real binary of every supported server line, written to
+tests/golden/servers/<line>/{transform,map}_cases.jsonl in the same shape.
+
+Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
+
+    bash scripts/nats-servers.sh && python3 tests/server_lines_golden.py
+
+For each line, each case's verdict and error text are that binary's (`nats-server -t`), and its delivered
+subject is what a `>` subscriber received from that binary (one mapping per account, as tests/golden was
+made). `expected` is the 2.15 golden's where the line delivered exactly what 2.15 delivered (so SPEC §4's
+deliberate differences carry over; random draws compare with their numbers blanked), otherwise what the
+line delivered, with `differs_from_2_15: true` and `nats_received` (`nats_crashed: true` and NULL where the
+binary exited on the message: 2.10/2.11 divide by zero in `{{partition(0,…)}}`). A case that only this line accepts and whose subject is not a literal subject gets
+NULL (SPEC §1); one where the line's bytes and SPEC's code points cannot be told apart pins no result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import nats_oracle  # noqa: E402
+from nats_oracle import Account, MappingServer, validate_mappings  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
+BY_CHARACTERS = ("split", "slice", "left", "right")
+CRASH = "crash"  # what a binary "delivered" when the message made it exit
+
+
+def binary(line: str) -> str:
+    path = os.path.join(ROOT, ".tools", "nats-server", line, "bin", "nats-server")
+    if not os.access(path, os.X_OK):
+        raise SystemExit(f"{path} is missing: run scripts/nats-servers.sh")
+    return path
+
+
+def read(name: str) -> list[dict]:
+    with open(os.path.join(ROOT, "tests", "golden", name), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def is_literal(subject: str) -> bool:
+    return all(t and t not in ("*", ">") for t in subject.split("."))
+
+
+def run_line(line: str, mappings: list[tuple[str, str]], subjects: dict[int, list[str]], json_blocks=False):
+    """The binary's verdict and deliveries: {mapping index: error}, {mapping index: [delivered per subject]}.
+    One account per mapping. With `json_blocks`, a mapping is a whole `mappings` block in JSON."""
+    nats_oracle.NATS_SERVER = binary(line)
+    accounts = [Account(f"A{i}", [m]) for i, m in enumerate(mappings)]
+    with tempfile.TemporaryDirectory(prefix="subjxform-lines-") as tmp:
+        if json_blocks:
+            errors = {i: e for i, (acc) in enumerate(accounts) if (e := _validate_block(acc, tmp)) is not None}
+        else:
+            errors = {int(name[1:]): e for (name, _), e in validate_mappings(accounts, tmp).items()}
+        # An empty destination crashes nats-server's account mapping (SPEC §4): not published.
+        live = [acc for i, acc in enumerate(accounts) if i not in errors and mappings[i][-1:] != ("",)]
+        delivered: dict[int, list] = {i: [None] * len(subjects[i]) for i in range(len(mappings))}
+        todo = [(acc, None) for acc in live]  # (account, index of one subject or None for all)
+        while todo:
+            with _Server(live, tmp, json_blocks) as server:
+                while todo:
+                    acc, one = todo[0]
+                    i = int(acc.name[1:])
+                    subs = subjects[i] if one is None else [subjects[i][one]]
+                    try:
+                        got = server.deliveries(acc, subs)
+                    except (nats_oracle.ProtocolError, OSError):
+                        try:
+                            server.proc.wait(timeout=5)
+                        except Exception:
+                            raise RuntimeError(f"nats-server {line} closed a connection but did not exit: {acc.mappings}")
+                        # The binary crashed on one of these messages (2.10/2.11 divide by zero for
+                        # partition(0,…)): try them one by one, a fresh server each time one crashes.
+                        todo.pop(0)
+                        if one is None:
+                            todo[0:0] = [(acc, k) for k in range(len(subs))]
+                        else:
+                            delivered[i][one] = CRASH
+                        break
+                    todo.pop(0)
+                    if one is None:
+                        delivered[i] = got
+                    else:
+                        delivered[i][one] = got[0]
+    return errors, delivered
+
+
+def _render_blocks(accounts, port=None):
+    lines = []
+    if port is not None:
+        lines += ["listen: 127.0.0.1:%d" % port, "max_control_line: 65536", "max_payload: 65536"]
+    lines.append("accounts {")
+    for acc in accounts:
+        lines.append(f"  {acc.name} {{")
+        lines.append(f"    users: [{{user: {acc.user}, password: {acc.password}}}]")
+        lines.append("    mappings: " + acc.mappings[0])
+        lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n", {}
+
+
+def _validate_block(acc, tmp) -> str | None:
+    import subprocess
+
+    text, _ = _render_blocks([acc])
+    path = os.path.join(tmp, "block.conf")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    proc = subprocess.run([nats_oracle.NATS_SERVER, "-c", path, "-t"], capture_output=True, text=True, timeout=60)
+    if proc.returncode == 0:
+        return None
+    out = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]  # keep a trailing " in "
+    msg = out[0].removeprefix("nats-server: ") if out else "?"
+    m = nats_oracle._ERROR_LINE.match(msg)
+    return m.group(3) if m else msg
+
+
+class _Server(MappingServer):
+    def __init__(self, accounts, workdir, json_blocks):
+        super().__init__(accounts, workdir)
+        self.json_blocks = json_blocks
+
+    def __enter__(self):
+        if self.json_blocks:
+            saved = nats_oracle.render_config
+            nats_oracle.render_config = _render_blocks
+            try:
+                return super().__enter__()
+            finally:
+                nats_oracle.render_config = saved
+        return super().__enter__()
+
+
+def numbers_out(subject: str) -> str:
+    """The subject with each all-digit token as `#`: two random draws compare equal."""
+    return ".".join("#" if t.isdigit() else t for t in subject.split("."))
+
+
+def per_line(golden: list[dict], key, json_blocks: bool) -> dict[str, list[dict]]:
+    """Every line's cases for one golden file."""
+    mappings: list = []
+    index: dict = {}
+    subjects: dict[int, list[str]] = {}
+    for c in golden:
+        k = key(c)
+        if k not in index:
+            index[k] = len(mappings)
+            mappings.append(k)
+            subjects[index[k]] = []
+        if c.get("subject") is not None:
+            subjects[index[k]].append(c["subject"])
+    runs = {line: run_line(line, mappings, subjects, json_blocks) for line in LINES}
+    ref_errors, ref_delivered = runs["2.15"]
+    out: dict[str, list[dict]] = {}
+    for line in LINES:
+        errors, delivered = runs[line]
+        cases = []
+        seen: dict[int, int] = {}
+        for c in golden:
+            i = index[key(c)]
+            c2 = {k: v for k, v in c.items() if k not in ("deviation", "nats_received", "nats_received_hex")}
+            if c.get("subject") is None:
+                c2.update(accepted=i not in errors, error=errors.get(i))
+                cases.append(c2)
+                continue
+            si = seen.get(i, 0)
+            seen[i] = si + 1
+            if i in errors:
+                c2 = {k: v for k, v in c2.items() if k not in ("expected", "expected_pattern")}
+                c2.update(accepted=False, error=errors[i])
+                cases.append(c2)
+                continue
+            got = delivered[i][si]
+            c2.update(accepted=True, error=None)
+            if c.get("accepted") and i not in ref_errors:
+                ref = ref_delivered[i][si]
+                same = got == ref or got is None or (c.get("random") and got != CRASH and ref != CRASH
+                                                     and [numbers_out(x) for x in got] == [numbers_out(x) for x in ref])
+                if same:
+                    for k in ("deviation", "nats_received", "nats_received_hex"):
+                        if k in c:
+                            c2[k] = c[k]
+                    cases.append(c2)
+                    continue
+            # The line delivers something 2.15 does not (or 2.15 refused the mapping).
+            c2.pop("expected_pattern", None)
+            c2["differs_from_2_15"] = True
+            if got == CRASH:  # the binary exited: nothing is delivered, to anyone
+                c2.update(expected=None, nats_received=None, nats_crashed=True)
+                cases.append(c2)
+                continue
+            received = got[0] if len(got) == 1 else got
+            try:
+                json.dumps(received, ensure_ascii=False).encode("utf-8")
+                c2["nats_received"] = received
+            except UnicodeEncodeError:  # not UTF-8: the bytes, as tests/golden writes them
+                c2["nats_received"] = None
+                c2["nats_received_hex"] = received.encode("utf-8", "surrogateescape").hex()
+            subject = c["subject"]
+            if not is_literal(subject):
+                c2["expected"] = None  # SPEC §1
+            elif len(got) > 1 or c.get("random"):
+                c2.pop("expected", None)
+            elif not subject.isascii() and any(f in c.get("dest", c.get("mappings", "")).lower() for f in BY_CHARACTERS):
+                c2.pop("expected", None)  # bytes there, code points here (SPEC §4): not pinned
+            else:
+                c2["expected"] = got[0] if got else None
+            cases.append(c2)
+        out[line] = cases
+    return out
+
+
+def quotable(s: str) -> bool:
+    """Whether the oracle can write `s` in a config (the few golden cases with a `"`, `\\` or line break
+    in a mapping are left out of the per-line files)."""
+    try:
+        nats_oracle.conf_string(s)
+        return True
+    except ValueError:
+        return False
+
+
+def main() -> None:
+    transforms = per_line([c for c in read("transform_cases.jsonl") if quotable(c["src"]) and quotable(c["dest"])],
+                          lambda c: (c["src"], c["dest"]), False)
+    maps = per_line(read("map_cases.jsonl"), lambda c: c["mappings"], True)
+    for line in LINES:
+        d = os.path.join(ROOT, "tests", "golden", "servers", line)
+        os.makedirs(d, exist_ok=True)
+        for name, cases in (("transform_cases.jsonl", transforms[line]), ("map_cases.jsonl", maps[line])):
+            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                for c in cases:
+                    f.write(json.dumps(c, ensure_ascii=False) + "\n")
+        n = sum(1 for c in transforms[line] if c.get("differs_from_2_15"))
+        print(f"{line}: {len(transforms[line])} transform cases ({n} deliver otherwise than 2.15), "
+              f"{sum(1 for c in transforms[line] if not c['accepted'])} rejected; {len(maps[line])} map cases")
+
+
+if __name__ == "__main__":
+    main()
