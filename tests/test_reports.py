@@ -197,3 +197,46 @@ def test_config_diff_with_a_key_shows_only_real_changes(traffic):
     assert 60 < keyed.facts["by_rules"][("changed", "billing.*", "billing.*")] < 140  # half the 200, drawn
     unkeyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3)
     assert unkeyed.facts["by_rules"].get(("changed", "orders.*.*", "orders.*.*"), 0) > 0
+
+
+# Scoped traffic: half the messages entered cluster east (its own destinations), half west (the
+# cluster-less ones). The east share of orders goes 50/50 to two versions.
+SCOPED_TABLE = """
+orders.*: [
+  {destination: "east.orders.v1.$1", weight: 50%, cluster: "east"}
+  {destination: "east.orders.v2.$1", weight: 50%, cluster: "east"}
+  {destination: "orders.central.$1", weight: 100%}
+]
+"""
+SCOPED_NEW_TABLE = SCOPED_TABLE.replace("east.orders.v2.$1", "east.orders.v3.$1").replace(
+    "east.orders.v1.$1", "east.orders.v3.$1", 0)  # only v2 moves, east only
+
+
+@pytest.fixture(scope="module")
+def scoped(session):
+    return session.range(0, 2000, 1, numPartitions=4).selectExpr(
+        "concat('orders.', id) AS subject", "IF(id % 2 = 0, 'east', 'west') AS dc", "id")
+
+
+@pytest.mark.parametrize("as_name", [True, False], ids=["column name", "Column"])
+def test_every_report_takes_a_cluster_column_by_name_or_column(scoped, as_name):
+    cluster = "dc" if as_name else F.col("dc")
+    east = scoped.where("dc = 'east'").count()
+    coverage = {(r.destination, r.cluster): r.hits for r in reports.rule_coverage(scoped, SCOPED_TABLE, cluster=cluster, seed=1).df.collect()}
+    assert coverage[("orders.central.$1", None)] == scoped.count() - east
+    assert coverage[("east.orders.v1.$1", "east")] + coverage[("east.orders.v2.$1", "east")] == east
+    assert min(coverage[("east.orders.v1.$1", "east")], coverage[("east.orders.v2.$1", "east")]) > 0.4 * east
+    canary = reports.canary_check(scoped, SCOPED_TABLE, cluster=cluster, seed=1).facts["rows"]
+    assert [(r["cluster"], r["rule_messages"]) for r in canary] == [("east", east), ("east", east)]
+    diff = reports.config_diff(scoped, SCOPED_TABLE, SCOPED_NEW_TABLE, cluster=cluster, key="id").facts["totals"]
+    moved = scoped.where("dc = 'east'").select(
+        subject_map("subject", SCOPED_TABLE, cluster=F.lit("east"), key=F.col("id"), seed=0).alias("r")
+    ).where("r LIKE 'east.orders.v2.%'").count()
+    assert diff["changed"] == moved > 0 and diff["unchanged"] == scoped.count() - moved
+
+
+def test_a_constant_cluster_in_a_report_is_a_literal_column(scoped):
+    report = reports.rule_coverage(scoped, SCOPED_TABLE, cluster=F.lit("east"), seed=1)
+    assert {r.destination: r.hits for r in report.df.collect()}["orders.central.$1"] == 0
+    with pytest.raises(TypeError, match="cluster must be a column name"):
+        reports.rule_coverage(scoped, SCOPED_TABLE, cluster=7)

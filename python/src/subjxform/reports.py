@@ -15,6 +15,11 @@ picture says more than a table, ``chart(path)`` writes a PNG.
   ``{{partition(n,...)}}`` destinations of a table or for candidate ``n`` and token choices;
 - :func:`canary_check`: observed against configured share per weighted destination (and per cluster),
   with a binomial (Wilson) confidence interval.
+
+``cluster`` is the same in every report: the column holding the cluster each message entered (a column
+name or a Column), by which cluster-scoped destinations are chosen, as each server chooses them by its
+own ``cluster`` name. ``F.lit("east")`` treats every message as entered in cluster ``east``. (In
+:func:`subjxform.subject_map` a string is a cluster name: there the argument is one value.)
 """
 
 from __future__ import annotations
@@ -32,11 +37,9 @@ from pyspark.sql import functions as F
 
 from subjxform.functions import (
     ColumnOrName,
-    ColumnOrValue,
     MappingsValue,
     _column,
     _mappings_text,
-    _value,
     subject_map_explain,
     subject_matches,
     subject_transform,
@@ -91,6 +94,13 @@ def _spark(df: DataFrame):
     return df.sparkSession
 
 
+def _cluster(cluster: Optional[ColumnOrName]) -> Column:
+    """The reports' ``cluster``: a column name or a Column (see the module doc); None: no cluster."""
+    if cluster is None:
+        return F.lit(None).cast("string")
+    return _column(cluster, "cluster")
+
+
 def mappings_plan(spark, mappings: MappingsValue) -> list[dict]:
     """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
@@ -105,7 +115,7 @@ def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsVal
     return messages.select(
         *extra,
         _column(subject).alias("subject"),
-        subject_map_explain(subject, mappings, cluster, seed, key).alias("x"),
+        subject_map_explain(subject, mappings, _cluster(cluster), seed, key).alias("x"),
     )
 
 
@@ -141,7 +151,7 @@ def rule_coverage(
     messages: DataFrame,
     mappings: MappingsValue,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
+    cluster: Optional[ColumnOrName] = None,
     seed: Optional[int] = None,
     key: Optional[ColumnOrName] = None,
     top_unmatched: int = 5,
@@ -151,7 +161,8 @@ def rule_coverage(
     of those (and which others) are shadowed in practice: messages their source matches went to an
     earlier rule (or to a literal rule); and the subjects no rule takes (the ``top_unmatched`` most
     frequent). ``shadow_check_limit`` bounds how many rules are checked for shadowing (the never-fired
-    ones first), since each costs a ``subject_matches`` per message."""
+    ones first), since each costs a ``subject_matches`` per message. ``cluster``: the column of the
+    cluster each message entered (a name or a Column), as in every report."""
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings)
     ex = _explained(messages, subject, mappings, cluster, seed, key).cache()
@@ -283,7 +294,7 @@ def config_diff(
     old: MappingsValue,
     new: MappingsValue,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
+    cluster: Optional[ColumnOrName] = None,
     seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
 ) -> Report:
@@ -296,9 +307,10 @@ def config_diff(
     key, rule), so a rule that both tables share draws alike for every message and only real changes
     show. Without it each table draws from its own seeded random source in row order, and a table that
     adds or removes a weighted rule shifts the draws of the rows after it: changes of weighted
-    destinations that are only a different draw."""
+    destinations that are only a different draw. ``cluster``: the column of the cluster each message
+    entered (a name or a Column), as in every report."""
     spark = _spark(messages)
-    cl = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    cl = _cluster(cluster)
     both = messages.select(
         _column(subject).alias("subject"),
         subject_map_explain(subject, old, cl, seed, key).alias("old"),
@@ -456,7 +468,7 @@ def canary_check(
     messages: DataFrame,
     mappings: MappingsValue,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
+    cluster: Optional[ColumnOrName] = None,
     seed: Optional[int] = None,
     key: Optional[ColumnOrName] = None,
     confidence: float = 0.99,
@@ -470,7 +482,8 @@ def canary_check(
     Without ``delivered``, the draws are ``subject_map``'s (with ``seed``): a check of the table itself.
     With ``delivered`` (a column: the subject a server actually delivered for each message, NULL when it
     was dropped), each message is attributed to the destination that gives that subject: a check of
-    recorded traffic against the configured weights."""
+    recorded traffic against the configured weights. ``cluster``: the column of the cluster each message
+    entered (a name or a Column), as in every report: each cluster scope is checked on its own messages."""
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings)
     extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
