@@ -85,3 +85,15 @@ def test_report_cluster_column_chooses_each_messages_cluster_scope(spark, tmp_pa
     hits = {m.group(1): int(m.group(2).replace(",", "")) for m in re.finditer(r"(\S+ \[east\]|orders\.central\.\$1)\s+([\d,]+)\s+[\d.]+%", summary)}
     assert hits["east.orders.v1.$1 [east]"] + hits["east.orders.v2.$1 [east]"] == east, summary
     assert hits["orders.central.$1"] == 2000 - east, summary
+
+
+def test_report_with_a_mappings_table_nats_server_refuses_is_one_line_and_exit_2(spark, tmp_path, capsys):
+    traffic = _write(spark, tmp_path, "json")
+    (tmp_path / "bad.conf").write_text('orders.*: "orders.{{wildcard(2)}}"')
+    (tmp_path / "good.conf").write_text(TABLE)
+    for args in (["--mappings", str(tmp_path / "bad.conf")],
+                 ["--mappings", str(tmp_path / "good.conf"), "--new-mappings", str(tmp_path / "bad.conf")]):
+        assert report_cli.main([str(traffic), *args, "--out", str(tmp_path / "out")], spark=spark) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith(f"subjxform report: {tmp_path / 'bad.conf'}: "), err
+        assert "wildcard index out of range" in err[-1] and "Traceback" not in "\n".join(err)
