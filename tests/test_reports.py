@@ -240,3 +240,10 @@ def test_a_constant_cluster_in_a_report_is_a_literal_column(scoped):
     assert {r.destination: r.hits for r in report.df.collect()}["orders.central.$1"] == 0
     with pytest.raises(TypeError, match="cluster must be a column name"):
         reports.rule_coverage(scoped, SCOPED_TABLE, cluster=7)
+
+
+def test_a_chart_without_matplotlib_says_which_extra_to_install(traffic, monkeypatch):
+    report = reports.rule_coverage(traffic, TABLE, seed=1)
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"^Report.chart\(\) needs matplotlib: pip install 'subjxform\[reports\]'$"):
+        report.chart("unused.png")

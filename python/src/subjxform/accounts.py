@@ -32,7 +32,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
-from subjxform.functions import subject_map, subject_matches, subject_transform
+from subjxform.functions import _call, subject_map, subject_matches, subject_transform
 
 RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
@@ -74,7 +74,7 @@ def accounts_plan(spark, config: Config) -> dict:
     args = [F.lit(text), F.lit(path).cast("string")]
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        return json.loads(spark.range(1).select(F.call_function("accounts_plan", *args)).first()[0])
+        return json.loads(spark.range(1).select(_call("accounts_plan", *args)).first()[0])
     except PySparkException as e:
         params = error_parameters(e)
         if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":

@@ -36,6 +36,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform.functions import (
+    _call,
     ColumnOrName,
     MappingsValue,
     _column,
@@ -70,7 +71,10 @@ class Report:
         report has none."""
         if self._draw is None:
             return None
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError:
+            raise ImportError("Report.chart() needs matplotlib: pip install 'subjxform[reports]'") from None
 
         matplotlib.use("Agg")  # files only, no display needed
         import matplotlib.pyplot as plt
@@ -106,7 +110,7 @@ def mappings_plan(spark, mappings: MappingsValue) -> list[dict]:
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
     ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``)."""
     text = _mappings_text(mappings)
-    return json.loads(spark.range(1).select(F.call_function("mappings_plan", text).alias("p")).head()["p"])
+    return json.loads(spark.range(1).select(_call("mappings_plan", text).alias("p")).head()["p"])
 
 
 def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, key,

@@ -27,7 +27,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
-from subjxform.functions import subject_filter_transform, subject_matches, subject_transform
+from subjxform.functions import _call, subject_filter_transform, subject_matches, subject_transform
 
 STORED_SUBJECT = "stored_subject"
 REPUBLISHED_SUBJECT = "republished_subject"
@@ -61,7 +61,7 @@ def stream_plan(spark, config: StreamConfig) -> dict:
     config_json = _config_json(config)
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        query = spark.range(1).select(F.call_function("stream_config_plan", F.lit(config_json)))
+        query = spark.range(1).select(_call("stream_config_plan", F.lit(config_json)))
         return json.loads(query.first()[0])
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
