@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from subjxform import subject_map
+from conftest import SPARK_MODE
+from subjxform import subject_map, validate_mappings
 from subjxform.accounts import AccountsConfigError, accounts_plan, replay
 
 CONFIG = """
@@ -114,3 +115,9 @@ def test_replay_uses_the_configs_own_cluster_name_for_scoped_destinations(sessio
     df = session.createDataFrame([("orders.1", "$G")], "subject string, account string")
     assert [r.received_subject for r in replay(df, config).collect()] == ["east.1"]
     assert [r.received_subject for r in replay(df, config, cluster="west").collect()] == ["central.1"]
+
+
+@pytest.mark.skipif(SPARK_MODE != "connect", reason="what a Spark Connect client gets")
+def test_validate_mappings_under_spark_connect_says_it_needs_a_classic_session(session):
+    with pytest.raises(RuntimeError, match=r"^validate_mappings needs a classic SparkSession"):
+        validate_mappings('a.*: "b.$1"', spark=session)

@@ -156,7 +156,7 @@ def rule_coverage(
     mappings: MappingsValue,
     subject: ColumnOrName = "subject",
     cluster: Optional[ColumnOrName] = None,
-    seed: Optional[int] = None,
+    seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
     top_unmatched: int = 5,
     shadow_check_limit: int = 200,
@@ -175,7 +175,9 @@ def rule_coverage(
             F.col("x.rule_index").alias("rule_index"), F.col("x.destination_index").alias("destination_index"),
             F.col("x.remainder").alias("remainder"), F.col("x.outcome").alias("outcome"),
         ).count().collect()
-        total = sum(r["count"] for r in hits if r["outcome"] is not None)
+        # NULL subjects and subjects that are not literal subjects: no rule can take them (explain gives NULL).
+        not_subjects = sum(r["count"] for r in hits if r["outcome"] is None)
+        total = sum(r["count"] for r in hits)
         by_rule: dict[int, int] = {}
         by_dest: dict[tuple, int] = {}
         outcomes = {o: 0 for o in OUTCOMES}
@@ -245,13 +247,14 @@ def rule_coverage(
              for r in rows],
             [True, False, False, True, True, False],
         ),
-        "outcomes: " + ", ".join(f"{o} {n:,}" for o, n in outcomes.items()),
+        "outcomes: " + ", ".join(f"{o} {n:,}" for o, n in outcomes.items())
+        + (f"; {not_subjects:,} not subjects (NULL or not a literal subject: no rule takes them)" if not_subjects else ""),
         "never fire: " + (", ".join(f"{i} ({plan[i]['rule']})" for i in never) if never else "none"),
         "no rule takes: " + (", ".join(f"{s} ({n:,})" for s, n in unmatched) if unmatched else "none")
         + (f" ... {outcomes['no_match']:,} messages in all" if unmatched else ""),
     ])
     facts = {
-        "total": total, "outcomes": outcomes, "hits_per_rule": {p["rule"]: by_rule.get(p["rule_index"], 0) for p in plan},
+        "total": total, "outcomes": outcomes, "not_subjects": not_subjects, "hits_per_rule": {p["rule"]: by_rule.get(p["rule_index"], 0) for p in plan},
         "never_fire": [plan[i]["rule"] for i in never],
         "shadowed": {plan[i]["rule"]: {plan[t]["rule"]: n for t, n in s.items()} for i, s in shadowed.items()},
         "unmatched": unmatched,
@@ -285,7 +288,10 @@ def _diff_category(old: Column, new: Column) -> Column:
     return (
         F.when(old["result"].eqNullSafe(new["result"]), "unchanged")
         .when(old["result"].isNotNull() & new["result"].isNull(), "newly_dropped")
-        .when(old["outcome"].isin("no_match", "unchanged") & (new["outcome"] == "mapped"), "newly_mapped")
+        # Kept its subject because no rule took it or the rule's remainder did; a destination equal to the
+        # subject is a mapping like any other: a rule that changes it is "changed".
+        .when(((old["outcome"] == "no_match") | ((old["outcome"] == "unchanged") & old["remainder"]))
+              & (new["outcome"] == "mapped"), "newly_mapped")
         .otherwise("changed")
     )
 
@@ -405,6 +411,10 @@ def partition_balance(
                          "or (source, n, tokens) candidates")
     if not found:
         raise ValueError("the mappings have no {{partition(n,...)}} destination")
+    for src, n, toks in found:
+        if n < 1 or not toks:
+            raise ValueError(f"partition candidate ({src!r}, {n}, {list(toks)}): the count must be at least 1 and at "
+                             "least one wildcard token hashed")
     subj = _column(subject)
     results = []
     rows = []
@@ -473,7 +483,7 @@ def canary_check(
     mappings: MappingsValue,
     subject: ColumnOrName = "subject",
     cluster: Optional[ColumnOrName] = None,
-    seed: Optional[int] = None,
+    seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
     confidence: float = 0.99,
     delivered: Optional[ColumnOrName] = None,
@@ -522,8 +532,9 @@ def canary_check(
             n = sum(seen.get((p["rule_index"], s["cluster"], d), 0) for d, *_ in dests)
             for d, dest, w in dests:
                 k = seen.get((p["rule_index"], s["cluster"], d), 0)
-                low, high = wilson_interval(k, n, confidence)
-                ok = n > 0 and low <= w / 100 <= high
+                # No messages: nothing observed, so no interval and no verdict (None), not a failed check.
+                low, high = wilson_interval(k, n, confidence) if n else (None, None)
+                ok = low <= w / 100 <= high if n else None
                 rows.append((p["rule_index"], p["rule"], s["cluster"], None if d < 0 else d, dest, k, n,
                              k / n if n else None, w / 100, low, high, ok))
     df = spark.createDataFrame(rows, "rule_index INT, rule STRING, cluster STRING, destination_index INT, destination STRING, "
@@ -533,7 +544,9 @@ def canary_check(
     text = "\n".join([
         f"Canary check ({100 * confidence:g}% Wilson interval)",
         _table(["rule", "cluster", "destination", "messages", "observed", "configured", "interval", "ok"],
-               [[f"{r[0]}: {r[1]}", r[2], r[4], r[5], pct(r[7]), pct(r[8]), f"{pct(r[9])} .. {pct(r[10])}", r[11]] for r in rows],
+               [[f"{r[0]}: {r[1]}", r[2], r[4], r[5], pct(r[7]), pct(r[8]),
+                 "-" if r[9] is None else f"{pct(r[9])} .. {pct(r[10])}", "no messages" if r[11] is None else r[11]]
+                for r in rows],
                [False, False, False, True, True, True, True, False]),
     ]) if rows else "Canary check: no weighted destination"
     unexplained = sum(n for (_, _, d), n in seen.items() if d == -2)
@@ -541,9 +554,13 @@ def canary_check(
         text += f"\n{unexplained:,} delivered subjects no destination of their rule gives"
     facts = {"rows": [dict(zip(("rule_index", "rule", "cluster", "destination_index", "destination", "messages",
                                 "rule_messages", "observed", "configured", "low", "high", "ok"), r)) for r in rows],
-             "all_ok": all(r[11] for r in rows), "unexplained": unexplained}
+             "all_ok": all(r[11] is not False for r in rows), "unchecked": sum(1 for r in rows if r[11] is None),
+             "unexplained": unexplained}
+
+    checked = [r for r in rows if r[11] is not None]
 
     def draw(fig):
+        rows = checked  # a destination without messages has no interval to draw
         ax = fig.add_subplot(1, 1, 1)
         labels = [f"{r[4]}" + (f" [{r[2]}]" if r[2] else "") for r in rows]
         x = list(range(len(rows)))
@@ -559,4 +576,4 @@ def canary_check(
         ax.set_title(f"Canary check: {len(rows) - bad} of {len(rows)} destinations within the interval")
         ax.legend(fontsize=8)
 
-    return Report("canary check", df, text, facts, draw if rows else None)
+    return Report("canary check", df, text, facts, draw if checked else None)
