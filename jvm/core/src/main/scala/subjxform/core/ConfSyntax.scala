@@ -339,7 +339,7 @@ object ConfSyntax {
         else if (c == ',' || c == ';' || isNewLine(c)) return false
         else if (c == '}') { if (closing) return true; fail("Unexpected '}': the block is already closed.") }
         else if (c == EOF && !closing) return true
-        else fail(s"Expected a map value terminator \",\" or a map terminator \"}\", but got '${show(c)}' instead.")
+        else fail(s"""Expected a map value terminator "," or a map terminator "}", but got '${show(c)}' instead.""")
       }
       false
     }
@@ -590,7 +590,7 @@ object ConfSyntax {
         else if (d == '/') { if (peek == '/') skipComment() else return false }
         else if (d == ',' || isNewLine(d)) return false
         else if (d == ']') return true
-        else fail(s"Expected an array value terminator \",\" or an array terminator \"]\", but got '${show(d)}' instead.")
+        else fail(s"""Expected an array value terminator "," or an array terminator "]", but got '${show(d)}' instead.""")
       }
       false
     }
