@@ -20,7 +20,7 @@
                                                     summary and PNGs in DIR (`report --help`)
     subjxform --help                                this text (also `mapping --help`, `validate --help`)
 
-`mapping` and `validate` run the jar's Spark-free engine in a plain JVM (Java 8 or later; no pyspark needed,
+`mapping` and `validate` run the jar's Spark-free engine in a plain JVM (Java alone: no pyspark needed,
 no Spark session started). `report` needs pyspark and matplotlib: pip install 'subjxform[spark,reports]'. Subjects
 are passed on as bytes, so one that is not valid UTF-8 is transformed (and hashed) as nats-server does.
 """
