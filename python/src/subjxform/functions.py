@@ -96,7 +96,7 @@ def subject_transform(
     unchanged when not matching, as Core NATS mappings behave
     """
     return _call("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict), _seed(seed), _key(key))
+                 _strict(strict), _seed(seed), _key(key))
 
 
 def try_subject_transform(
@@ -112,7 +112,7 @@ def try_subject_transform(
     >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
     return _call("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict), _seed(seed), _key(key))
+                 _strict(strict), _seed(seed), _key(key))
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -180,7 +180,7 @@ def subject_map_explain(
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
     return _call("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed),
-                           _key(key))
+                 _key(key))
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
@@ -234,4 +234,4 @@ def try_subject_filter_transform(
 ) -> Column:
     """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
     return _call("try_subject_filter_transform", _column(subject), _transform_list(transforms),
-                           _seed(seed), _key(key))
+                 _seed(seed), _key(key))
