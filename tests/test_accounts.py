@@ -86,7 +86,7 @@ def test_a_path_is_a_file_whether_a_path_or_a_str_naming_one_everywhere(session,
     existing file, is read from the file; any other str is the config's text."""
     from pathlib import Path
 
-    from subjxform.scopes import server_from_config
+    from subjxform.scopes import server_from_config, stream
     from subjxform.streams import StreamConfigError, stream_plan
 
     (tmp_path / "server.conf").write_text("server_name: edge\n" + CONFIG)
@@ -102,6 +102,7 @@ def test_a_path_is_a_file_whether_a_path_or_a_str_naming_one_everywhere(session,
     assert from_file.name == "edge" and json.loads(from_file.mappings) == {"bar.*": "own.$1"}
     (tmp_path / "stream.json").write_text('{"name": "S", "subjects": ["s.>"]}')
     assert stream_plan(session, "stream.json") == stream_plan(session, '{"name": "S", "subjects": ["s.>"]}')
+    assert stream(from_file, "stream.json").label == stream(from_file, Path("stream.json")).label == "stream S@edge"
     # A mistyped path is read as config text; its error says no such file exists.
     with pytest.raises(AccountsConfigError, match=r"there is no file 'sever.conf': a str is read as a file only when"):
         accounts_plan(session, "sever.conf")
