@@ -28,12 +28,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform.accounts import accounts_plan
+from subjxform.configs import Config, config_text
 from subjxform.functions import ColumnOrName, _column, subject_map_explain, subject_matches, subject_transform
 from subjxform.streams import REPUBLISHED_SUBJECT, STORED_SUBJECT, stream_messages, stream_plan
 
@@ -52,18 +53,21 @@ class Server:
     info: Mapping[str, Any]
 
 
-def server_from_config(spark, path: Union[str, Path], account: str = "$G", name: Optional[str] = None) -> Server:
-    """Reads a nats-server config file (``include`` and ``$VARIABLES`` as nats-server reads them) as the
+def server_from_config(spark, config: Config, account: str = "$G", name: Optional[str] = None) -> Server:
+    """Reads a nats-server config (a file: a ``pathlib.Path`` or a str naming one, with ``include`` and
+    ``$VARIABLES`` as nats-server reads them; else the config's text: :mod:`subjxform.configs`) as the
     ``accounts_plan`` SQL function checks it; ``account`` is the account whose messages are followed
-    (``$G``: the top-level ``mappings``)."""
-    path = Path(path)
-    plan = accounts_plan(spark, path)
+    (``$G``: the top-level ``mappings``). The server's name: ``name``, else its ``server_name``, else the
+    file's stem (``"server"`` for a text without ``server_name``)."""
+    _, path = config_text(config)
+    where = path or "the config"
+    plan = accounts_plan(spark, config)
     info = plan.get("server") or {}
     accounts = {a["name"]: a for a in plan["accounts"]}
     if account not in accounts and account != "$G":
-        raise ValueError(f"{path}: no account {account!r} (it has {', '.join(sorted(accounts))})")
+        raise ValueError(f"{where}: no account {account!r} (it has {', '.join(sorted(accounts))})")
     mappings = accounts.get(account, {}).get("mappings")
-    return Server(name or info.get("server_name") or path.stem, mappings, info.get("cluster"), info)
+    return Server(name or info.get("server_name") or (Path(path).stem if path else "server"), mappings, info.get("cluster"), info)
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def stream(server: Server, config: Any) -> Hop:
 
 
 def stream_name(config: Any) -> str:
-    return (json.loads(config) if isinstance(config, str) else dict(config)).get("name", "?")
+    return (dict(config) if isinstance(config, Mapping) else json.loads(config_text(config)[0])).get("name", "?")
 
 
 def _check(hops: Sequence[Hop]) -> None:
