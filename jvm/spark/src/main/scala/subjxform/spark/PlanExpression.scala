@@ -272,7 +272,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
 
   /**
    * Whether the column's name shows the seed: not when it decides nothing (a plan that never draws) nor
-   * when the analyzer chose it, as Spark's `rand()` shows none.
+   * when it was chosen for a call that gave none ([[ChosenSeed]]), as `rand()`'s name shows none.
    */
   protected def seedShown: Boolean = true
 
@@ -381,7 +381,8 @@ trait RandomForm[P <: AnyRef] extends PlanExpression[P] with Nondeterministic {
  * puts it in the grouping and in the output, and so does SQL that repeats a grouping expression), and
  * Spark's analyzer finds the grouping expression in the output by equality (Spark 4.2: by canonical
  * form). So, as with two calls given the same seed, Spark may take two identically written unseeded
- * calls over the same input for one (the grouping one's draws are then what the output shows).
+ * calls over the same input for one (the grouping one's draws are then what the output shows; a cached
+ * DataFrame's draws may serve another DataFrame that writes the same call).
  */
 case class ChosenSeed(seed: Long) extends LeafExpression {
   override def dataType: DataType = LongType
