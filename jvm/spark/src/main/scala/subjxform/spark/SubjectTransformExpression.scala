@@ -64,11 +64,12 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
     Some(RandomSubjectTransformExpression(subject, src, dest, strict, seed, key, serverVersion, failOnError))
 
   // Whether the destination draws does not depend on `strict`, which may not be a BOOLEAN yet when the
-  // builder asks (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
+  // builder asks, nor on the server version (which may not be a constant yet: a line without `random` refuses
+  // the transform, whichever form reports it) (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
   override protected def constantsDrawAtRandom: Boolean = (Option(src.eval()), Option(dest.eval())) match {
     case (Some(s), Some(d)) =>
-      try SubjectTransform.compile(s.toString, d.toString, false, version).isRandom
-      catch { case _: IllegalArgumentException => false } // (an invalid transform or version)
+      try SubjectTransform.compile(s.toString, d.toString).isRandom
+      catch { case _: InvalidTransformException => false }
     case _ => false
   }
 }
