@@ -36,6 +36,7 @@ from subjxform.functions import (
     MappingsValue,
     _column,
     _mappings_text,
+    _server_version,
     _value,
     subject_map_explain,
     subject_matches,
@@ -91,21 +92,22 @@ def _spark(df: DataFrame):
     return df.sparkSession
 
 
-def mappings_plan(spark, mappings: MappingsValue) -> list[dict]:
+def mappings_plan(spark, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
     """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
     ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``)."""
     text = _mappings_text(mappings)
-    return json.loads(spark.range(1).select(F.call_function("mappings_plan", text).alias("p")).head()["p"])
+    return json.loads(spark.range(1).select(F.call_function("mappings_plan", text, *_server_version(server_version))
+                                            .alias("p")).head()["p"])
 
 
 def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, key,
-               *extra: Column) -> DataFrame:
+               *extra: Column, server_version: Optional[str] = None) -> DataFrame:
     # Aliased once: the struct's fields are read from this column, so a row is explained (and drawn) once.
     return messages.select(
         *extra,
         _column(subject).alias("subject"),
-        subject_map_explain(subject, mappings, cluster, seed, key).alias("x"),
+        subject_map_explain(subject, mappings, cluster, seed, key, server_version).alias("x"),
     )
 
 
@@ -146,6 +148,7 @@ def rule_coverage(
     key: Optional[ColumnOrName] = None,
     top_unmatched: int = 5,
     shadow_check_limit: int = 200,
+    server_version: Optional[str] = None,
 ) -> Report:
     """Hits per rule and per destination of ``mappings`` over ``messages``; which rules never fire; which
     of those (and which others) are shadowed in practice: messages their source matches went to an
@@ -153,8 +156,8 @@ def rule_coverage(
     frequent). ``shadow_check_limit`` bounds how many rules are checked for shadowing (the never-fired
     ones first), since each costs a ``subject_matches`` per message."""
     spark = _spark(messages)
-    plan = mappings_plan(spark, mappings)
-    ex = _explained(messages, subject, mappings, cluster, seed, key).cache()
+    plan = mappings_plan(spark, mappings, server_version)
+    ex = _explained(messages, subject, mappings, cluster, seed, key, server_version=server_version).cache()
     try:
         hits = ex.groupBy(
             F.col("x.rule_index").alias("rule_index"), F.col("x.destination_index").alias("destination_index"),
@@ -286,6 +289,7 @@ def config_diff(
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Report:
     """``old`` and ``new`` mapping tables over the same messages with the same ``seed``: per message, both
     explanations, and a category: ``unchanged`` (the same result), ``newly_dropped`` (delivered before,
@@ -301,8 +305,8 @@ def config_diff(
     cl = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
     both = messages.select(
         _column(subject).alias("subject"),
-        subject_map_explain(subject, old, cl, seed, key).alias("old"),
-        subject_map_explain(subject, new, cl, seed, key).alias("new"),
+        subject_map_explain(subject, old, cl, seed, key, server_version).alias("old"),
+        subject_map_explain(subject, new, cl, seed, key, server_version).alias("new"),
     ).where(F.col("old").isNotNull())
     both = both.withColumn("category", _diff_category(F.col("old"), F.col("new")))
     agg = both.groupBy(
@@ -350,10 +354,11 @@ def config_diff(
 _PARTITION = re.compile(r"\{\{\s*partition\s*\(\s*(\d+)\s*((?:,\s*\d+\s*)*)\)\s*\}\}", re.I)
 
 
-def partition_candidates(spark, mappings: MappingsValue) -> list[tuple[str, int, tuple[int, ...]]]:
+def partition_candidates(spark, mappings: MappingsValue,
+                         server_version: Optional[str] = None) -> list[tuple[str, int, tuple[int, ...]]]:
     """(source, n, tokens) of every ``{{partition(n,t...)}}`` in the table's destinations."""
     out = []
-    for p in mappings_plan(spark, mappings):
+    for p in mappings_plan(spark, mappings, server_version):
         for d in p["destinations"]:
             for m in _PARTITION.finditer(d["destination"]):
                 toks = tuple(int(t) for t in m.group(2).replace(",", " ").split())
@@ -369,6 +374,7 @@ def partition_balance(
     mappings: Optional[MappingsValue] = None,
     subject: ColumnOrName = "subject",
     top_keys: int = 5,
+    server_version: Optional[str] = None,
 ) -> Report:
     """How evenly ``{{partition(n, tokens...)}}`` spreads ``messages``: per candidate, messages per
     partition, min / max / skew (max over mean; 1.0 is perfectly even) and the hottest keys (the
@@ -379,7 +385,7 @@ def partition_balance(
     ``source`` matches."""
     spark = _spark(messages)
     if mappings is not None:
-        found = partition_candidates(spark, mappings)
+        found = partition_candidates(spark, mappings, server_version)
     elif candidates and all(len(c) == 3 for c in candidates):
         found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in candidates]
     elif source is not None and candidates:
@@ -396,8 +402,8 @@ def partition_balance(
         dest = "{{partition(%d,%s)}}" % (n, ",".join(map(str, toks)))
         key_dest = ".".join(f"{{{{wildcard({t})}}}}" for t in toks)
         matched = messages.select(subj.alias("subject")).where(subject_matches(F.col("subject"), src)).select(
-            subject_transform(F.col("subject"), src, dest).cast("int").alias("partition"),
-            subject_transform(F.col("subject"), src, key_dest).alias("key"),
+            subject_transform(F.col("subject"), src, dest, server_version=server_version).cast("int").alias("partition"),
+            subject_transform(F.col("subject"), src, key_dest, server_version=server_version).alias("key"),
         )
         per_key = matched.groupBy("partition", "key").count().cache()
         try:
@@ -461,6 +467,7 @@ def canary_check(
     key: Optional[ColumnOrName] = None,
     confidence: float = 0.99,
     delivered: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Report:
     """Observed against configured share of every weighted destination (a rule scope whose draw is not
     certain), per rule and cluster scope: messages, observed share, configured weight and the Wilson
@@ -472,9 +479,9 @@ def canary_check(
     was dropped), each message is attributed to the destination that gives that subject: a check of
     recorded traffic against the configured weights."""
     spark = _spark(messages)
-    plan = mappings_plan(spark, mappings)
+    plan = mappings_plan(spark, mappings, server_version)
     extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
-    ex = _explained(messages, subject, mappings, cluster, seed, key, *extra)
+    ex = _explained(messages, subject, mappings, cluster, seed, key, *extra, server_version=server_version)
     if delivered is None:
         dest_index = F.col("x.destination_index")
     else:
@@ -482,7 +489,8 @@ def canary_check(
         remainder = F.col("delivered").isNull() | (F.col("delivered") == F.col("subject"))
         for p in plan:
             for d in p["destinations"]:
-                gives = subject_transform(F.col("subject"), p["rule"], d["destination"]).eqNullSafe(F.col("delivered"))
+                gives = subject_transform(F.col("subject"), p["rule"], d["destination"],
+                                          server_version=server_version).eqNullSafe(F.col("delivered"))
                 in_scope = (F.col("x.rule_index") == p["rule_index"]) & F.col("x.cluster").eqNullSafe(F.lit(d["cluster"]))
                 dest_index = F.when(dest_index.isNull() & in_scope & gives, F.lit(d["index"])).otherwise(dest_index)
         dest_index = F.when(dest_index.isNull() & ~remainder, F.lit(-2)).otherwise(dest_index)  # -2: no destination gives it
