@@ -57,6 +57,7 @@ def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] 
 def _server_version(session: SparkSession, server_version: Optional[str], caller: str):
     """The JVM ServerVersion of ``server_version`` (None: the session's conf, else the newest line)."""
     from py4j.protocol import Py4JJavaError
+    from pyspark.errors import IllegalArgumentException as JvmIllegalArgument
 
     if server_version is None:
         server_version = session.conf.get(SERVER_VERSION_CONF, None)
@@ -67,5 +68,7 @@ def _server_version(session: SparkSession, server_version: Optional[str], caller
         raise TypeError(f"server_version must be a str such as '2.10' (or None), not {type(server_version).__name__}")
     try:
         return versions.parse(server_version)
+    except JvmIllegalArgument as e:  # (PySpark's form of the JVM's IllegalArgumentException)
+        raise ValueError(str(e).strip()) from None
     except Py4JJavaError as e:
         raise ValueError(str(e.java_exception.getMessage())) from None
