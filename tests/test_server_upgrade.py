@@ -63,3 +63,27 @@ def test_an_unsupported_version_is_a_clear_error(traffic):
     df, _ = traffic
     with pytest.raises(ValueError, match=r"supported lines are 2\.10, 2\.11, 2\.12, 2\.14, 2\.15"):
         reports.server_upgrade(df, LEFT, "2.9", "2.15")
+
+
+def test_report_command_compiles_for_the_line_and_adds_the_upgrade(spark, traffic, tmp_path, capsys):
+    from subjxform import report_cli
+
+    df, subjects = traffic
+    path = tmp_path / "traffic.parquet"
+    df.write.parquet(str(path))
+    table = tmp_path / "m.conf"
+    table.write_text('p.* "q.{{partition(0,1)}}"\ne.* f.$1\n')
+    # (--partitions: partition_balance of the table's own {{partition(0,1)}} would fail on its n = 0)
+    code = report_cli.main([str(path), "--mappings", str(table), "--server-version", "2.10", "--upgrade-to", "2.15",
+                            "--partitions", "e.*:4:1", "--out", str(tmp_path / "out")], spark=spark)
+    assert code == 0
+    summary = capsys.readouterr().out
+    lost = len(starting(subjects, "p."))
+    # On 2.10 the partition(0, ...) rule loses its messages: rule coverage counts them as dropped.
+    assert f"dropped {lost:,}" in summary and "nats-server 2.10" in summary
+    assert "Server upgrade 2.10 -> 2.15" in summary and f"newly_delivered {lost:,}" in summary
+    assert (tmp_path / "out" / "server_upgrade.png").read_bytes()[:4] == b"\x89PNG"
+    assert spark.conf.get("spark.subjxform.serverVersion", None) is None  # the caller's session is left as it was
+    assert report_cli.main([str(path), "--mappings", str(table), "--server-version", "2.9"], spark=spark) == 2
+    assert "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15" in capsys.readouterr().err
+    assert report_cli.main([str(path), "--mappings", str(table), "--upgrade-to", "2.15"], spark=spark) == 2
