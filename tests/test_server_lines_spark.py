@@ -145,3 +145,30 @@ def test_a_release_names_its_line_and_the_argument_beats_the_conf(spark):
                         subject_transform("subject", "foo.*", lost, server_version="2.12").alias("arg")).first()
     assert (row["conf"], row["arg"]) == (None, "bar.0")
     assert df.select(subject_transform("subject", "foo.*", lost)).first()[0] == "bar.0"  # the default: newest
+
+
+def test_streams_accounts_and_scopes_compile_for_the_line_they_are_given(spark, tmp_path):
+    from subjxform.accounts import replay
+    from subjxform.scopes import chain, publish, server_from_config
+    from subjxform.streams import StreamConfigError, stream_messages, stream_plan
+
+    # A stream whose ingress transform uses left(): 2.15 takes it, 2.14 refuses it (golden probe-02's function).
+    left = {"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{left(1,2)}}"}}
+    df = spark.createDataFrame([("a.xyz",)], "subject string")
+    assert [r["stored_subject"] for r in stream_messages(df, left).collect()] == ["b.xy"]
+    with pytest.raises(StreamConfigError, match="left"):
+        stream_plan(spark, left, server_version="2.14")
+    with pytest.raises(StreamConfigError, match="left"):
+        stream_messages(df, left, server_version="2.14")
+
+    # Account mappings: partition(0, ...) is lost on 2.10 (probe-23), 0 from 2.12.
+    conf = tmp_path / "server.conf"
+    conf.write_text('server_name: hub\nmappings { "p.*": "q.{{partition(0,1)}}" }\n')
+    msgs = spark.createDataFrame([("p.x", "$G")], "subject string, account string")
+    assert [r["received_subject"] for r in replay(msgs, conf.read_text()).collect()] == ["q.0"]
+    assert replay(msgs, conf.read_text(), server_version="2.10").collect() == []
+
+    # A server in a chain runs its own line.
+    old, new = server_from_config(spark, conf, server_version="2.11"), server_from_config(spark, conf)
+    hops = chain(msgs, [publish(old)]).first(), chain(msgs, [publish(new)]).first()
+    assert (old.server_version, hops[0]["hop1"], hops[1]["hop1"]) == ("2.11", None, "q.0")
