@@ -195,6 +195,15 @@ lazy val spark = (project in file("jvm/spark"))
       val dest  = (ThisBuild / jarTarget).value
       IO.copyFile(built, dest, preserveLastModified = false)
       streams.value.log.info(s"Python jar: $dest")
+      // The command line (`subjxform mapping`, `validate`) runs the engine in a plain JVM, with or
+      // without pyspark: the default line's Scala library goes into the package beside its jar (one
+      // library only; the engine's classes are the same in every line's jar).
+      val libraries = scalaInstance.value.libraryJars
+      if (line == SparkLines.default) {
+        val library = libraries.find(_.getName.startsWith("scala-library")).get
+        (dest.getParentFile * "scala-library-*.jar").get.foreach(IO.delete)
+        IO.copyFile(library, dest.getParentFile / s"scala-library-${line.scala}.jar", preserveLastModified = false)
+      }
       built
     },
     jar := {

@@ -20,7 +20,9 @@ fi
 for line in "${lines[@]}"; do
   spark="${line%_*}"; scala="${line#*_}"
   jar="python/src/subjxform/jars/subjxform-spark-${spark}_${scala}.jar"
-  if [[ -s "$jar" && -z "${SUBJXFORM_FORCE_JAR:-}" ]]; then
+  # The default line's build also drops the Scala library the command line runs with (build.sbt).
+  if [[ -s "$jar" && -z "${SUBJXFORM_FORCE_JAR:-}" ]] \
+     && { [[ "$line" != 4.2_2.13 ]] || compgen -G 'python/src/subjxform/jars/scala-library-*.jar' >/dev/null; }; then
     newer="$(find jvm/core/src/main jvm/spark/src/main build.sbt version.txt project -newer "$jar" -type f \
                -not -path '*/target/*' -print -quit 2>/dev/null || true)"
     if [[ -z "$newer" ]]; then echo "build-jars: $jar is up to date"; continue; fi

@@ -4,9 +4,12 @@ config nats-server refuses. (Environment variables: AccountsSuite and test_valid
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from subjxform import subject_map
+from conftest import SPARK_MODE
+from subjxform import subject_map, validate_mappings
 from subjxform.accounts import AccountsConfigError, accounts_plan, replay
 
 CONFIG = """
@@ -76,3 +79,46 @@ def test_a_config_with_top_level_mappings_only_and_the_server_it_describes(sessi
     assert [a["name"] for a in plan["accounts"]] == ["$G"]
     assert plan["server"] == {"server_name": "edge", "cluster": "c1", "gateway": None, "leafnode_remotes": 0,
                               "leafnode_listen": False, "jetstream": True}
+
+
+def test_a_path_is_a_file_whether_a_path_or_a_str_naming_one_everywhere(session, tmp_path, monkeypatch):
+    """One rule for every function that takes a config (subjxform.configs): a Path, or a str naming an
+    existing file, is read from the file; any other str is the config's text."""
+    from pathlib import Path
+
+    from subjxform.scopes import server_from_config, stream
+    from subjxform.streams import StreamConfigError, stream_plan
+
+    (tmp_path / "server.conf").write_text("server_name: edge\n" + CONFIG)
+    monkeypatch.chdir(tmp_path)
+    text = accounts_plan(session, "server_name: edge\n" + CONFIG)
+    assert accounts_plan(session, "server.conf") == accounts_plan(session, Path("server.conf")) == text
+    rows = [("m.1", "A")]
+    assert deliveries(session, "server.conf", rows) == deliveries(session, CONFIG, rows) == [
+        ("m.1", "A", "foo.1", "publish"), ("m.1", "B", "bar.1", "stream import")]
+    from_file = server_from_config(session, "server.conf", account="B")
+    assert server_from_config(session, Path("server.conf"), account="B") == from_file
+    assert server_from_config(session, (tmp_path / "server.conf").read_text(), account="B") == from_file
+    assert from_file.name == "edge" and json.loads(from_file.mappings) == {"bar.*": "own.$1"}
+    (tmp_path / "stream.json").write_text('{"name": "S", "subjects": ["s.>"]}')
+    assert stream_plan(session, "stream.json") == stream_plan(session, '{"name": "S", "subjects": ["s.>"]}')
+    assert stream(from_file, "stream.json").label == stream(from_file, Path("stream.json")).label == "stream S@edge"
+    # A mistyped path is read as config text; its error says no such file exists.
+    with pytest.raises(AccountsConfigError, match=r"there is no file 'sever.conf': a str is read as a file only when"):
+        accounts_plan(session, "sever.conf")
+    with pytest.raises(StreamConfigError, match=r"there is no file 'stream.jsn.json'"):
+        stream_plan(session, "stream.jsn.json")
+
+
+def test_replay_uses_the_configs_own_cluster_name_for_scoped_destinations(session):
+    config = ('cluster { name: east }\nmappings { "orders.*": [{destination: "east.$1", weight: 100%, cluster: east},'
+              ' {destination: "central.$1", weight: 100%}] }')
+    df = session.createDataFrame([("orders.1", "$G")], "subject string, account string")
+    assert [r.received_subject for r in replay(df, config).collect()] == ["east.1"]
+    assert [r.received_subject for r in replay(df, config, cluster="west").collect()] == ["central.1"]
+
+
+@pytest.mark.skipif(SPARK_MODE != "connect", reason="what a Spark Connect client gets")
+def test_validate_mappings_under_spark_connect_says_it_needs_a_classic_session(session):
+    with pytest.raises(RuntimeError, match=r"^validate_mappings needs a classic SparkSession"):
+        validate_mappings('a.*: "b.$1"', spark=session)

@@ -155,7 +155,10 @@ def test_a_session_without_the_jar_says_so():
         from pyspark.sql import SparkSession
         import subjxform
         spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
-        for call in (lambda: subjxform.validate_mappings("a: b"), lambda: subjxform.register(spark)):
+        # configure() on the running session (a notebook's): the same session comes back, still without the jar
+        assert subjxform.configure(SparkSession.builder).getOrCreate() is spark
+        for call in (lambda: subjxform.validate_mappings("a: b"), lambda: subjxform.register(spark),
+                     lambda: subjxform.subject_transform("subject", "a.*", "b.$1")):
             try:
                 call()
                 print("no error")
@@ -165,9 +168,10 @@ def test_a_session_without_the_jar_says_so():
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     lines = [line for line in out.stdout.splitlines() if line.startswith(("RuntimeError", "no error"))]
-    assert len(lines) == 2, out.stdout + out.stderr[-2000:]
+    assert len(lines) == 3, out.stdout + out.stderr[-2000:]
     for line in lines:
         assert "the subjxform jar is not on this session's classpath" in line, line
+        assert "a running session cannot load it" in line and "spark.stop()" in line, line
         assert "JavaPackage" not in line
-    assert "validate_mappings" in lines[0] and "register()" in lines[1]
+    assert "validate_mappings" in lines[0] and "register()" in lines[1] and lines[2].startswith("RuntimeError: subjxform:")
     assert json.dumps(lines)  # printable

@@ -3,10 +3,13 @@ the console script."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from conftest import ROOT
 
@@ -14,12 +17,19 @@ import subjxform
 from subjxform.session import LINES, jar_name
 
 
-def test_the_wheel_ships_every_lines_jar_and_the_command(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel `pip wheel .` builds from this checkout (with the jars already built: a few seconds)."""
+    out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
         check=True, capture_output=True, timeout=600,
     )
-    (wheel,) = tmp_path.glob("subjxform-*.whl")
+    (found,) = out.glob("subjxform-*.whl")
+    return found
+
+
+def test_the_wheel_ships_every_lines_jar_and_the_command(wheel):
     version = (ROOT / "version.txt").read_text().strip()
     assert wheel.name.startswith(f"subjxform-{version}-")
     jars = Path(subjxform.__file__).parent / "jars"
@@ -29,6 +39,8 @@ def test_the_wheel_ships_every_lines_jar_and_the_command(tmp_path):
             entry = f"subjxform/jars/{jar_name(spark, scala)}"
             assert entry in names, f"the wheel has no {entry}: build every line first (scripts/build-jars.sh)"
             assert z.read(entry) == (jars / jar_name(spark, scala)).read_bytes()
+        # The command line's Scala library (build.sbt puts the default line's beside its jar).
+        assert any(n.startswith("subjxform/jars/scala-library-2.13.") for n in names), names
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
         assert "subjxform = subjxform.cli:main" in z.read(entry_points).decode()
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -39,3 +51,32 @@ def test_the_wheel_ships_every_lines_jar_and_the_command(tmp_path):
 
 def test_version_comes_from_version_txt():
     assert subjxform.__version__ == (ROOT / "version.txt").read_text().strip()
+
+
+def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(wheel, tmp_path):
+    """`subjxform mapping` and `validate` need no pyspark (the wheel ships the Scala library they run
+    with); `subjxform report`, which does, says in one line what to install. About 10 s (a venv, two JVMs)."""
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}  # only the venv's packages
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    bin_dir = venv / "bin"
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                   check=True, capture_output=True, timeout=300, env=env)
+    assert subprocess.run([str(bin_dir / "python"), "-c", "import pyspark"], capture_output=True, env=env).returncode == 1
+    cli = str(bin_dir / "subjxform")
+
+    def run(*args, stdin=None):
+        return subprocess.run([cli, *args], capture_output=True, text=True, input=stdin, timeout=120, env=env)
+
+    mapped = run("mapping", "orders.*.*", "shipments.{{wildcard(2)}}.$1", "orders.eu.42")
+    assert (mapped.returncode, mapped.stdout.strip()) == (0, "shipments.42.eu"), mapped.stderr
+    valid = run("validate", "--mappings", "-", stdin='orders.*: "orders.central.$1"')
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    invalid = run("validate", "--mappings", "-", stdin='orders.*: "orders.{{wildcard(2)}}"')
+    assert invalid.returncode == 1 and "wildcard index out of range" in invalid.stdout + invalid.stderr
+    (tmp_path / "m.conf").write_text('orders.*: "orders.central.$1"')
+    (tmp_path / "t.json").write_text('{"subject": "orders.1"}')
+    report = run("report", str(tmp_path / "t.json"), "--mappings", str(tmp_path / "m.conf"))
+    assert report.returncode == 2 and "Traceback" not in report.stderr
+    assert report.stderr.strip() == ("subjxform report needs pyspark and matplotlib: pip install 'subjxform[reports]' "
+                                     "(matplotlib), and 'subjxform[spark]' where no pyspark is installed")

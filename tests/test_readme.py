@@ -93,3 +93,14 @@ if __name__ == "__main__":
     session = subjxform.configure(SparkSession.builder.master("local[2]")).getOrCreate()
     for code, _ in python_examples():
         sys.stdout.write(run_python(code, session) + "\n---\n")
+
+
+def test_the_readme_installs_subjxform_by_name_only_where_it_says_a_release_gives_it():
+    """No release is published yet, so nothing of subjxform is on PyPI: `pip install subjxform` (or an extra
+    of it) by name may appear only in the paragraph that says what a release will publish; the install
+    lines use the wheel that the README's one build command makes (the command tests/test_packaging.py runs)."""
+    assert "pip wheel --no-deps -w dist ." in README
+    for m in re.finditer(r"pip\s+install\s+['\"]?subjxform\b", README):
+        paragraph = README[README.rfind("\n\n", 0, m.start()): README.find("\n\n", m.end())]
+        assert "What a release will publish" in paragraph, paragraph
+    assert not re.search(r"--additional-python-modules\s+subjxform\b|`subjxform` as a PyPI", README)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -64,3 +65,35 @@ def test_report_usage_errors(tmp_path, spark, capsys):
     (tmp_path / "m.conf").write_text(TABLE)
     assert report_cli.main([str(traffic), "--mappings", str(tmp_path / "m.conf"), "--subject-column", "subj"], spark=spark) == 2
     assert "has no column subj" in capsys.readouterr().err
+
+
+def test_report_cluster_column_chooses_each_messages_cluster_scope(spark, tmp_path, capsys):
+    from test_reports import SCOPED_TABLE
+
+    traffic = tmp_path / "scoped.parquet"
+    df = spark.range(0, 2000, 1, numPartitions=2).selectExpr("concat('orders.', id) AS subject",
+                                                              "IF(id % 2 = 0, 'east', 'west') AS dc")
+    df.write.parquet(str(traffic))
+    (tmp_path / "scoped.conf").write_text(SCOPED_TABLE)
+    east = df.where("dc = 'east'").count()
+    code = report_cli.main([str(traffic), "--mappings", str(tmp_path / "scoped.conf"), "--cluster-column", "dc",
+                            "--out", str(tmp_path / "out")], spark=spark)
+    assert code == 0
+    summary = (tmp_path / "out" / "summary.txt").read_text()
+    capsys.readouterr()
+    # Rule coverage's rows: "destination [cluster]  hits  share"; the east scope takes every east message.
+    hits = {m.group(1): int(m.group(2).replace(",", "")) for m in re.finditer(r"(\S+ \[east\]|orders\.central\.\$1)\s+([\d,]+)\s+[\d.]+%", summary)}
+    assert hits["east.orders.v1.$1 [east]"] + hits["east.orders.v2.$1 [east]"] == east, summary
+    assert hits["orders.central.$1"] == 2000 - east, summary
+
+
+def test_report_with_a_mappings_table_nats_server_refuses_is_one_line_and_exit_2(spark, tmp_path, capsys):
+    traffic = _write(spark, tmp_path, "json")
+    (tmp_path / "bad.conf").write_text('orders.*: "orders.{{wildcard(2)}}"')
+    (tmp_path / "good.conf").write_text(TABLE)
+    for args in (["--mappings", str(tmp_path / "bad.conf")],
+                 ["--mappings", str(tmp_path / "good.conf"), "--new-mappings", str(tmp_path / "bad.conf")]):
+        assert report_cli.main([str(traffic), *args, "--out", str(tmp_path / "out")], spark=spark) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith(f"subjxform report: {tmp_path / 'bad.conf'}: "), err
+        assert "wildcard index out of range" in err[-1] and "Traceback" not in "\n".join(err)

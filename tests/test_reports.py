@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from pyspark.sql import functions as F
@@ -197,3 +198,101 @@ def test_config_diff_with_a_key_shows_only_real_changes(traffic):
     assert 60 < keyed.facts["by_rules"][("changed", "billing.*", "billing.*")] < 140  # half the 200, drawn
     unkeyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3)
     assert unkeyed.facts["by_rules"].get(("changed", "orders.*.*", "orders.*.*"), 0) > 0
+
+
+# Scoped traffic: half the messages entered cluster east (its own destinations), half west (the
+# cluster-less ones). The east share of orders goes 50/50 to two versions.
+SCOPED_TABLE = """
+orders.*: [
+  {destination: "east.orders.v1.$1", weight: 50%, cluster: "east"}
+  {destination: "east.orders.v2.$1", weight: 50%, cluster: "east"}
+  {destination: "orders.central.$1", weight: 100%}
+]
+"""
+SCOPED_NEW_TABLE = SCOPED_TABLE.replace("east.orders.v2.$1", "east.orders.v3.$1").replace(
+    "east.orders.v1.$1", "east.orders.v3.$1", 0)  # only v2 moves, east only
+
+
+@pytest.fixture(scope="module")
+def scoped(session):
+    return session.range(0, 2000, 1, numPartitions=4).selectExpr(
+        "concat('orders.', id) AS subject", "IF(id % 2 = 0, 'east', 'west') AS dc", "id")
+
+
+@pytest.mark.parametrize("as_name", [True, False], ids=["column name", "Column"])
+def test_every_report_takes_a_cluster_column_by_name_or_column(scoped, as_name):
+    cluster = "dc" if as_name else F.col("dc")
+    east = scoped.where("dc = 'east'").count()
+    coverage = {(r.destination, r.cluster): r.hits for r in reports.rule_coverage(scoped, SCOPED_TABLE, cluster=cluster, seed=1).df.collect()}
+    assert coverage[("orders.central.$1", None)] == scoped.count() - east
+    assert coverage[("east.orders.v1.$1", "east")] + coverage[("east.orders.v2.$1", "east")] == east
+    assert min(coverage[("east.orders.v1.$1", "east")], coverage[("east.orders.v2.$1", "east")]) > 0.4 * east
+    canary = reports.canary_check(scoped, SCOPED_TABLE, cluster=cluster, seed=1).facts["rows"]
+    assert [(r["cluster"], r["rule_messages"]) for r in canary] == [("east", east), ("east", east)]
+    diff = reports.config_diff(scoped, SCOPED_TABLE, SCOPED_NEW_TABLE, cluster=cluster, key="id").facts["totals"]
+    moved = scoped.where("dc = 'east'").select(
+        subject_map("subject", SCOPED_TABLE, cluster=F.lit("east"), key=F.col("id"), seed=0).alias("r")
+    ).where("r LIKE 'east.orders.v2.%'").count()
+    assert diff["changed"] == moved > 0 and diff["unchanged"] == scoped.count() - moved
+
+
+def test_a_constant_cluster_in_a_report_is_a_literal_column(scoped):
+    report = reports.rule_coverage(scoped, SCOPED_TABLE, cluster=F.lit("east"), seed=1)
+    assert {r.destination: r.hits for r in report.df.collect()}["orders.central.$1"] == 0
+    with pytest.raises(TypeError, match="cluster must be a column name"):
+        reports.rule_coverage(scoped, SCOPED_TABLE, cluster=7)
+
+
+def test_a_chart_without_matplotlib_says_which_extra_to_install(traffic, monkeypatch):
+    report = reports.rule_coverage(traffic, TABLE, seed=1)
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"^Report.chart\(\) needs matplotlib: pip install 'subjxform\[reports\]'$"):
+        report.chart("unused.png")
+
+
+def test_a_canary_check_over_no_messages_checks_nothing_rather_than_failing(session):
+    empty = session.createDataFrame([("billing.1",)], ["subject"])  # rule 0 takes none of them
+    report = reports.canary_check(empty, TABLE, seed=1)
+    rows = report.facts["rows"]
+    assert [(r["rule_messages"], r["low"], r["high"], r["ok"]) for r in rows] == [(0, None, None, None)] * 2
+    assert report.facts["all_ok"] and report.facts["unchecked"] == 2
+    assert "0.00% .. 100.00%" not in report.text and report.text.count("no messages") == 2
+    assert not report.has_chart
+
+
+def test_rule_coverage_counts_null_and_invalid_subjects(session):
+    df = session.createDataFrame([("orders.eu.1",), ("billing.2",), (None,), ("a..b",), ("orders.*.x",)], "subject string")
+    f = reports.rule_coverage(df, TABLE, seed=1).facts
+    assert f["total"] == 5 and f["not_subjects"] == 3
+    assert sum(f["outcomes"].values()) + f["not_subjects"] == 5
+    assert "3 not subjects" in reports.rule_coverage(df, TABLE, seed=1).text
+
+
+def test_partition_balance_refuses_a_candidate_with_no_partitions_in_one_line(traffic):
+    for bad in ([(0, [1])], [(4, [])]):
+        with pytest.raises(ValueError, match="the count must be at least 1 and at least one wildcard token"):
+            reports.partition_balance(traffic, source="orders.*.*", candidates=bad)
+
+
+def test_config_diff_a_destination_equal_to_the_subject_that_changes_is_changed_not_newly_mapped(session):
+    df = session.createDataFrame([("a.1",), ("b.1",)], ["subject"])
+    old = 'a.*: "a.$1"\nb.*: [{destination: "b.x.$1", weight: 0%}]'  # a.* maps to itself; b.*'s remainder keeps b.1
+    new = 'a.*: "z.$1"\nb.*: "b.y.$1"'
+    totals = reports.config_diff(df, old, new).facts["totals"]
+    assert totals == {"changed": 1, "unchanged": 0, "newly_dropped": 0, "newly_mapped": 1}
+
+
+def test_the_reports_and_the_command_line_draw_alike_by_default(session, tmp_path):
+    from subjxform import report_cli
+
+    traffic = tmp_path / "t.parquet"
+    session.range(0, 2000, 1, 2).selectExpr(f"{TRAFFIC_SQL} AS subject", "id").write.parquet(str(traffic))
+    (tmp_path / "m.conf").write_text(TABLE)
+    assert report_cli.main([str(traffic), "--mappings", str(tmp_path / "m.conf"), "--key-column", "id",
+                            "--out", str(tmp_path / "out")], spark=session) == 0
+    summary = (tmp_path / "out" / "summary.txt").read_text()
+    python = reports.rule_coverage(session.read.parquet(str(traffic)), TABLE, key="id")
+    v1 = {r.destination: r.hits for r in python.df.collect()}["orders.v1.{{partition(4,2)}}.$1.$2"]
+    # The same key and, by default, the same seed: the command line's count is the Python report's.
+    shown = re.search(r"orders\.v1\.\{\{partition\(4,2\)\}\}\.\$1\.\$2\s+([\d,]+)", summary)
+    assert int(shown.group(1).replace(",", "")) == v1, summary

@@ -116,3 +116,17 @@ def test_an_invalid_constant_config_built_from_literals_fails_analysis_naming_it
     table = F.concat(F.lit("a.*: "), F.lit("[{destination: b, weight: 101%}]"))
     with pytest.raises(AnalysisException, match="mappings_plan.*Invalid weight 101"):
         session.range(1).select(F.call_function("mappings_plan", table).alias("plan")).collect()
+
+
+def test_a_refused_config_is_nats_servers_words_alone_in_every_mode(session):
+    """AccountsConfigError and StreamConfigError carry the entry and nats-server's reason, nothing after it:
+    a Spark Connect 3.5 client's message also holds the query's plan, which is not part of it."""
+    from subjxform.accounts import AccountsConfigError, accounts_plan
+    from subjxform.streams import StreamConfigError, stream_plan
+
+    with pytest.raises(AccountsConfigError) as accounts:
+        accounts_plan(session, 'accounts { A: { imports: [{stream: {account: B, subject: "x"}}] } }')
+    assert str(accounts.value) == 'config:1: accounts.A.imports[0]: "B" account not defined for stream import'
+    with pytest.raises(StreamConfigError) as stream:
+        stream_plan(session, '{"name": "S", "subjects": ["a..b"]}')
+    assert str(stream.value) == "subjects[0]: invalid subject (nats-server error 10052)"

@@ -142,3 +142,28 @@ def test_the_users_line_with_jars_from_the_command_line(tmp_path):
     assert lines[0] == "['b.x', None]"
     assert lines[1].startswith("AnalysisException")
     assert "wildcard index out of range in {{wildcard(2)}}" in lines[1]
+
+
+@pytest.mark.skipif(not NEEDS_EXTENSION_CONF, reason="Spark 4 applies the jar's service entry: the --jars line above")
+def test_the_python_api_works_with_jars_alone_on_pyspark_3_5(tmp_path):
+    """README's `spark-submit --jars "$(python -m subjxform jar)" job.py`, nothing else, on PySpark 3.5 (which
+    applies no service entry: on Spark 4 the test above runs that line): the Python API registers the
+    functions the session lacks, and SQL text finds them after that. One spark-submit, 15-30 s."""
+    job = tmp_path / "job.py"
+    job.write_text(
+        "from pyspark.sql import SparkSession\n"
+        "from subjxform import subject_transform\n"
+        "spark = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false').getOrCreate()\n"
+        "df = spark.createDataFrame([('orders.eu.42',)], ['subject'])\n"
+        "print(df.select(subject_transform('subject', 'orders.*.*', 'shipments.$2.$1')).head()[0])\n"
+        "print(spark.sql(\"SELECT subject_transform('a.x', 'a.*', 'b.$1')\").head()[0])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUBJXFORM_")}
+    jar = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True)
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    out = subprocess.run(
+        [str(spark_submit), "--jars", jar.stdout.strip(), str(job)], capture_output=True, text=True, timeout=300,
+        env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["shipments.42.eu", "b.x"]

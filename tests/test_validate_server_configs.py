@@ -185,3 +185,38 @@ def test_validate_and_nats_server_give_the_same_verdict_on_generated_configs(tmp
               f"{order_dependent} where nats-server's own verdict, {message_order} where its message, changes from run "
               f"to run (ours is one of them)")
     assert verdicts + order_dependent == count
+
+
+# Whole configs where `subjxform validate` and `nats-server -t` differed (issue 19): a variable of the
+# accounts block used by an account, a `mappings` that is not a map, the lexer's quoting, and a variable
+# an included file cannot see. (file name -> text; "inc.conf" is included by "include.conf")
+KNOWN = {
+    "used_variable.conf": 'accounts {\n  PASS: "secret"\n  A: { users: [{user: a, password: $PASS}], mappings: { "x.*": "y.$1" } }\n}\n',
+    "unused_variable.conf": 'accounts {\n  PASS: "secret"\n  A: { mappings: { "x.*": "y.$1" } }\n}\n',
+    "mappings_list.conf": "mappings: [ { foo: bar } ]\n",
+    "mappings_number.conf": "mappings: 5\n",
+    "account_mappings_list.conf": "accounts { A: { mappings: [ {foo: bar} ] } }\n",
+    "map_terminator.conf": "mappings { foo ]\n",
+    "array_terminator.conf": "mappings { foo: [1 } }\n",
+    "key_separator.conf": "= b\n",
+    "include.conf": 'X: "x.$1"\ninclude inc.conf\n',
+    "inc.conf": 'mappings { "a.*": $X }\n',
+}
+
+
+def test_validate_and_nats_server_agree_on_the_configs_they_differed_on(tmp_path):
+    """One JVM for every file, one nats-server -t each: about 3 s."""
+    for name, text in KNOWN.items():
+        (tmp_path / name).write_text(text)
+    names = [n for n in KNOWN if n != "inc.conf"]
+    out = subprocess.run([sys.executable, "-m", "subjxform", "validate", *names], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path).stdout.splitlines()
+    for name in names:
+        theirs = subprocess.run([NATS, "-t", "-c", name], capture_output=True, text=True, timeout=30, cwd=tmp_path)
+        ours = [line for line in out if line.startswith((f"{name}:", f"{name} "))]
+        ok = any(line.startswith(f"{name}: OK: ") for line in ours)
+        assert ok == (theirs.returncode == 0), (name, ours, theirs.stderr)
+        if not ok:
+            their_message = re.sub(r"^nats-server: (?:\S+?:\d+:\d+: )?", "", theirs.stderr.strip())
+            assert any(their_message in line for line in ours), (name, ours, their_message)
+            assert not any("must be quoted" in line for line in ours), ours

@@ -9,7 +9,9 @@ import sys
 # subjxform's one error condition, as Spark words it (subjxform.spark.Errors).
 _INVALID_VALUE = re.compile(
     r"\[(?P<condition>INVALID_PARAMETER_VALUE\.PATTERN)\] The value of parameter\(s\) (?P<parameter>.+?) in "
-    r"(?P<functionName>`[^`]*`) is invalid: (?P<value>.*?)\.?(?:\n\nJVM stacktrace:.*)?$",
+    # After the value: Spark's closing '.', then what a Connect 3.5 client's message may carry on: the
+    # query's plan (";\n'Project [...") or the server's stack.
+    r"(?P<functionName>`[^`]*`) is invalid: (?P<value>.*?)\.?(?:;\n.*|\n\nJVM stacktrace:.*)?$",
     re.S,
 )
 

@@ -4,7 +4,7 @@
 server config's accounts (or account JWTs) and returns every delivery, as nats-server 2.15 makes it::
 
     from subjxform.accounts import replay
-    deliveries = replay(messages, open("server.conf").read(), account_col="account")
+    deliveries = replay(messages, "server.conf", account_col="account")  # a path, or the config's text
 
 - the publishing account's own mappings apply first (``subject_map``); a message they drop is gone;
 - the publishing account receives the mapped subject (``via = "publish"``);
@@ -24,38 +24,22 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
-from typing import Any, Mapping, Optional, Union
+from typing import Optional
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
-from subjxform.functions import _server_version, subject_map, subject_matches, subject_transform
+from subjxform.configs import Config, config_text, missing_file_note
+from subjxform.functions import _call, _server_version, subject_map, subject_matches, subject_transform
 
 RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
 VIA = "via"
 
-Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
-
-
 class AccountsConfigError(ValueError):
     """nats-server would refuse this config (or these account JWTs): file:line, the entry, its words."""
-
-
-def _config_text(config: Config) -> tuple[str, Optional[str]]:
-    """The text and, for a file, its path (``include`` and environment variables are read relative to it)."""
-    if isinstance(config, os.PathLike):
-        path = os.fspath(config)
-        with open(path, encoding="utf-8") as f:
-            return f.read(), os.path.abspath(path)
-    if isinstance(config, str):
-        return config, None
-    if isinstance(config, (Mapping, list)):
-        return json.dumps(config), None  # JWT claims, or a list of claims or JWTs
-    raise TypeError(f"config must be a config text, a path or a dict, got {type(config).__name__}")
 
 
 def accounts_plan(spark, config: Config, server_version: Optional[str] = None) -> dict:
@@ -65,23 +49,24 @@ def accounts_plan(spark, config: Config, server_version: Optional[str] = None) -
     ``literal``), ``problems`` (warnings), ``jwt`` and ``server`` (``server_name``, ``cluster``, ``gateway``,
     ``leafnode_remotes``, ``leafnode_listen``, ``jetstream``; None for JWTs).
 
-    ``config``: a nats-server config's text, a path to one (its ``include`` files and environment
-    variables are then read as nats-server reads them, by the Spark driver), account JWTs (separated
-    by white space), or a JWT's claims (as ``nsc describe account --json`` prints them, a str or a dict).
+    ``config``: a nats-server config's text, a path to one (a ``pathlib.Path``, or a str naming an
+    existing file: :mod:`subjxform.configs`; its ``include`` files and environment variables are then
+    read as nats-server reads them, by the Spark driver), account JWTs (separated by white space), or a
+    JWT's claims (as ``nsc describe account --json`` prints them, a str or a dict).
     Raises :class:`AccountsConfigError` for a config nats-server refuses. ``server_version`` (e.g.
     ``"2.10"``) checks it as that nats-server line does; by default the session conf
     ``spark.subjxform.serverVersion``, else the newest line.
     """
-    text, path = _config_text(config)
+    text, path = config_text(config)
     args = [F.lit(text), F.lit(path).cast("string"), *_server_version(server_version)]
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        return json.loads(spark.range(1).select(F.call_function("accounts_plan", *args)).first()[0])
+        return json.loads(spark.range(1).select(_call("accounts_plan", *args)).first()[0])
     except PySparkException as e:
         params = error_parameters(e)
         if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":
             raise
-        raise AccountsConfigError(params["value"]) from e
+        raise AccountsConfigError(params["value"] + missing_file_note(config)) from e
 
 
 def _mapped(subject: Column, account: Column, plan: dict, cluster, seed, server_version) -> Column:
@@ -119,11 +104,15 @@ def replay(
     for a server without accounts). The result has ``df``'s columns plus ``received_by`` (the account),
     ``received_subject`` and ``via`` (``"publish"``, ``"stream import"``, ``"service import"``): one row
     per delivery, none for a message the publisher's mappings drop. ``cluster`` and ``seed`` are
-    ``subject_map``'s (cluster-scoped destinations, reproducible weighted draws); ``server_version`` is the
-    nats-server line whose rules apply (see :func:`accounts_plan`).
+    ``subject_map``'s (cluster-scoped destinations, reproducible weighted draws); ``cluster`` defaults to
+    the config's own ``cluster { name: ... }``, the name the server chooses scoped destinations by.
+    ``config``: as :func:`accounts_plan` takes it. ``server_version`` is the nats-server line whose rules
+    apply (see :func:`accounts_plan`).
     """
     # A plan carries no server version: its mappings and imports are compiled for the line that checked it.
     plan = accounts_plan(df.sparkSession, config, server_version)
+    if cluster is None:
+        cluster = (plan.get("server") or {}).get("cluster")
     by_name = {a["name"]: a for a in plan["accounts"]}
     account = F.col(account_col)
     mapped_name = "__subjxform_mapped"

@@ -20,13 +20,13 @@
                                                     summary and PNGs in DIR (`report --help`)
     subjxform --help                                this text (also `mapping --help`, `validate --help`)
 
-`mapping` and `validate` run the jar's Spark-free engine in a plain JVM: no Spark session is started. Subjects
+`mapping` and `validate` run the jar's Spark-free engine in a plain JVM (Java alone: no pyspark needed,
+no Spark session started). `report` needs pyspark and matplotlib: pip install 'subjxform[spark,reports]'. Subjects
 are passed on as bytes, so one that is not valid UTF-8 is transformed (and hashed) as nats-server does.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
@@ -37,19 +37,27 @@ from subjxform.session import UnsupportedSparkError, jar_path
 JVM_COMMANDS = {"mapping", "validate"}
 
 
+# The line whose jar the command line runs: its build drops its Scala library beside it (build.sbt),
+# so `mapping` and `validate` need Java alone, with or without pyspark. The engine's classes are the
+# same Java 8 class files in every line's jar, so any Java from 8 on runs them.
+CLI_LINE = ("4.2", "2.13")
+
+
 def java_command(args: list[str]) -> list[str]:
-    """A JVM with the jar and pyspark's Scala library, tuned to start fast (it runs for a moment)."""
+    """A JVM with the jar and the Scala library shipped beside it, tuned to start fast (it runs for a moment)."""
     java_home = os.environ.get("JAVA_HOME")
     java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if not java:
         raise SystemExit("subjxform: java was not found (set JAVA_HOME or put java on PATH)")
-    # Found without importing pyspark, which would cost the command a fifth of a second.
-    spec = importlib.util.find_spec("pyspark")
-    pyspark_dir = Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations else None
-    scala = sorted((pyspark_dir / "jars").glob("scala-library-*.jar")) if pyspark_dir else []
+    try:
+        jar = Path(jar_path(*CLI_LINE))
+    except FileNotFoundError as e:
+        raise SystemExit(f"subjxform: {e}")
+    scala = sorted(jar.parent.glob("scala-library-*.jar"))
     if not scala:
-        raise SystemExit("subjxform: the Scala library was not found in the pyspark installation")
-    classpath = os.pathsep.join([jar_path(), str(scala[-1])])
+        raise SystemExit(f"subjxform: no Scala library beside {jar} (scala-library-*.jar): rebuild the jar with "
+                         "`bash scripts/build-jars.sh 4.2_2.13` from a source checkout")
+    classpath = os.pathsep.join([str(jar), str(scala[-1])])
     return [java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", classpath,
             "subjxform.cli.Main", *args]
 

@@ -12,6 +12,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ._compat import is_column
+from .session import ensure_functions
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
 _random = random.Random()
@@ -23,6 +24,13 @@ ColumnOrValue = Union[Column, str]
 # Arguments are checked here, before Spark sees them, so that a wrong type is a TypeError that names
 # the parameter (the same with ANSI mode on and off), not a value Spark casts (`strict="yes"` would be
 # true, `seed=1.9` would be 1) or an analysis error about a generated expression.
+
+def _call(name: str, *args: Column) -> Column:
+    """The SQL function ``name`` as a Column, its functions registered first in a classic session that
+    lacks them (see :func:`subjxform.session.ensure_functions`)."""
+    ensure_functions()
+    return F.call_function(name, *args)
+
 
 def _type_name(v: object) -> str:
     return type(v).__name__
@@ -113,8 +121,8 @@ def subject_transform(
     >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
     unchanged when not matching, as Core NATS mappings behave
     """
-    return F.call_function("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
+    return _call("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
+                 _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
 
 
 def try_subject_transform(
@@ -130,8 +138,8 @@ def try_subject_transform(
 
     >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
-    return F.call_function("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                           _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
+    return _call("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
+                 _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -139,7 +147,7 @@ def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
 
     >>> df.where(subject_matches("subject", "orders.*.>"))  # doctest: +SKIP
     """
-    return F.call_function("subject_matches", _column(subject), _value(filter, "filter"))
+    return _call("subject_matches", _column(subject), _value(filter, "filter"))
 
 
 MappingsValue = Union[Column, str, dict]
@@ -177,8 +185,8 @@ def subject_map(
     >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return F.call_function("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
-                           *_server_version(server_version))
+    return _call("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
+                 *_server_version(server_version))
 
 
 def subject_map_explain(
@@ -202,8 +210,8 @@ def subject_map_explain(
     >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return F.call_function("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
-                           _key(key), *_server_version(server_version))
+    return _call("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
+                 _key(key), *_server_version(server_version))
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
@@ -253,8 +261,8 @@ def subject_filter_transform(
     >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
     foo -> foo-transformed, bar -> bar, baz -> NULL
     """
-    return F.call_function("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key),
-                           *_server_version(server_version))
+    return _call("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key),
+                 *_server_version(server_version))
 
 
 def try_subject_filter_transform(
@@ -265,5 +273,5 @@ def try_subject_filter_transform(
     server_version: Optional[str] = None,
 ) -> Column:
     """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
-    return F.call_function("try_subject_filter_transform", _column(subject), _transform_list(transforms),
-                           _seed(seed, key), _key(key), *_server_version(server_version))
+    return _call("try_subject_filter_transform", _column(subject), _transform_list(transforms),
+                 _seed(seed, key), _key(key), *_server_version(server_version))

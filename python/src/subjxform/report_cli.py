@@ -16,12 +16,15 @@ traffic). FILE is a mappings block (nats-server config syntax or JSON), as `subj
 target/subjxform-report) gets summary.txt (also printed) and one PNG per report. --server-version V
 runs every report as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like 2.10.26;
 default the newest); --upgrade-to W adds the server upgrade report: what moving from V to W changes for
-the traffic. Exit code 0 when the reports ran, 2 for a usage error or an unreadable file.
+the traffic. Exit code 0 when the reports ran, 2 for a usage error, an unreadable file or a mappings
+table nats-server (line V) would refuse.
+Needs pyspark and matplotlib (pip install 'subjxform[reports]', plus 'subjxform[spark]' without a pyspark).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -57,6 +60,20 @@ def _read_traffic(spark, path: Path, fmt: Optional[str]):
     return reader.format(fmt).load(str(path))
 
 
+def _mappings_problem(spark, text: str) -> Optional[str]:
+    """Why the mappings table cannot be used (nats-server's words), or None."""
+    from pyspark.errors import PySparkException
+
+    from subjxform import reports
+    from subjxform._compat import error_parameters
+
+    try:
+        reports.mappings_plan(spark, text)
+    except PySparkException as e:
+        return error_parameters(e).get("value") or str(e).splitlines()[0]
+    return None
+
+
 def main(argv: Optional[list[str]] = None, spark=None) -> int:
     parser = argparse.ArgumentParser(prog="subjxform report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -66,7 +83,7 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     parser.add_argument("--subject-column", default="subject")
     parser.add_argument("--cluster-column")
     parser.add_argument("--delivered-column")
-    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--seed", type=int, default=0)  # the Python reports' default: the same draws
     parser.add_argument("--key-column", help="a per-message key (e.g. an id): each draw is then the message's own")
     parser.add_argument("--partitions", nargs="*", default=[])
     parser.add_argument("--format", choices=["parquet", "csv", "json"])
@@ -81,6 +98,12 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
         if not f.exists():
             print(f"subjxform report: {f}: no such file", file=sys.stderr)
             return 2
+    # Checked before Spark starts: a missing package is one line, not a traceback after the reports ran.
+    missing = [m for m in ("pyspark", "matplotlib") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"subjxform report needs {' and '.join(missing)}: pip install 'subjxform[reports]' (matplotlib), "
+              "and 'subjxform[spark]' where no pyspark is installed", file=sys.stderr)
+        return 2
     old = args.mappings.read_text(encoding="utf-8")
     new = args.new_mappings.read_text(encoding="utf-8") if args.new_mappings else None
     candidates = _partition_candidates(args.partitions)
@@ -117,6 +140,11 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
                 return 2
             # Every function compiles for the session's line when its query is analysed.
             spark.conf.set(SERVER_VERSION_CONF, args.server_version)
+        for path, text in [(args.mappings, old)] + ([(args.new_mappings, new)] if new is not None else []):
+            problem = _mappings_problem(spark, text)
+            if problem:
+                print(f"subjxform report: {path}: {problem}", file=sys.stderr)
+                return 2
         traffic = _read_traffic(spark, args.traffic, args.format)
         missing = [c for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
                    if c and c not in traffic.columns]

@@ -15,6 +15,11 @@ picture says more than a table, ``chart(path)`` writes a PNG.
   ``{{partition(n,...)}}`` destinations of a table or for candidate ``n`` and token choices;
 - :func:`canary_check`: observed against configured share per weighted destination (and per cluster),
   with a binomial (Wilson) confidence interval.
+
+``cluster`` is the same in every report: the column holding the cluster each message entered (a column
+name or a Column), by which cluster-scoped destinations are chosen, as each server chooses them by its
+own ``cluster`` name. ``F.lit("east")`` treats every message as entered in cluster ``east``. (In
+:func:`subjxform.subject_map` a string is a cluster name: there the argument is one value.)
 """
 
 from __future__ import annotations
@@ -31,13 +36,12 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform.functions import (
+    _call,
     ColumnOrName,
-    ColumnOrValue,
     MappingsValue,
     _column,
     _mappings_text,
     _server_version,
-    _value,
     subject_map_explain,
     subject_matches,
     subject_transform,
@@ -68,7 +72,10 @@ class Report:
         report has none."""
         if self._draw is None:
             return None
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError:
+            raise ImportError("Report.chart() needs matplotlib: pip install 'subjxform[reports]'") from None
 
         matplotlib.use("Agg")  # files only, no display needed
         import matplotlib.pyplot as plt
@@ -92,13 +99,20 @@ def _spark(df: DataFrame):
     return df.sparkSession
 
 
+def _cluster(cluster: Optional[ColumnOrName]) -> Column:
+    """The reports' ``cluster``: a column name or a Column (see the module doc); None: no cluster."""
+    if cluster is None:
+        return F.lit(None).cast("string")
+    return _column(cluster, "cluster")
+
+
 def mappings_plan(spark, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
     """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
     ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``)."""
     text = _mappings_text(mappings)
-    return json.loads(spark.range(1).select(F.call_function("mappings_plan", text, *_server_version(server_version))
-                                            .alias("p")).head()["p"])
+    return json.loads(spark.range(1).select(_call("mappings_plan", text, *_server_version(server_version)).alias("p"))
+                      .head()["p"])
 
 
 def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, key,
@@ -107,7 +121,7 @@ def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsVal
     return messages.select(
         *extra,
         _column(subject).alias("subject"),
-        subject_map_explain(subject, mappings, cluster, seed, key, server_version).alias("x"),
+        subject_map_explain(subject, mappings, _cluster(cluster), seed, key, server_version).alias("x"),
     )
 
 
@@ -143,8 +157,8 @@ def rule_coverage(
     messages: DataFrame,
     mappings: MappingsValue,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
-    seed: Optional[int] = None,
+    cluster: Optional[ColumnOrName] = None,
+    seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
     top_unmatched: int = 5,
     shadow_check_limit: int = 200,
@@ -154,7 +168,8 @@ def rule_coverage(
     of those (and which others) are shadowed in practice: messages their source matches went to an
     earlier rule (or to a literal rule); and the subjects no rule takes (the ``top_unmatched`` most
     frequent). ``shadow_check_limit`` bounds how many rules are checked for shadowing (the never-fired
-    ones first), since each costs a ``subject_matches`` per message."""
+    ones first), since each costs a ``subject_matches`` per message. ``cluster``: the column of the
+    cluster each message entered (a name or a Column), as in every report."""
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings, server_version)
     ex = _explained(messages, subject, mappings, cluster, seed, key, server_version=server_version).cache()
@@ -163,7 +178,9 @@ def rule_coverage(
             F.col("x.rule_index").alias("rule_index"), F.col("x.destination_index").alias("destination_index"),
             F.col("x.remainder").alias("remainder"), F.col("x.outcome").alias("outcome"),
         ).count().collect()
-        total = sum(r["count"] for r in hits if r["outcome"] is not None)
+        # NULL subjects and subjects that are not literal subjects: no rule can take them (explain gives NULL).
+        not_subjects = sum(r["count"] for r in hits if r["outcome"] is None)
+        total = sum(r["count"] for r in hits)
         by_rule: dict[int, int] = {}
         by_dest: dict[tuple, int] = {}
         outcomes = {o: 0 for o in OUTCOMES}
@@ -233,13 +250,14 @@ def rule_coverage(
              for r in rows],
             [True, False, False, True, True, False],
         ),
-        "outcomes: " + ", ".join(f"{o} {n:,}" for o, n in outcomes.items()),
+        "outcomes: " + ", ".join(f"{o} {n:,}" for o, n in outcomes.items())
+        + (f"; {not_subjects:,} not subjects (NULL or not a literal subject: no rule takes them)" if not_subjects else ""),
         "never fire: " + (", ".join(f"{i} ({plan[i]['rule']})" for i in never) if never else "none"),
         "no rule takes: " + (", ".join(f"{s} ({n:,})" for s, n in unmatched) if unmatched else "none")
         + (f" ... {outcomes['no_match']:,} messages in all" if unmatched else ""),
     ])
     facts = {
-        "total": total, "outcomes": outcomes, "hits_per_rule": {p["rule"]: by_rule.get(p["rule_index"], 0) for p in plan},
+        "total": total, "outcomes": outcomes, "not_subjects": not_subjects, "hits_per_rule": {p["rule"]: by_rule.get(p["rule_index"], 0) for p in plan},
         "never_fire": [plan[i]["rule"] for i in never],
         "shadowed": {plan[i]["rule"]: {plan[t]["rule"]: n for t, n in s.items()} for i, s in shadowed.items()},
         "unmatched": unmatched,
@@ -273,7 +291,10 @@ def _diff_category(old: Column, new: Column) -> Column:
     return (
         F.when(old["result"].eqNullSafe(new["result"]), "unchanged")
         .when(old["result"].isNotNull() & new["result"].isNull(), "newly_dropped")
-        .when(old["outcome"].isin("no_match", "unchanged") & (new["outcome"] == "mapped"), "newly_mapped")
+        # Kept its subject because no rule took it or the rule's remainder did; a destination equal to the
+        # subject is a mapping like any other: a rule that changes it is "changed".
+        .when(((old["outcome"] == "no_match") | ((old["outcome"] == "unchanged") & old["remainder"]))
+              & (new["outcome"] == "mapped"), "newly_mapped")
         .otherwise("changed")
     )
 
@@ -286,7 +307,7 @@ def config_diff(
     old: MappingsValue,
     new: MappingsValue,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
+    cluster: Optional[ColumnOrName] = None,
     seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
     server_version: Optional[str] = None,
@@ -300,9 +321,10 @@ def config_diff(
     key, rule), so a rule that both tables share draws alike for every message and only real changes
     show. Without it each table draws from its own seeded random source in row order, and a table that
     adds or removes a weighted rule shifts the draws of the rows after it: changes of weighted
-    destinations that are only a different draw."""
+    destinations that are only a different draw. ``cluster``: the column of the cluster each message
+    entered (a name or a Column), as in every report."""
     spark = _spark(messages)
-    cl = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    cl = _cluster(cluster)
     both = messages.select(
         _column(subject).alias("subject"),
         subject_map_explain(subject, old, cl, seed, key, server_version).alias("old"),
@@ -395,6 +417,10 @@ def partition_balance(
                          "or (source, n, tokens) candidates")
     if not found:
         raise ValueError("the mappings have no {{partition(n,...)}} destination")
+    for src, n, toks in found:
+        if n < 1 or not toks:
+            raise ValueError(f"partition candidate ({src!r}, {n}, {list(toks)}): the count must be at least 1 and at "
+                             "least one wildcard token hashed")
     subj = _column(subject)
     results = []
     rows = []
@@ -462,8 +488,8 @@ def canary_check(
     messages: DataFrame,
     mappings: MappingsValue,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
-    seed: Optional[int] = None,
+    cluster: Optional[ColumnOrName] = None,
+    seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
     confidence: float = 0.99,
     delivered: Optional[ColumnOrName] = None,
@@ -477,7 +503,8 @@ def canary_check(
     Without ``delivered``, the draws are ``subject_map``'s (with ``seed``): a check of the table itself.
     With ``delivered`` (a column: the subject a server actually delivered for each message, NULL when it
     was dropped), each message is attributed to the destination that gives that subject: a check of
-    recorded traffic against the configured weights."""
+    recorded traffic against the configured weights. ``cluster``: the column of the cluster each message
+    entered (a name or a Column), as in every report: each cluster scope is checked on its own messages."""
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings, server_version)
     extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
@@ -513,8 +540,9 @@ def canary_check(
             n = sum(seen.get((p["rule_index"], s["cluster"], d), 0) for d, *_ in dests)
             for d, dest, w in dests:
                 k = seen.get((p["rule_index"], s["cluster"], d), 0)
-                low, high = wilson_interval(k, n, confidence)
-                ok = n > 0 and low <= w / 100 <= high
+                # No messages: nothing observed, so no interval and no verdict (None), not a failed check.
+                low, high = wilson_interval(k, n, confidence) if n else (None, None)
+                ok = low <= w / 100 <= high if n else None
                 rows.append((p["rule_index"], p["rule"], s["cluster"], None if d < 0 else d, dest, k, n,
                              k / n if n else None, w / 100, low, high, ok))
     df = spark.createDataFrame(rows, "rule_index INT, rule STRING, cluster STRING, destination_index INT, destination STRING, "
@@ -524,7 +552,9 @@ def canary_check(
     text = "\n".join([
         f"Canary check ({100 * confidence:g}% Wilson interval)",
         _table(["rule", "cluster", "destination", "messages", "observed", "configured", "interval", "ok"],
-               [[f"{r[0]}: {r[1]}", r[2], r[4], r[5], pct(r[7]), pct(r[8]), f"{pct(r[9])} .. {pct(r[10])}", r[11]] for r in rows],
+               [[f"{r[0]}: {r[1]}", r[2], r[4], r[5], pct(r[7]), pct(r[8]),
+                 "-" if r[9] is None else f"{pct(r[9])} .. {pct(r[10])}", "no messages" if r[11] is None else r[11]]
+                for r in rows],
                [False, False, False, True, True, True, True, False]),
     ]) if rows else "Canary check: no weighted destination"
     unexplained = sum(n for (_, _, d), n in seen.items() if d == -2)
@@ -532,9 +562,13 @@ def canary_check(
         text += f"\n{unexplained:,} delivered subjects no destination of their rule gives"
     facts = {"rows": [dict(zip(("rule_index", "rule", "cluster", "destination_index", "destination", "messages",
                                 "rule_messages", "observed", "configured", "low", "high", "ok"), r)) for r in rows],
-             "all_ok": all(r[11] for r in rows), "unexplained": unexplained}
+             "all_ok": all(r[11] is not False for r in rows), "unchecked": sum(1 for r in rows if r[11] is None),
+             "unexplained": unexplained}
+
+    checked = [r for r in rows if r[11] is not None]
 
     def draw(fig):
+        rows = checked  # a destination without messages has no interval to draw
         ax = fig.add_subplot(1, 1, 1)
         labels = [f"{r[4]}" + (f" [{r[2]}]" if r[2] else "") for r in rows]
         x = list(range(len(rows)))
@@ -550,7 +584,7 @@ def canary_check(
         ax.set_title(f"Canary check: {len(rows) - bad} of {len(rows)} destinations within the interval")
         ax.legend(fontsize=8)
 
-    return Report("canary check", df, text, facts, draw if rows else None)
+    return Report("canary check", df, text, facts, draw if checked else None)
 
 
 # --- server upgrade ------------------------------------------------------------------------------
@@ -587,7 +621,7 @@ def server_upgrade(
     from_version: str,
     to_version: str,
     subject: ColumnOrName = "subject",
-    cluster: Optional[ColumnOrValue] = None,
+    cluster: Optional[ColumnOrName] = None,
     seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
 ) -> Report:
@@ -596,7 +630,8 @@ def server_upgrade(
     each line's error), and per rule the messages of ``messages`` whose delivered subject changes:
     ``changed``, ``newly_dropped`` (delivered before, not after), ``newly_delivered`` (not delivered before:
     e.g. lost on 2.10/2.11, whose servers crash on ``{{partition(0,...)}}``), ``unchanged``; with an example
-    of each. Both lines draw with the same ``seed`` (and ``key``), so weighted choices differ only where
+    of each. ``cluster``: the column of the cluster each message entered, as in every report. Both lines
+    draw with the same ``seed`` (and ``key``), so weighted choices differ only where
     the lines do. A table one line refuses is refused whole by that line's server: its messages are
     counted on the other line, under the rule that takes them there, as ``becomes_valid`` or
     ``becomes_invalid``. The rules' errors are found in the session's JVM (a classic session)."""
@@ -604,7 +639,7 @@ def server_upgrade(
     errors = {v: _errors_by_rule(spark, mappings, v) for v in (from_version, to_version)}
     before_errors, after_errors = errors[from_version], errors[to_version]
     accepted = {v: not errors[v] for v in (from_version, to_version)}
-    cl = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    cl = _cluster(cluster)
 
     def explained(version: str) -> Column:
         return subject_map_explain(subject, mappings, cl, seed, key, version)

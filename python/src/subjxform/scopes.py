@@ -28,12 +28,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform.accounts import accounts_plan
+from subjxform.configs import Config, config_text
 from subjxform.functions import ColumnOrName, _column, subject_map_explain, subject_matches, subject_transform
 from subjxform.streams import REPUBLISHED_SUBJECT, STORED_SUBJECT, stream_messages, stream_plan
 
@@ -55,19 +56,24 @@ class Server:
     server_version: Optional[str] = None
 
 
-def server_from_config(spark, path: Union[str, Path], account: str = "$G", name: Optional[str] = None,
+def server_from_config(spark, config: Config, account: str = "$G", name: Optional[str] = None,
                        server_version: Optional[str] = None) -> Server:
-    """Reads a nats-server config file (``include`` and ``$VARIABLES`` as nats-server reads them) as the
+    """Reads a nats-server config (a file: a ``pathlib.Path`` or a str naming one, with ``include`` and
+    ``$VARIABLES`` as nats-server reads them; else the config's text: :mod:`subjxform.configs`) as the
     ``accounts_plan`` SQL function checks it; ``account`` is the account whose messages are followed
-    (``$G``: the top-level ``mappings``); ``server_version`` is the nats-server line the server runs."""
-    path = Path(path)
-    plan = accounts_plan(spark, path, server_version)
+    (``$G``: the top-level ``mappings``). The server's name: ``name``, else its ``server_name``, else the
+    file's stem (``"server"`` for a text without ``server_name``). ``server_version``: the nats-server line
+    the server runs."""
+    _, path = config_text(config)
+    where = path or "the config"
+    plan = accounts_plan(spark, config, server_version)
     info = plan.get("server") or {}
     accounts = {a["name"]: a for a in plan["accounts"]}
     if account not in accounts and account != "$G":
-        raise ValueError(f"{path}: no account {account!r} (it has {', '.join(sorted(accounts))})")
+        raise ValueError(f"{where}: no account {account!r} (it has {', '.join(sorted(accounts))})")
     mappings = accounts.get(account, {}).get("mappings")
-    return Server(name or info.get("server_name") or path.stem, mappings, info.get("cluster"), info, server_version)
+    return Server(name or info.get("server_name") or (Path(path).stem if path else "server"), mappings, info.get("cluster"),
+                  info, server_version)
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,7 @@ def stream(server: Server, config: Any) -> Hop:
 
 
 def stream_name(config: Any) -> str:
-    return (json.loads(config) if isinstance(config, str) else dict(config)).get("name", "?")
+    return (dict(config) if isinstance(config, Mapping) else json.loads(config_text(config)[0])).get("name", "?")
 
 
 def _check(hops: Sequence[Hop]) -> None:

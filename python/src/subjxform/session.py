@@ -182,6 +182,33 @@ def register(spark: SparkSession) -> None:
     jvm_class(spark, "subjxform.spark.SubjxformFunctions", "register()").register(jvm_session)
 
 
+def ensure_functions(spark: Optional[SparkSession] = None) -> None:
+    """Registers the SQL functions in a classic session that lacks them (default: the active session),
+    once per session: the Python API's functions call this, so they work wherever the jar is on the
+    classpath, however the session was started (PySpark 3.5 with ``--jars`` alone applies no service
+    entry). A session without the jar is a RuntimeError that says what to do; under Spark Connect the
+    server owns the functions, and nothing is done here."""
+    session = spark if spark is not None else _active_or_started_session()
+    if session is None or getattr(session, "_subjxform_functions", False):
+        return
+    jvm_session = getattr(session, "_jsparkSession", None)
+    if jvm_session is None:  # Spark Connect
+        return
+    if not jvm_session.catalog().functionExists("subject_transform"):
+        jvm_class(session, "subjxform.spark.SubjxformFunctions", "subjxform").register(jvm_session)
+    session._subjxform_functions = True
+
+
+def _active_or_started_session():
+    """The thread's active session, else the one this process started (the active one is per thread)."""
+    session = _active_session()
+    if session is None:
+        from pyspark.sql import SparkSession
+
+        session = getattr(SparkSession, "_instantiatedSession", None)
+    return session
+
+
 def jvm_class(spark: SparkSession, name: str, caller: str):
     """The JVM class ``name`` of a classic session, or a RuntimeError that says what is missing.
 
@@ -198,9 +225,10 @@ def jvm_class(spark: SparkSession, name: str, caller: str):
         found = getattr(found, part)
     if not isinstance(found, JavaClass):
         raise RuntimeError(
-            f"{caller}: the subjxform jar is not on this session's classpath (no class {name}); start the session "
-            f"with .config('spark.jars', subjxform.jar_path()) or subjxform.configure(SparkSession.builder), "
-            f"or spark-submit --jars {_jar_or_hint(spark)}"
+            f"{caller}: the subjxform jar is not on this session's classpath (no class {name}), and a running "
+            f"session cannot load it (spark.jars set after it started has no effect): stop it (spark.stop()) and "
+            f"start it with subjxform.configure(SparkSession.builder).getOrCreate(), or spark-submit --jars "
+            f"{_jar_or_hint(spark)}"
         )
     return found
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import operator
+import os
 import re
 import warnings
 from typing import Any, Mapping, Optional, Union
@@ -27,13 +28,14 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
-from subjxform.functions import _server_version, subject_filter_transform, subject_matches, subject_transform
+from subjxform.configs import config_text, missing_file_note
+from subjxform.functions import _call, _server_version, subject_filter_transform, subject_matches, subject_transform
 
 STORED_SUBJECT = "stored_subject"
 REPUBLISHED_SUBJECT = "republished_subject"
 EXPLANATION = "explanation"
 
-StreamConfig = Union[str, Mapping[str, Any]]
+StreamConfig = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
 _BUCKET = re.compile(r"^[a-zA-Z0-9_-]+$")  # nats.go's bucket name rule
 
@@ -43,11 +45,8 @@ class StreamConfigError(ValueError):
 
 
 def _config_json(config: StreamConfig) -> str:
-    if isinstance(config, str):
-        return config
-    if isinstance(config, Mapping):
-        return json.dumps(config)
-    raise TypeError(f"config must be a JSON string or a dict, got {type(config).__name__}")
+    """The stream config's JSON: a dict, a JSON text, or a file (a Path or a str naming one: :mod:`subjxform.configs`)."""
+    return config_text(config)[0]
 
 
 def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = None) -> dict:
@@ -64,14 +63,14 @@ def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = Non
     version = _server_version(server_version)
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        query = spark.range(1).select(F.call_function("stream_config_plan", F.lit(config_json), *version))
+        query = spark.range(1).select(_call("stream_config_plan", F.lit(config_json), *version))
         return json.loads(query.first()[0])
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
         params = error_parameters(e)
         if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`stream_config_plan`":
             raise
-        raise StreamConfigError(params["value"]) from e
+        raise StreamConfigError(params["value"] + missing_file_note(config)) from e
 
 
 def stream_messages(

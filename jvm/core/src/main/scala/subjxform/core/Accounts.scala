@@ -106,6 +106,9 @@ object Accounts {
 
   private def lower(k: String) = k.toLowerCase(java.util.Locale.ROOT)
 
+  /** A `mappings` that is not a map: nats-server's configuration reader fails on its type assertion. */
+  private def notAMap(v: ConfValue) = s"interface conversion: interface {} is ${goType(v)}, not map[string]interface {}"
+
   // ---------------------------------------------------------------------------------------------
   // Reading
 
@@ -114,6 +117,8 @@ object Accounts {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     val accounts = mutable.ArrayBuffer.empty[AccountSpec]
     val global = doc.entries.collectFirst { case (k, o: Obj) if lower(k) == "mappings" || lower(k) == "maps" => o }
+    for ((k, v) <- doc.entries if (lower(k) == "mappings" || lower(k) == "maps") && !v.isInstanceOf[Obj])
+      problems += ConfigProblem(v, k, "error", notAMap(v))
     for ((accountsKey, block) <- doc.entries if lower(accountsKey) == "accounts") block match {
       case Arr(items, _) =>
         // A list of account names: accounts with nothing in them.
@@ -124,8 +129,8 @@ object Accounts {
           case Str(n, _, _) => accounts += AccountSpec(n, n, None, Nil, Nil, item, s"$accountsKey.$n")
           case other => problems += ConfigProblem(other, accountsKey, "error", s"Expected account names, got ${goType(other)}")
         }
-      case Obj(entries, _, _) =>
-        for ((name, value) <- entries) {
+      case block @ Obj(entries, _, _) =>
+        for ((name, value) <- entries if !block.usedVariables(name)) { // a variable of the block, used by an account
           val field = s"$accountsKey.$name"
           value match {
             case o: Obj if name != GlobalAccount => accounts += readAccount(name, o, field, problems)
@@ -145,7 +150,7 @@ object Accounts {
     for ((k, v) <- o.entries) lower(k) match {
       case "mappings" | "maps" => v match {
         case m: Obj => mappings = Some(m)
-        case other => problems += ConfigProblem(other, s"$field.$k", "error", s"Expected an entry for the mapping destination") // as parseAccountMappings
+        case other => problems += ConfigProblem(other, s"$field.$k", "error", notAMap(other))
       }
       case "exports" => v match {
         case Arr(items, _) => exports = items.zipWithIndex.flatMap { case (e, i) => readExport(e, s"$field.$k[$i]", problems) }

@@ -19,6 +19,9 @@ object ConfValue {
   /** Keys in written order; a repeated key replaces the earlier value, as in nats-server's Go map. */
   final case class Obj(entries: Vector[(String, ConfValue)], repeatedKeys: Vector[String], line: Int) extends ConfValue {
     def get(key: String): Option[ConfValue] = entries.collectFirst { case (k, v) if k == key => v }
+    /** Keys of entries that a `$name` reference used: variables, which nats-server skips where it reads
+     * the block's entries as settings (its token's IsUsedVariable). Not part of the value's equality. */
+    var usedVariables: Set[String] = Set.empty
   }
 
   /**
@@ -165,7 +168,7 @@ object ConfSyntax {
     private var pos = 0
     private var line = 1
     /** Maps being built, innermost last: where `$name` references are looked up. */
-    private val scopes = mutable.ArrayBuffer.empty[mutable.LinkedHashMap[String, ConfValue]]
+    private val scopes = mutable.ArrayBuffer.empty[MapFrame]
 
     private def peek: Int = if (pos >= text.length) EOF else text.codePointAt(pos)
     private def peekAt(ahead: Int): Int = {
@@ -231,7 +234,12 @@ object ConfSyntax {
       val entries = mutable.LinkedHashMap.empty[String, ConfValue]
       val repeated = mutable.ArrayBuffer.empty[String]
       var key: String = _
-      def result = Obj(entries.toVector, repeated.toVector, startLine)
+      val usedVariables = mutable.Set.empty[String]
+      def result = {
+        val o = Obj(entries.toVector, repeated.toVector, startLine)
+        o.usedVariables = usedVariables.toSet
+        o
+      }
     }
     private final class ArrFrame(val at: Int) extends Frame {
       val items = Vector.newBuilder[ConfValue]
@@ -243,7 +251,7 @@ object ConfSyntax {
       if (frames.length >= MaxDepth) throw tooDeep(line)
       frames += f
       f match {
-        case m: MapFrame => scopes += m.entries
+        case m: MapFrame => scopes += m
         case _ =>
       }
     }
@@ -291,7 +299,7 @@ object ConfSyntax {
           if (m.closing) fail("Unexpected EOF processing map.")
           return close()
         } else if (isSpace(c)) next()
-        else if (isKeySeparator(c)) fail(s"Unexpected key separator '${show(c)}'.")
+        else if (isKeySeparator(c)) fail(s"Unexpected key separator '${show(c)}'")
         else if (c == ']') fail("Unexpected array end ']' processing map.")
         else if (c == '}') {
           next()
@@ -331,7 +339,7 @@ object ConfSyntax {
         else if (c == ',' || c == ';' || isNewLine(c)) return false
         else if (c == '}') { if (closing) return true; fail("Unexpected '}': the block is already closed.") }
         else if (c == EOF && !closing) return true
-        else fail(s"Expected a map value terminator ',' or a map terminator '}', but got '${show(c)}' instead.")
+        else fail(s"""Expected a map value terminator "," or a map terminator "}", but got '${show(c)}' instead.""")
       }
       false
     }
@@ -466,11 +474,13 @@ object ConfSyntax {
 
     private def variable(name: String, at: Int): ConfValue = {
       if (name.startsWith("2a$")) return Str("$" + name, quoted = false, at) // a bcrypt hash, not a reference
-      val inScope = scopes.reverseIterator.flatMap(_.get(name))
-      if (inScope.hasNext) inScope.next()
+      val inScope = scopes.reverseIterator.find(_.entries.contains(name))
+      if (inScope.nonEmpty) { inScope.get.usedVariables += name; inScope.get.entries(name) }
       else fromEnvironment(file, name, at).getOrElse {
-        fail(s"variable reference for '$name' on line $at can not be found " +
-          "(a destination that starts with $ must be quoted)")
+        val hint =
+          if (file != null && file.inInclude) "an included file sees none of the variables of the file that includes it"
+          else "a destination that starts with $ must be quoted"
+        throw new ConfSyntaxException(s"variable reference for '$name' on line $at can not be found ($hint)")
       }
     }
 
@@ -580,7 +590,7 @@ object ConfSyntax {
         else if (d == '/') { if (peek == '/') skipComment() else return false }
         else if (d == ',' || isNewLine(d)) return false
         else if (d == ']') return true
-        else fail(s"Expected an array value terminator ',' or an array terminator ']', but got '${show(d)}' instead.")
+        else fail(s"""Expected an array value terminator "," or an array terminator "]", but got '${show(d)}' instead.""")
       }
       false
     }
@@ -745,6 +755,9 @@ final class ConfFile private[core] (val name: String, private[core] val env: Str
   private val origins = new java.util.IdentityHashMap[ConfValue, String]
   private[core] val envInProgress = scala.collection.mutable.HashSet.empty[String]
   private var depth = 0
+
+  /** Whether an included file is being read (its variables are its own: nats-server's parser scopes). */
+  private[core] def inInclude: Boolean = depth > 0
 
   /** The file `v` was written in (this file's name unless an include brought it). */
   def fileOf(v: ConfValue): String = Option(origins.get(v)).getOrElse(name)

@@ -72,9 +72,22 @@ class AccountsSuite extends AnyFunSuite {
     // The included file does not see the including file's variables (nats-server parses it on its own).
     Files.write(dir.resolve("sub/b.conf"), "B: { imports: [{stream: {account: A, subject: $EXPORTED}}] }\n".getBytes(UTF_8))
     val e = intercept[ConfSyntaxException](ConfSyntax.parseFile(main.toString, env.get))
-    assert(e.getMessage.startsWith("error parsing include file 'sub/b.conf', Parse error on line 1: 'variable reference for 'EXPORTED'"))
+    assert(e.getMessage == "error parsing include file 'sub/b.conf', variable reference for 'EXPORTED' on line 1 can not be " +
+      "found (an included file sees none of the variables of the file that includes it)")
     // Without a file there is nothing to include relative to.
     assert(intercept[ConfSyntaxException](ConfSyntax.parseDocument("include x.conf\n")).getMessage.contains("include needs the configuration file"))
+  }
+
+  test("a variable of the accounts block used by an account is skipped, as nats-server skips it; a mappings that is not a map is refused") {
+    val used = Accounts.fromDocument(ConfSyntax.parseDocument(
+      "accounts {\n  PASS: secret\n  A: { users: [{user: a, password: $PASS}], mappings: { \"x.*\": \"y.$1\" } }\n}\n"))
+    assert(used.errors.isEmpty && used.accounts.map(_.name) == Seq("A"))
+    val unused = Accounts.fromDocument(ConfSyntax.parseDocument("accounts {\n  PASS: secret\n  A: {}\n}\n"))
+    assert(unused.errors.map(_.message) == Seq("Expected map entries for accounts"))
+    for ((text, goType) <- Seq("mappings: [{foo: bar}]" -> "[]interface {}", "mappings: 5" -> "int64",
+                               "accounts { A: { mappings: \"x\" } }" -> "string"))
+      assert(Accounts.fromDocument(ConfSyntax.parseDocument(text)).errors.map(_.message) ==
+        Seq(s"interface conversion: interface {} is $goType, not map[string]interface {}"), text)
   }
 
   test("JWT claims: mappings in their shape (0 and missing weights are 100), imports and exports by public key") {

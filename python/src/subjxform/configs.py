@@ -1,0 +1,45 @@
+"""One rule for every argument that takes a whole config (``accounts_plan``, ``replay``,
+``server_from_config``, ``stream_plan``, ``stream_messages``, ``scopes.stream``):
+
+- a ``pathlib.Path`` (any ``os.PathLike``), or a ``str`` that names an existing file, is read from that
+  file (a server config's ``include`` files and environment variables are then found as nats-server
+  finds them, relative to it);
+- any other ``str`` is the config's text (nats-server syntax or JSON);
+- a dict (or a list, for account JWT claims) is JSON.
+
+A config text never names an existing file in practice, so the rule does not guess; a str that looks
+like a file name but names none is read as text, and its error says that no such file exists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Mapping, Optional, Union
+
+Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
+
+# A one-line str ending in a config file's usual extension: what a mistyped path looks like.
+_FILE_NAME = re.compile(r"[^\s{}\[\]:=\"']+\.(?:conf|cfg|json|txt|jwt|creds)")
+
+
+def config_text(config: Config) -> tuple[str, Optional[str]]:
+    """The config's text and, when it was read from a file, that file's absolute path."""
+    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
+        path = os.fspath(config)
+        with open(path, encoding="utf-8") as f:
+            return f.read(), os.path.abspath(path)
+    if isinstance(config, str):
+        return config, None
+    if isinstance(config, (Mapping, list)):
+        return json.dumps(config), None
+    raise TypeError(f"config must be a config text, a path or a dict, got {type(config).__name__}")
+
+
+def missing_file_note(config: Config) -> str:
+    """For the error of a config that could not be read: a note when it was a str that looks like a
+    path to a file that does not exist (it was read as config text)."""
+    if isinstance(config, str) and _FILE_NAME.fullmatch(config.strip()):
+        return f" (there is no file {config.strip()!r}: a str is read as a file only when it names one, else as config text)"
+    return ""
