@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
 from subjxform.configs import Config, config_text, missing_file_note
-from subjxform.functions import _call, subject_map, subject_matches, subject_transform
+from subjxform.functions import _call, _server_version, subject_map, subject_matches, subject_transform
 
 RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
@@ -42,7 +42,7 @@ class AccountsConfigError(ValueError):
     """nats-server would refuse this config (or these account JWTs): file:line, the entry, its words."""
 
 
-def accounts_plan(spark, config: Config) -> dict:
+def accounts_plan(spark, config: Config, server_version: Optional[str] = None) -> dict:
     """The config's accounts checked as nats-server checks them, reduced to what decides deliveries:
     ``accounts`` (``name``, ``id``, ``mappings`` as a JSON mapping table; the top-level mappings as ``$G``),
     ``routes`` (one per import: ``kind``, ``importer``, ``exporter``, ``filter``, ``src``/``dest`` or
@@ -53,10 +53,12 @@ def accounts_plan(spark, config: Config) -> dict:
     existing file: :mod:`subjxform.configs`; its ``include`` files and environment variables are then
     read as nats-server reads them, by the Spark driver), account JWTs (separated by white space), or a
     JWT's claims (as ``nsc describe account --json`` prints them, a str or a dict).
-    Raises :class:`AccountsConfigError` for a config nats-server refuses.
+    Raises :class:`AccountsConfigError` for a config nats-server refuses. ``server_version`` (e.g.
+    ``"2.10"``) checks it as that nats-server line does; by default the session conf
+    ``spark.subjxform.serverVersion``, else the newest line.
     """
     text, path = config_text(config)
-    args = [F.lit(text), F.lit(path).cast("string")]
+    args = [F.lit(text), F.lit(path).cast("string"), *_server_version(server_version)]
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
         return json.loads(spark.range(1).select(_call("accounts_plan", *args)).first()[0])
@@ -67,23 +69,23 @@ def accounts_plan(spark, config: Config) -> dict:
         raise AccountsConfigError(params["value"] + missing_file_note(config)) from e
 
 
-def _mapped(subject: Column, account: Column, plan: dict, cluster, seed) -> Column:
+def _mapped(subject: Column, account: Column, plan: dict, cluster, seed, server_version) -> Column:
     """The subject after the publishing account's own mappings (unchanged for an account without any)."""
     out: Optional[Column] = None
     for acc in plan["accounts"]:
         if acc["mappings"] is None:
             continue
-        mapped = subject_map(subject, acc["mappings"], cluster=cluster, seed=seed)
+        mapped = subject_map(subject, acc["mappings"], cluster=cluster, seed=seed, server_version=server_version)
         out = (F.when(account == F.lit(acc["name"]), mapped) if out is None
                else out.when(account == F.lit(acc["name"]), mapped))
     return subject if out is None else out.otherwise(subject)
 
 
-def _routed(subject: Column, route: dict) -> Column:
+def _routed(subject: Column, route: dict, server_version: Optional[str]) -> Column:
     """The subject the other account sees: the route's transform, or its fixed subject."""
     if route["literal"] is not None:
         return F.lit(route["literal"])
-    return subject_transform(subject, route["src"], route["dest"])
+    return subject_transform(subject, route["src"], route["dest"], server_version=server_version)
 
 
 def replay(
@@ -93,6 +95,7 @@ def replay(
     account_col: str = "account",
     cluster: Optional[str] = None,
     seed: Optional[int] = None,
+    server_version: Optional[str] = None,
 ) -> DataFrame:
     """Every delivery of each message of ``df`` through the accounts of ``config`` (see the module doc).
 
@@ -103,15 +106,17 @@ def replay(
     per delivery, none for a message the publisher's mappings drop. ``cluster`` and ``seed`` are
     ``subject_map``'s (cluster-scoped destinations, reproducible weighted draws); ``cluster`` defaults to
     the config's own ``cluster { name: ... }``, the name the server chooses scoped destinations by.
-    ``config``: as :func:`accounts_plan` takes it.
+    ``config``: as :func:`accounts_plan` takes it. ``server_version`` is the nats-server line whose rules
+    apply (see :func:`accounts_plan`).
     """
-    plan = accounts_plan(df.sparkSession, config)
+    # A plan carries no server version: its mappings and imports are compiled for the line that checked it.
+    plan = accounts_plan(df.sparkSession, config, server_version)
     if cluster is None:
         cluster = (plan.get("server") or {}).get("cluster")
     by_name = {a["name"]: a for a in plan["accounts"]}
     account = F.col(account_col)
     mapped_name = "__subjxform_mapped"
-    staged = df.withColumn(mapped_name, _mapped(F.col(subject_col), account, plan, cluster, seed))
+    staged = df.withColumn(mapped_name, _mapped(F.col(subject_col), account, plan, cluster, seed, server_version))
     mapped = F.col(mapped_name)
 
     def delivery(received_by: Column, subject: Column, via: str) -> Column:
@@ -122,15 +127,15 @@ def replay(
         if route["kind"] == "stream":
             # The exporter publishes; the importer receives the renamed subject.
             taken = (account == F.lit(route["exporter"])) & subject_matches(mapped, route["filter"])
-            candidates.append(F.when(taken, delivery(F.lit(route["importer"]), _routed(mapped, route), "stream import")))
+            candidates.append(F.when(taken, delivery(F.lit(route["importer"]), _routed(mapped, route, server_version), "stream import")))
         else:
             # The importer publishes on its local subject; the exporter receives the import's subject,
             # which its own mappings then map.
             taken = (account == F.lit(route["importer"])) & subject_matches(mapped, route["filter"])
-            seen = _routed(mapped, route)
+            seen = _routed(mapped, route, server_version)
             exporter = by_name.get(route["exporter"], {})
             if exporter.get("mappings") is not None:
-                seen = subject_map(seen, exporter["mappings"], cluster=cluster, seed=seed)
+                seen = subject_map(seen, exporter["mappings"], cluster=cluster, seed=seed, server_version=server_version)
             candidates.append(F.when(taken, delivery(F.lit(route["exporter"]), seen, "service import")))
 
     exploded = staged.withColumn("__subjxform_delivery", F.explode(F.array(*candidates)))

@@ -83,6 +83,18 @@ def _key(key: Optional[ColumnOrName]) -> Column:
     return _column(key, "key")
 
 
+def _server_version(server_version: Optional[str]) -> "list[Column]":
+    """The trailing ``server_version`` argument: none when not given (the session conf
+    ``spark.subjxform.serverVersion``, else the newest line, decides when the query is analysed). The JVM
+    checks the value, so an unsupported line is an analysis error naming the supported ones."""
+    if server_version is None:
+        return []
+    if not isinstance(server_version, str):
+        raise TypeError(f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
+                        f"{server_version!r}")
+    return [F.lit(server_version)]
+
+
 def subject_transform(
     subject: ColumnOrName,
     src: ColumnOrValue,
@@ -90,6 +102,7 @@ def subject_transform(
     strict: bool = False,
     seed: Optional[int] = None,
     key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Column:
     """Applies the NATS subject transform ``src`` -> ``dest`` to ``subject``, as nats-server does.
 
@@ -99,7 +112,9 @@ def subject_transform(
     ``strict=True`` accepts only what an import/export mapping accepts. ``{{random(n)}}`` draws: ``seed``
     (an int) makes them reproducible for the same input in the same partitioning, like ``rand(seed)``;
     ``key`` (a column name or Column, e.g. a message id) makes each a pure function of (seed, key, the
-    token), the same whatever the partitioning, micro-batching or upstream filtering.
+    token), the same whatever the partitioning, micro-batching or upstream filtering. ``server_version``
+    (``"2.10"``, ``"2.11"``, ``"2.12"``, ``"2.14"``, ``"2.15"`` or a release such as ``"2.10.26"``) follows
+    that nats-server line; by default the session conf ``spark.subjxform.serverVersion``, else the newest.
 
     >>> df.select(subject_transform("subject", "orders.*.*", "shipments.{{wildcard(2)}}.$1"))  # doctest: +SKIP
     orders.eu.42 -> shipments.42.eu
@@ -107,7 +122,7 @@ def subject_transform(
     unchanged when not matching, as Core NATS mappings behave
     """
     return _call("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                 _strict(strict), _seed(seed, key), _key(key))
+                 _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
 
 
 def try_subject_transform(
@@ -117,13 +132,14 @@ def try_subject_transform(
     strict: bool = False,
     seed: Optional[int] = None,
     key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Column:
     """Like :func:`subject_transform`, but an invalid transform gives NULL instead of an error.
 
     >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
     return _call("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                 _strict(strict), _seed(seed, key), _key(key))
+                 _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -152,6 +168,7 @@ def subject_map(
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = None,
     key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Column:
     """Applies a Core NATS account mapping table to ``subject``, as nats-server does.
 
@@ -163,11 +180,13 @@ def subject_map(
     loss) is NULL. ``cluster`` (a string or Column) picks a rule's cluster-scoped destinations.
     Weighted choices are random; ``seed`` makes them reproducible (like ``rand(seed)``), ``key`` (e.g.
     ``"msg_id"``) gives each message the same destination in every run, whatever the partitioning.
+    ``server_version`` follows that nats-server line (see :func:`subject_transform`).
 
     >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return _call("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key))
+    return _call("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
+                 *_server_version(server_version))
 
 
 def subject_map_explain(
@@ -176,6 +195,7 @@ def subject_map_explain(
     cluster: Optional[ColumnOrValue] = None,
     seed: Optional[int] = None,
     key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Column:
     """Why :func:`subject_map` with the same arguments gives ``subject`` what it gives: a struct of
     ``rule`` (the source as written) and ``rule_index`` (its 0-based position), ``matched_as``
@@ -191,7 +211,7 @@ def subject_map_explain(
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
     return _call("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
-                 _key(key))
+                 _key(key), *_server_version(server_version))
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]
@@ -225,7 +245,11 @@ def _transform_list(transforms: TransformList) -> Column:
 
 
 def subject_filter_transform(
-    subject: ColumnOrName, transforms: TransformList, seed: Optional[int] = None, key: Optional[ColumnOrName] = None
+    subject: ColumnOrName,
+    transforms: TransformList,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Column:
     """Applies a stream source's or mirror's ``subject_transforms`` list, as nats-server does.
 
@@ -237,12 +261,17 @@ def subject_filter_transform(
     >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
     foo -> foo-transformed, bar -> bar, baz -> NULL
     """
-    return _call("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key))
+    return _call("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key),
+                 *_server_version(server_version))
 
 
 def try_subject_filter_transform(
-    subject: ColumnOrName, transforms: TransformList, seed: Optional[int] = None, key: Optional[ColumnOrName] = None
+    subject: ColumnOrName,
+    transforms: TransformList,
+    seed: Optional[int] = None,
+    key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Column:
     """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
     return _call("try_subject_filter_transform", _column(subject), _transform_list(transforms),
-                 _seed(seed, key), _key(key))
+                 _seed(seed, key), _key(key), *_server_version(server_version))

@@ -27,13 +27,19 @@ class MappingProblem:
     message: str
 
 
-def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] = None) -> list[MappingProblem]:
+SERVER_VERSION_CONF = "spark.subjxform.serverVersion"
+
+
+def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] = None,
+                      server_version: Optional[str] = None) -> list[MappingProblem]:
     """Every problem of a mapping table (a str in JSON or nats-server config syntax, or a dict).
 
     An empty list means ``subject_map`` accepts the table and nothing looks suspicious. The check runs
     in the JVM of ``spark`` (default: the active session), so it is exactly the one ``subject_map`` makes.
     It needs a classic session (under Spark Connect, ``subject_map`` itself reports errors when the
-    query is analysed).
+    query is analysed). ``server_version`` (e.g. ``"2.10"``) checks the table as that nats-server line does;
+    by default the session conf ``spark.subjxform.serverVersion``, else the newest line. An unsupported
+    version is a ValueError naming the supported lines.
     """
     text = json.dumps(mappings) if isinstance(mappings, dict) else mappings
     if not isinstance(text, str):
@@ -43,5 +49,26 @@ def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] 
     if session is None:
         raise RuntimeError("validate_mappings needs a SparkSession: none is active or started in this process (pass spark=)")
     table = jvm_class(session, "subjxform.core.MappingTable", "validate_mappings")
-    found = json.loads(table.validateJson(text))
+    version = _server_version(session, server_version, "validate_mappings")
+    found = json.loads(table.validateJson(text, version))
     return [MappingProblem(p["rule"], p["destination"], p["severity"], p["message"]) for p in found]
+
+
+def _server_version(session: SparkSession, server_version: Optional[str], caller: str):
+    """The JVM ServerVersion of ``server_version`` (None: the session's conf, else the newest line)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import IllegalArgumentException as JvmIllegalArgument
+
+    if server_version is None:
+        server_version = session.conf.get(SERVER_VERSION_CONF, None)
+    versions = jvm_class(session, "subjxform.core.ServerVersion", caller)
+    if server_version is None:
+        return versions.Newest()
+    if not isinstance(server_version, str):
+        raise TypeError(f"server_version must be a str such as '2.10' (or None), not {type(server_version).__name__}")
+    try:
+        return versions.parse(server_version)
+    except JvmIllegalArgument as e:  # (PySpark's form of the JVM's IllegalArgumentException)
+        raise ValueError(str(e).strip()) from None
+    except Py4JJavaError as e:
+        raise ValueError(str(e.java_exception.getMessage())) from None

@@ -4,6 +4,7 @@ embedded local Spark: what an operator runs before deploying a mapping change.
     subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject-column subject]
                      [--cluster-column COL] [--seed N] [--key-column COL] [--partitions SRC:N:TOKENS ...]
                      [--delivered-column COL] [--format parquet|csv|json] [--out DIR]
+                     [--server-version V [--upgrade-to W]]
 
 TRAFFIC is a Parquet file or folder, a CSV file with a header, or JSON lines (by extension, or
 --format); it needs a subject column (--subject-column), and may have a cluster column (the cluster each
@@ -12,8 +13,11 @@ traffic). FILE is a mappings block (nats-server config syntax or JSON), as `subj
 --mappings` reads it. The reports: rule coverage, canary check, partition balance (of the table's
 {{partition(...)}} destinations, or of --partitions candidates such as 'orders.*.*:16:2' or
 'orders.*.*:8:1,2'), and the config diff when --new-mappings is given. DIR (default
-target/subjxform-report) gets summary.txt (also printed) and one PNG per report. Exit code 0 when the
-reports ran, 2 for a usage error, an unreadable file or a mappings table nats-server would refuse.
+target/subjxform-report) gets summary.txt (also printed) and one PNG per report. --server-version V
+runs every report as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like 2.10.26;
+default the newest); --upgrade-to W adds the server upgrade report: what moving from V to W changes for
+the traffic. Exit code 0 when the reports ran, 2 for a usage error, an unreadable file or a mappings
+table nats-server (line V) would refuse.
 Needs pyspark and matplotlib (pip install 'subjxform[reports]', plus 'subjxform[spark]' without a pyspark).
 """
 
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Optional
 
 STEPS_WIDTH = 24
+SERVER_VERSION_CONF = "spark.subjxform.serverVersion"
 
 
 def _progress(step: int, steps: int, what: str, started: float) -> None:
@@ -83,7 +88,12 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     parser.add_argument("--partitions", nargs="*", default=[])
     parser.add_argument("--format", choices=["parquet", "csv", "json"])
     parser.add_argument("--out", type=Path, default=Path("target/subjxform-report"))
+    parser.add_argument("--server-version", help="the nats-server line the reports follow (default: the newest)")
+    parser.add_argument("--upgrade-to", help="also report what moving from --server-version to this line changes")
     args = parser.parse_args(argv)
+    if args.upgrade_to and not args.server_version:
+        print("subjxform report: --upgrade-to needs --server-version (the line the servers run now)", file=sys.stderr)
+        return 2
     for f in [args.traffic, args.mappings] + ([args.new_mappings] if args.new_mappings else []):
         if not f.exists():
             print(f"subjxform report: {f}: no such file", file=sys.stderr)
@@ -99,7 +109,7 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     candidates = _partition_candidates(args.partitions)
 
     started = time.monotonic()
-    steps = 4 + (1 if new else 0)
+    steps = 4 + (1 if new else 0) + (1 if args.upgrade_to else 0)
     _progress(0, steps, "starting an embedded local Spark", started)
     from pyspark.sql import SparkSession
 
@@ -116,7 +126,20 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
             .getOrCreate()
         )
         spark.sparkContext.setLogLevel("ERROR")
+    conf_before = spark.conf.get(SERVER_VERSION_CONF, None)
     try:
+        if args.server_version or args.upgrade_to:
+            from subjxform.mappings import _server_version
+
+            try:  # an unsupported line is a usage error naming the supported ones
+                for v in (args.server_version, args.upgrade_to):
+                    if v:
+                        _server_version(spark, v, "subjxform report")
+            except ValueError as e:
+                print(f"subjxform report: {e}", file=sys.stderr)
+                return 2
+            # Every function compiles for the session's line when its query is analysed.
+            spark.conf.set(SERVER_VERSION_CONF, args.server_version)
         for path, text in [(args.mappings, old)] + ([(args.new_mappings, new)] if new is not None else []):
             problem = _mappings_problem(spark, text)
             if problem:
@@ -147,9 +170,12 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
             run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
         if new is not None:
             run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
+        if args.upgrade_to:
+            run(steps - 1, "server upgrade", lambda: reports.server_upgrade(
+                traffic, old, args.server_version, args.upgrade_to, subject, cluster, args.seed, key))
         _progress(steps - 1, steps, "writing the summary and the charts", started)
         parts = [f"subjxform report: {args.traffic} with {args.mappings}" + (f" -> {args.new_mappings}" if new else "")
-                 + f", seed {args.seed}"]
+                 + f", seed {args.seed}" + (f", nats-server {args.server_version}" if args.server_version else "")]
         for name, report in done:
             png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
             parts.append(report.text + (f"\n(chart: {png})" if png else ""))
@@ -161,6 +187,10 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     finally:
         if own:
             spark.stop()
+        elif conf_before is None:
+            spark.conf.unset(SERVER_VERSION_CONF)
+        else:
+            spark.conf.set(SERVER_VERSION_CONF, conf_before)
     return 0
 
 

@@ -41,6 +41,7 @@ from subjxform.functions import (
     MappingsValue,
     _column,
     _mappings_text,
+    _server_version,
     subject_map_explain,
     subject_matches,
     subject_transform,
@@ -105,21 +106,22 @@ def _cluster(cluster: Optional[ColumnOrName]) -> Column:
     return _column(cluster, "cluster")
 
 
-def mappings_plan(spark, mappings: MappingsValue) -> list[dict]:
+def mappings_plan(spark, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
     """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
     ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``)."""
     text = _mappings_text(mappings)
-    return json.loads(spark.range(1).select(_call("mappings_plan", text).alias("p")).head()["p"])
+    return json.loads(spark.range(1).select(_call("mappings_plan", text, *_server_version(server_version)).alias("p"))
+                      .head()["p"])
 
 
 def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsValue, cluster, seed, key,
-               *extra: Column) -> DataFrame:
+               *extra: Column, server_version: Optional[str] = None) -> DataFrame:
     # Aliased once: the struct's fields are read from this column, so a row is explained (and drawn) once.
     return messages.select(
         *extra,
         _column(subject).alias("subject"),
-        subject_map_explain(subject, mappings, _cluster(cluster), seed, key).alias("x"),
+        subject_map_explain(subject, mappings, _cluster(cluster), seed, key, server_version).alias("x"),
     )
 
 
@@ -160,6 +162,7 @@ def rule_coverage(
     key: Optional[ColumnOrName] = None,
     top_unmatched: int = 5,
     shadow_check_limit: int = 200,
+    server_version: Optional[str] = None,
 ) -> Report:
     """Hits per rule and per destination of ``mappings`` over ``messages``; which rules never fire; which
     of those (and which others) are shadowed in practice: messages their source matches went to an
@@ -168,8 +171,8 @@ def rule_coverage(
     ones first), since each costs a ``subject_matches`` per message. ``cluster``: the column of the
     cluster each message entered (a name or a Column), as in every report."""
     spark = _spark(messages)
-    plan = mappings_plan(spark, mappings)
-    ex = _explained(messages, subject, mappings, cluster, seed, key).cache()
+    plan = mappings_plan(spark, mappings, server_version)
+    ex = _explained(messages, subject, mappings, cluster, seed, key, server_version=server_version).cache()
     try:
         hits = ex.groupBy(
             F.col("x.rule_index").alias("rule_index"), F.col("x.destination_index").alias("destination_index"),
@@ -307,6 +310,7 @@ def config_diff(
     cluster: Optional[ColumnOrName] = None,
     seed: Optional[int] = 0,
     key: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Report:
     """``old`` and ``new`` mapping tables over the same messages with the same ``seed``: per message, both
     explanations, and a category: ``unchanged`` (the same result), ``newly_dropped`` (delivered before,
@@ -323,8 +327,8 @@ def config_diff(
     cl = _cluster(cluster)
     both = messages.select(
         _column(subject).alias("subject"),
-        subject_map_explain(subject, old, cl, seed, key).alias("old"),
-        subject_map_explain(subject, new, cl, seed, key).alias("new"),
+        subject_map_explain(subject, old, cl, seed, key, server_version).alias("old"),
+        subject_map_explain(subject, new, cl, seed, key, server_version).alias("new"),
     ).where(F.col("old").isNotNull())
     both = both.withColumn("category", _diff_category(F.col("old"), F.col("new")))
     agg = both.groupBy(
@@ -372,10 +376,11 @@ def config_diff(
 _PARTITION = re.compile(r"\{\{\s*partition\s*\(\s*(\d+)\s*((?:,\s*\d+\s*)*)\)\s*\}\}", re.I)
 
 
-def partition_candidates(spark, mappings: MappingsValue) -> list[tuple[str, int, tuple[int, ...]]]:
+def partition_candidates(spark, mappings: MappingsValue,
+                         server_version: Optional[str] = None) -> list[tuple[str, int, tuple[int, ...]]]:
     """(source, n, tokens) of every ``{{partition(n,t...)}}`` in the table's destinations."""
     out = []
-    for p in mappings_plan(spark, mappings):
+    for p in mappings_plan(spark, mappings, server_version):
         for d in p["destinations"]:
             for m in _PARTITION.finditer(d["destination"]):
                 toks = tuple(int(t) for t in m.group(2).replace(",", " ").split())
@@ -391,6 +396,7 @@ def partition_balance(
     mappings: Optional[MappingsValue] = None,
     subject: ColumnOrName = "subject",
     top_keys: int = 5,
+    server_version: Optional[str] = None,
 ) -> Report:
     """How evenly ``{{partition(n, tokens...)}}`` spreads ``messages``: per candidate, messages per
     partition, min / max / skew (max over mean; 1.0 is perfectly even) and the hottest keys (the
@@ -401,7 +407,7 @@ def partition_balance(
     ``source`` matches."""
     spark = _spark(messages)
     if mappings is not None:
-        found = partition_candidates(spark, mappings)
+        found = partition_candidates(spark, mappings, server_version)
     elif candidates and all(len(c) == 3 for c in candidates):
         found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in candidates]
     elif source is not None and candidates:
@@ -422,8 +428,8 @@ def partition_balance(
         dest = "{{partition(%d,%s)}}" % (n, ",".join(map(str, toks)))
         key_dest = ".".join(f"{{{{wildcard({t})}}}}" for t in toks)
         matched = messages.select(subj.alias("subject")).where(subject_matches(F.col("subject"), src)).select(
-            subject_transform(F.col("subject"), src, dest).cast("int").alias("partition"),
-            subject_transform(F.col("subject"), src, key_dest).alias("key"),
+            subject_transform(F.col("subject"), src, dest, server_version=server_version).cast("int").alias("partition"),
+            subject_transform(F.col("subject"), src, key_dest, server_version=server_version).alias("key"),
         )
         per_key = matched.groupBy("partition", "key").count().cache()
         try:
@@ -487,6 +493,7 @@ def canary_check(
     key: Optional[ColumnOrName] = None,
     confidence: float = 0.99,
     delivered: Optional[ColumnOrName] = None,
+    server_version: Optional[str] = None,
 ) -> Report:
     """Observed against configured share of every weighted destination (a rule scope whose draw is not
     certain), per rule and cluster scope: messages, observed share, configured weight and the Wilson
@@ -499,9 +506,9 @@ def canary_check(
     recorded traffic against the configured weights. ``cluster``: the column of the cluster each message
     entered (a name or a Column), as in every report: each cluster scope is checked on its own messages."""
     spark = _spark(messages)
-    plan = mappings_plan(spark, mappings)
+    plan = mappings_plan(spark, mappings, server_version)
     extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
-    ex = _explained(messages, subject, mappings, cluster, seed, key, *extra)
+    ex = _explained(messages, subject, mappings, cluster, seed, key, *extra, server_version=server_version)
     if delivered is None:
         dest_index = F.col("x.destination_index")
     else:
@@ -509,7 +516,8 @@ def canary_check(
         remainder = F.col("delivered").isNull() | (F.col("delivered") == F.col("subject"))
         for p in plan:
             for d in p["destinations"]:
-                gives = subject_transform(F.col("subject"), p["rule"], d["destination"]).eqNullSafe(F.col("delivered"))
+                gives = subject_transform(F.col("subject"), p["rule"], d["destination"],
+                                          server_version=server_version).eqNullSafe(F.col("delivered"))
                 in_scope = (F.col("x.rule_index") == p["rule_index"]) & F.col("x.cluster").eqNullSafe(F.lit(d["cluster"]))
                 dest_index = F.when(dest_index.isNull() & in_scope & gives, F.lit(d["index"])).otherwise(dest_index)
         dest_index = F.when(dest_index.isNull() & ~remainder, F.lit(-2)).otherwise(dest_index)  # -2: no destination gives it
@@ -577,3 +585,133 @@ def canary_check(
         ax.legend(fontsize=8)
 
     return Report("canary check", df, text, facts, draw if checked else None)
+
+
+# --- server upgrade ------------------------------------------------------------------------------
+
+UPGRADE_CATEGORIES = ("becomes_invalid", "becomes_valid", "changed", "newly_dropped", "newly_delivered", "unchanged")
+
+
+def _upgrade_category(before: Column, after: Column) -> Column:
+    # A NULL result is a message the server does not deliver: dropped by a weight, or lost (2.10/2.11 crash
+    # on `{{partition(0,...)}}`).
+    return (
+        F.when(before["result"].eqNullSafe(after["result"]), "unchanged")
+        .when(after["result"].isNull(), "newly_dropped")
+        .when(before["result"].isNull(), "newly_delivered")
+        .otherwise("changed")
+    )
+
+
+def _errors_by_rule(spark, mappings: MappingsValue, server_version: str) -> dict[Optional[str], str]:
+    """The table's errors on a line, by rule (None: the text as a whole), as ``subjxform validate`` finds them."""
+    from subjxform.mappings import validate_mappings
+
+    text = mappings if isinstance(mappings, str) else json.dumps(mappings)
+    errors: dict[Optional[str], str] = {}
+    for p in validate_mappings(text, spark, server_version):
+        if p.severity == "error":
+            errors.setdefault(p.rule, p.message)
+    return errors
+
+
+def server_upgrade(
+    messages: DataFrame,
+    mappings: MappingsValue,
+    from_version: str,
+    to_version: str,
+    subject: ColumnOrName = "subject",
+    cluster: Optional[ColumnOrName] = None,
+    seed: Optional[int] = 0,
+    key: Optional[ColumnOrName] = None,
+) -> Report:
+    """What moving the servers that apply ``mappings`` from nats-server line ``from_version`` to
+    ``to_version`` (e.g. ``"2.10"`` to ``"2.15"``) changes: the rules that become invalid or valid (with
+    each line's error), and per rule the messages of ``messages`` whose delivered subject changes:
+    ``changed``, ``newly_dropped`` (delivered before, not after), ``newly_delivered`` (not delivered before:
+    e.g. lost on 2.10/2.11, whose servers crash on ``{{partition(0,...)}}``), ``unchanged``; with an example
+    of each. ``cluster``: the column of the cluster each message entered, as in every report. Both lines
+    draw with the same ``seed`` (and ``key``), so weighted choices differ only where
+    the lines do. A table one line refuses is refused whole by that line's server: its messages are
+    counted on the other line, under the rule that takes them there, as ``becomes_valid`` or
+    ``becomes_invalid``. The rules' errors are found in the session's JVM (a classic session)."""
+    spark = _spark(messages)
+    errors = {v: _errors_by_rule(spark, mappings, v) for v in (from_version, to_version)}
+    before_errors, after_errors = errors[from_version], errors[to_version]
+    accepted = {v: not errors[v] for v in (from_version, to_version)}
+    cl = _cluster(cluster)
+
+    def explained(version: str) -> Column:
+        return subject_map_explain(subject, mappings, cl, seed, key, version)
+
+    if accepted[from_version] and accepted[to_version]:
+        both = messages.select(_column(subject).alias("subject"), explained(from_version).alias("before"),
+                               explained(to_version).alias("after")).where(F.col("before").isNotNull())
+        category = _upgrade_category(F.col("before"), F.col("after"))
+        rule_index, rule = F.col("before.rule_index"), F.col("before.rule")
+        before_result, after_result = F.col("before.result"), F.col("after.result")
+    elif accepted[from_version] or accepted[to_version]:
+        valid = from_version if accepted[from_version] else to_version
+        both = messages.select(_column(subject).alias("subject"), explained(valid).alias("x")).where(F.col("x").isNotNull())
+        category = F.lit("becomes_invalid" if valid == from_version else "becomes_valid")
+        rule_index, rule = F.col("x.rule_index"), F.col("x.rule")
+        nothing = F.lit(None).cast("string")
+        before_result, after_result = (F.col("x.result"), nothing) if valid == from_version else (nothing, F.col("x.result"))
+    else:
+        both = None
+    rows = []
+    if both is not None:
+        rows = both.groupBy(rule_index.alias("rule_index"), rule.alias("rule"), category.alias("category")).agg(
+            F.count(F.lit(1)).alias("messages"),
+            F.min(F.struct(F.col("subject"), before_result.alias("before"), after_result.alias("after"))).alias("example"),
+        ).collect()
+    rows = sorted(rows, key=lambda r: (UPGRADE_CATEGORIES.index(r["category"]),
+                                       -1 if r["rule_index"] is None else r["rule_index"]))
+    out_rows = [(r["category"], r["rule_index"], r["rule"], r["messages"], r["example"]["subject"], r["example"]["before"],
+                 r["example"]["after"], before_errors.get(r["rule"]), after_errors.get(r["rule"])) for r in rows]
+    # Rules whose verdict changes, with no message to show for them.
+    shown = {(c, r) for c, _, r, *_ in out_rows}
+    for rule_name in sorted(set(before_errors) ^ set(after_errors), key=str):
+        change = "becomes_valid" if rule_name in before_errors else "becomes_invalid"
+        if (change, rule_name) not in shown:
+            out_rows.append((change, None, rule_name, 0, None, None, None, before_errors.get(rule_name),
+                             after_errors.get(rule_name)))
+    df = spark.createDataFrame(out_rows, "category STRING, rule_index INT, rule STRING, messages BIGINT, "
+                                         "example_subject STRING, example_before STRING, example_after STRING, "
+                                         "error_before STRING, error_after STRING")
+    totals = {c: 0 for c in UPGRADE_CATEGORIES}
+    for c, _, _, m, *_ in out_rows:
+        totals[c] += m
+    total = sum(totals.values())
+    becomes_invalid = {r: e for r, e in after_errors.items() if r not in before_errors}
+    becomes_valid = {r: e for r, e in before_errors.items() if r not in after_errors}
+
+    def rule_text(i, r, messages=0):
+        if r is None:  # messages no rule takes, or an error of the table as a whole
+            return "(no rule)" if messages else "(the table)"
+        return r if i is None else f"{i}: {r}"
+
+    lines = [f"Server upgrade {from_version} -> {to_version}: {total:,} messages"]
+    for title, found, verdict in (("become invalid", becomes_invalid, to_version), ("become valid", becomes_valid, from_version)):
+        lines.append(f"rules that {title}:" + (" none" if not found else ""))
+        lines += [f"  {rule_text(None, r)}: {verdict} says: {e}" for r, e in sorted(found.items(), key=lambda kv: str(kv[0]))]
+    lines.append(_table(
+        ["change", "rule", "messages", "example"],
+        [[c, rule_text(i, r, m), m, "-" if s is None else f"{s} -> {_cell(b)} | {_cell(a)}"]
+         for c, i, r, m, s, b, a, _, _ in out_rows],
+        [False, False, True, False]))
+    lines.append("totals: " + ", ".join(f"{c} {n:,}" for c, n in totals.items()))
+    facts = {"total": total, "totals": totals, "becomes_invalid": becomes_invalid, "becomes_valid": becomes_valid,
+             "by_rule": {(c, r): m for c, _, r, m, *_ in out_rows}}
+
+    def draw(fig):
+        ax = fig.add_subplot(1, 1, 1)
+        colors = {"becomes_invalid": "#b2182b", "becomes_valid": "#1b7837", "changed": "#d95f02",
+                  "newly_dropped": "#e7298a", "newly_delivered": "#2a7ab9", "unchanged": "#999999"}
+        bars = ax.bar(list(totals), [totals[c] for c in totals], color=[colors[c] for c in totals])
+        ax.bar_label(bars, labels=[f"{totals[c]:,} ({_share(totals[c], total)})" for c in totals], fontsize=8)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_ylabel("messages")
+        ax.set_title(f"nats-server {from_version} -> {to_version} over {total:,} messages")
+
+    return Report("server upgrade", df, "\n".join(lines), facts, draw)

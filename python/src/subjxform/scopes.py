@@ -45,29 +45,35 @@ LINKS = ("leaf", "route", "gateway")
 class Server:
     """One server as its config file places it: ``name`` (``server_name``, else the file's stem), the
     ``mappings`` of the account that handles the messages (a JSON table, None without one), its
-    ``cluster`` name (what cluster-scoped destinations are chosen by) and the rest of ``info``."""
+    ``cluster`` name (what cluster-scoped destinations are chosen by), the rest of ``info`` and the
+    nats-server line it runs (``server_version``, None: the session's default), which every hop on it
+    follows."""
 
     name: str
     mappings: Optional[str]
     cluster: Optional[str]
     info: Mapping[str, Any]
+    server_version: Optional[str] = None
 
 
-def server_from_config(spark, config: Config, account: str = "$G", name: Optional[str] = None) -> Server:
+def server_from_config(spark, config: Config, account: str = "$G", name: Optional[str] = None,
+                       server_version: Optional[str] = None) -> Server:
     """Reads a nats-server config (a file: a ``pathlib.Path`` or a str naming one, with ``include`` and
     ``$VARIABLES`` as nats-server reads them; else the config's text: :mod:`subjxform.configs`) as the
     ``accounts_plan`` SQL function checks it; ``account`` is the account whose messages are followed
     (``$G``: the top-level ``mappings``). The server's name: ``name``, else its ``server_name``, else the
-    file's stem (``"server"`` for a text without ``server_name``)."""
+    file's stem (``"server"`` for a text without ``server_name``). ``server_version``: the nats-server line
+    the server runs."""
     _, path = config_text(config)
     where = path or "the config"
-    plan = accounts_plan(spark, config)
+    plan = accounts_plan(spark, config, server_version)
     info = plan.get("server") or {}
     accounts = {a["name"]: a for a in plan["accounts"]}
     if account not in accounts and account != "$G":
         raise ValueError(f"{where}: no account {account!r} (it has {', '.join(sorted(accounts))})")
     mappings = accounts.get(account, {}).get("mappings")
-    return Server(name or info.get("server_name") or (Path(path).stem if path else "server"), mappings, info.get("cluster"), info)
+    return Server(name or info.get("server_name") or (Path(path).stem if path else "server"), mappings, info.get("cluster"),
+                  info, server_version)
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,7 @@ def chain(
     spark = messages.sparkSession
     for hop in hops:
         if hop.kind == "stream":
-            stream_plan(spark, hop.config)  # refused configs fail before any data is read
+            stream_plan(spark, hop.config, hop.server.server_version)  # refused configs fail before any data is read
     row_id = "_subjxform_row"
     df = messages.withColumn(row_id, F.monotonically_increasing_id())
     current = "_subjxform_current"
@@ -171,16 +177,18 @@ def chain(
             if remaps and server.mappings:
                 why = f"_subjxform_why{i}"
                 df = df.withColumn(why, subject_map_explain(F.col(current), server.mappings,
-                                                            F.lit(server.cluster).cast("string"), seed, key))
+                                                            F.lit(server.cluster).cast("string"), seed, key,
+                                                            server_version=server.server_version))
                 df = df.withColumn(out, F.col(f"{why}.result")).withColumn(f"{out}_rule", F.col(f"{why}.rule")).drop(why)
             else:
                 df = df.withColumn(out, F.col(current)).withColumn(f"{out}_rule", F.lit(None).cast("string"))
             visit(server.name, out, hop.label)
         else:
-            taken = stream_messages(df.where(F.col(current).isNotNull()), hop.config, subject_col=current).select(
+            taken = stream_messages(df.where(F.col(current).isNotNull()), hop.config, subject_col=current,
+                                    server_version=server.server_version).select(
                 row_id, F.col(STORED_SUBJECT).alias(f"{out}_stored"), F.col(REPUBLISHED_SUBJECT).alias(out))
             df = df.join(taken, row_id, "left")
-            plan = stream_plan(spark, hop.config)
+            plan = stream_plan(spark, hop.config, server.server_version)
             listens = F.lit(False)
             for s in plan["subjects"]:
                 listens = listens | subject_matches(F.col(out), s)

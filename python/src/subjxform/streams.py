@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
 from subjxform.configs import config_text, missing_file_note
-from subjxform.functions import _call, subject_filter_transform, subject_matches, subject_transform
+from subjxform.functions import _call, _server_version, subject_filter_transform, subject_matches, subject_transform
 
 STORED_SUBJECT = "stored_subject"
 REPUBLISHED_SUBJECT = "republished_subject"
@@ -49,18 +49,21 @@ def _config_json(config: StreamConfig) -> str:
     return config_text(config)[0]
 
 
-def stream_plan(spark, config: StreamConfig) -> dict:
+def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = None) -> dict:
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
     ``republish``, nats-server's defaults applied.
 
-    Raises :class:`StreamConfigError` for a config nats-server rejects.
+    Raises :class:`StreamConfigError` for a config nats-server rejects. ``server_version`` (e.g. ``"2.10"``)
+    checks it as that nats-server line does; by default the session conf ``spark.subjxform.serverVersion``,
+    else the newest line.
     """
     config_json = _config_json(config)
+    version = _server_version(server_version)
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        query = spark.range(1).select(_call("stream_config_plan", F.lit(config_json)))
+        query = spark.range(1).select(_call("stream_config_plan", F.lit(config_json), *version))
         return json.loads(query.first()[0])
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
@@ -76,6 +79,7 @@ def stream_messages(
     subject_col: str = "subject",
     origin_col: Optional[str] = None,
     explain: bool = False,
+    server_version: Optional[str] = None,
 ) -> DataFrame:
     """The messages a stream with this config stores, with ``stored_subject`` and ``republished_subject``.
 
@@ -98,7 +102,8 @@ def stream_messages(
     """
     if not isinstance(explain, bool):
         raise TypeError(f"explain must be True or False, not {type(explain).__name__}: {explain!r}")
-    plan = stream_plan(df.sparkSession, config)
+    # A plan carries no server version: every transform below is compiled for the line that checked it.
+    plan = stream_plan(df.sparkSession, config, server_version)
     subject = F.col(subject_col)
     parts = []
 
@@ -122,7 +127,7 @@ def stream_messages(
             pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
             part = (
                 df.where(F.col(origin_col) == F.lit(origin["name"]))
-                .withColumn(STORED_SUBJECT, subject_filter_transform(subject, pairs))
+                .withColumn(STORED_SUBJECT, subject_filter_transform(subject, pairs, server_version=server_version))
                 .where(F.col(STORED_SUBJECT).isNotNull())
             )
             if explain:
@@ -150,14 +155,15 @@ def stream_messages(
     if ingress:
         # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
-        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])])
+        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])], server_version=server_version)
         if explain:
             taken = taken.withColumn(EXPLANATION, F.col(EXPLANATION).withField("ingress_applied", renamed.isNotNull()))
             ingress_applied = F.col(EXPLANATION).getField("ingress_applied")
         taken = taken.withColumn(STORED_SUBJECT, F.coalesce(renamed, stored))
     republish = plan["republish"]
     republished = (
-        subject_transform(stored, republish["src"], republish["dest"]) if republish else F.lit(None).cast("string")
+        subject_transform(stored, republish["src"], republish["dest"], server_version=server_version) if republish
+        else F.lit(None).cast("string")
     )
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
     if explain:

@@ -3,17 +3,17 @@ package subjxform.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Expression, ExpressionDescription, ImplicitCastInputTypes, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal, TernaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsException}
+import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsException, ServerVersion}
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(config [, file]) - Checks the accounts of a nats-server config (its `accounts` block: mappings,
+    _FUNC_(config [, file[, server_version]]) - Checks the accounts of a nats-server config (its `accounts` block: mappings,
       exports, imports; in operator mode the account JWTs of `resolver_preload`), or account JWTs or their
       claims (`nsc describe account --json`), the way nats-server does, and returns what decides where a
       message goes as JSON: `accounts` (each one's `name`, `id` and mappings as a JSON mapping table; the
@@ -28,6 +28,7 @@ import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsExce
     Arguments:
       * config - a nats-server config, account JWTs (separated by white space) or JWT claims (JSON).
       * file - optional: the config file's path, for `include` and `$VARIABLE`s from the environment.
+      * server_version - the nats-server line whose checks apply, as for `subject_transform`.
   """,
   examples = """
     Examples:
@@ -36,24 +37,27 @@ import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsExce
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class AccountsPlanExpression(config: Expression, file: Expression)
-  extends BinaryExpression with ImplicitCastInputTypes with FailsAnalysisInTypeCheck {
+case class AccountsPlanExpression(config: Expression, file: Expression, serverVersion: Expression)
+  extends TernaryExpression with ImplicitCastInputTypes with FailsAnalysisInTypeCheck with ServerVersionArgument {
 
-  def this(config: Expression) = this(config, Literal(null, StringType))
+  def this(config: Expression) = this(config, Literal(null, StringType), ServerVersionArgument.newest)
+  def this(config: Expression, file: Expression) = this(config, file, ServerVersionArgument.newest)
 
-  override def left: Expression = config
-  override def right: Expression = file
-  override def inputTypes = Seq(StringType, StringType)
+  override def first: Expression = config
+  override def second: Expression = file
+  override def third: Expression = serverVersion
+  override def inputTypes = Seq(StringType, StringType, StringType)
   override def dataType: DataType = StringType
   override def prettyName: String = "accounts_plan"
 
   override def checkInputDataTypes(): TypeCheckResult = {
     val types = super.checkInputDataTypes()
     if (types.isFailure) return types
+    checkServerVersion().foreach(failure => return failure)
     // A constant config is checked before any data is read.
     if (config.foldable && file.foldable) {
       Option(config.eval()).foreach { c =>
-        try AccountsPlanner.planJson(c.toString, Option(file.eval()).map(_.toString).orNull)
+        try AccountsPlanner.planJson(c.toString, Option(file.eval()).map(_.toString).orNull, version)
         catch {
           case e: InvalidAccountsException => throw Errors.atAnalysis(prettyName, "config", e.getMessage)
           case e: ConfSyntaxException => throw Errors.atAnalysis(prettyName, "config", e.getMessage)
@@ -66,11 +70,13 @@ case class AccountsPlanExpression(config: Expression, file: Expression)
   // A NULL file is "no file", so only a NULL config gives NULL.
   override def eval(input: InternalRow): Any = {
     val c = config.eval(input)
-    if (c == null) null else AccountsPlanExpression.plan(c.asInstanceOf[UTF8String], file.eval(input).asInstanceOf[UTF8String])
+    if (c == null) null
+    else AccountsPlanExpression.plan(c.asInstanceOf[UTF8String], file.eval(input).asInstanceOf[UTF8String], version)
   }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
     val obj = AccountsPlanExpression.getClass.getName.stripSuffix("$")
+    val line = ctx.addReferenceObj("serverVersion", version, classOf[ServerVersion].getName)
     val c = config.genCode(ctx)
     val f = file.genCode(ctx)
     ev.copy(code = code"""
@@ -79,18 +85,25 @@ case class AccountsPlanExpression(config: Expression, file: Expression)
       boolean ${ev.isNull} = ${c.isNull};
       UTF8String ${ev.value} = null;
       if (!${ev.isNull}) {
-        ${ev.value} = $obj.plan(${c.value}, ${f.isNull} ? null : ${f.value});
+        ${ev.value} = $obj.plan(${c.value}, ${f.isNull} ? null : ${f.value}, $line);
       }""")
   }
 
-  override protected def withNewChildrenInternal(newLeft: Expression, newRight: Expression): AccountsPlanExpression =
-    copy(config = newLeft, file = newRight)
+  /** The SQL as written: the version left out when the call did not give it. */
+  override def sql: String = {
+    val written = if (ServerVersionArgument.isDefault(serverVersion)) Seq(config, file) else children
+    s"$prettyName(${written.map(_.sql).mkString(", ")})"
+  }
+
+  override protected def withNewChildrenInternal(
+      newFirst: Expression, newSecond: Expression, newThird: Expression): AccountsPlanExpression =
+    copy(config = newFirst, file = newSecond, serverVersion = newThird)
 }
 
 object AccountsPlanExpression {
   /** Per row (generated code calls it): a config nats-server refuses fails the task, naming the entry. */
-  def plan(config: UTF8String, file: UTF8String): UTF8String =
-    try UTF8String.fromString(AccountsPlanner.planJson(config.toString, if (file == null) null else file.toString))
+  def plan(config: UTF8String, file: UTF8String, version: ServerVersion): UTF8String =
+    try UTF8String.fromString(AccountsPlanner.planJson(config.toString, if (file == null) null else file.toString, version))
     catch {
       case e: InvalidAccountsException => throw Errors.atRuntime("accounts_plan", "config", e.getMessage)
       case e: ConfSyntaxException => throw Errors.atRuntime("accounts_plan", "config", e.getMessage)

@@ -6,7 +6,7 @@ import subjxform.core.{InvalidMappingsException, MappingTable}
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(mappings) - The mapping table as `subject_map` and `subject_map_explain` apply it, as JSON: its
+    _FUNC_(mappings[, server_version]) - The mapping table as `subject_map` and `subject_map_explain` apply it, as JSON: its
       rules in written order, each with `rule_index`, `rule`, `matched_as` ('literal' or 'wildcard'),
       `destinations` as written (`index`, `destination`, `weight` in percent, `cluster`) and `scopes`
       (per cluster scope, NULL for the cluster-less destinations: the `remainder` weight left over and
@@ -15,6 +15,7 @@ import subjxform.core.{InvalidMappingsException, MappingTable}
   arguments = """
     Arguments:
       * mappings - the rules, as for `subject_map`.
+      * server_version - the nats-server line, as for `subject_map`.
   """,
   examples = """
     Examples:
@@ -23,11 +24,14 @@ import subjxform.core.{InvalidMappingsException, MappingTable}
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class MappingsPlanExpression(mappings: Expression) extends ConfigPlanExpression {
+case class MappingsPlanExpression(mappings: Expression, serverVersion: Expression) extends ConfigPlanExpression {
+  def this(mappings: Expression) = this(mappings, ServerVersionArgument.newest)
+
   override def child: Expression = mappings
   override def prettyName: String = "mappings_plan"
   override protected def argumentName: String = "mappings"
-  override protected def planOf(text: String): String = MappingTable.compile(text).planJson
+  override protected def planOf(text: String): String = MappingTable.compile(text, version).planJson
   override protected def refuses(e: IllegalArgumentException): Boolean = e.isInstanceOf[InvalidMappingsException]
-  override protected def withNewChildInternal(newChild: Expression): MappingsPlanExpression = copy(mappings = newChild)
+  override protected def withNewChildrenInternal(newLeft: Expression, newRight: Expression): MappingsPlanExpression =
+    copy(mappings = newLeft, serverVersion = newRight)
 }

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{FilterTransforms, InvalidStreamConfigException}
+import subjxform.core.{FilterTransforms, InvalidStreamConfigException, ServerVersion}
 
 /**
  * Compiled plans for plan arguments that come from columns (see [[PlanExpression]]): one per task
@@ -125,6 +125,7 @@ final class TransformListCache(
     srcOrdinal: Int,
     destOrdinal: Int,
     numFields: Int,
+    version: ServerVersion,
     onError: InvalidStreamConfigException => Exception,
     capacity: Int = PlanCache.DefaultCapacity) extends ColumnPlans[FilterTransforms] {
   private final class Entry(val plan: FilterTransforms, val error: Exception)
@@ -166,7 +167,7 @@ final class TransformListCache(
       var found = lru.get(key)
       if (found == null) {
         found =
-          try new Entry(TransformListCache.compile(key), null)
+          try new Entry(TransformListCache.compile(key, version), null)
           catch { case e: InvalidStreamConfigException => new Entry(null, onError(e)) }
         lru.put(key, found)
       }
@@ -194,9 +195,9 @@ object TransformListCache {
   }
 
   /** Compiles with nats-server's rules for one source (the stricter mirror rule is the stream API's). */
-  def compile(pairs: IndexedSeq[(String, String)]): FilterTransforms = {
+  def compile(pairs: IndexedSeq[(String, String)], version: ServerVersion): FilterTransforms = {
     val missing = pairs.indexOf(null)
     if (missing >= 0) throw new InvalidStreamConfigException(s"transforms[$missing]", "is NULL", 0)
-    FilterTransforms.compile(pairs, FilterTransforms.SourceRule, "transforms")
+    FilterTransforms.compile(pairs, FilterTransforms.SourceRule, "transforms", version)
   }
 }

@@ -31,7 +31,8 @@ import subjxform.core.{KeyedDraw, SubjectTooLongException, Workspace}
  *
  * @tparam P the compiled plan (immutable and thread-safe, from the Spark-free core)
  */
-abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastInputTypes with FailsAnalysisInTypeCheck {
+abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastInputTypes with FailsAnalysisInTypeCheck
+    with ServerVersionArgument {
 
   def subject: Expression
 
@@ -47,13 +48,16 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   /** The class of the plan, for generated code. */
   protected def classOfPlan: Class[P]
 
-  /** The plan of the plan arguments' values (none NULL); an invalid plan is an `IllegalArgumentException`. */
+  /**
+   * The plan of the plan arguments' values (none NULL) for nats-server line [[version]]; an invalid plan is
+   * an `IllegalArgumentException`.
+   */
   protected def compile(arguments: Seq[AnyRef]): P
 
   /** The parameter(s) an invalid plan is blamed on, e.g. "dest" or "src, dest". */
   protected def blame(error: IllegalArgumentException): String
 
-  /** A cache of plans compiled from column values; public, since generated code creates it. */
+  /** A cache of plans compiled from column values for line [[version]]; public, since generated code creates it. */
   def newCache(): ColumnPlans[P]
 
   /** Whether a constant argument makes every result NULL (e.g. a NULL `strict`). */
@@ -155,6 +159,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     val types = checkArgumentTypes()
     if (types.isFailure) return types
     constantArguments.collectFirst { case (name, sqlType, e) if !e.foldable => Errors.notConstant(name, sqlType, e) }
+      .orElse(checkServerVersion()) // (before the plan is compiled for it)
       .getOrElse {
         if (failOnError && constantPlan) {
           constant.foreach(_.left.foreach(e => throw Errors.atAnalysis(prettyName, blame(e), e.getMessage)))
@@ -256,6 +261,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     // becomes a PrettyAttribute named NULL), so those count as defaults too.
     def atDefault(e: Expression): Boolean = e match {
       case _ if seedArgument.exists(_ eq e) && !seedShown => true
+      case _ if ServerVersionArgument.isDefault(e) => true
       case c: Cast => atDefault(c.child)
       case p: PrettyAttribute => p.name == "NULL"
       case _ => e.foldable && (e.eval() == null || e.eval() == false)

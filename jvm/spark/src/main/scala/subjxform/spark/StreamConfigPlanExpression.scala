@@ -2,11 +2,11 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 
-import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJson}
+import subjxform.core.{InvalidStreamConfigException, ServerVersion, StreamConfig, StreamConfigJson}
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(config) - Checks a JetStream stream config (JSON, as `nats stream info --json` prints it or
+    _FUNC_(config[, server_version]) - Checks a JetStream stream config (JSON, as `nats stream info --json` prints it or
       the stream create request) the way nats-server does for the fields that decide what the stream
       stores and republishes, and returns that plan as JSON: `subjects` (direct publishes kept),
       `subject_transform` (ingress), `origins` (each source or the mirror: the stream `name`, its
@@ -17,6 +17,7 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJ
   arguments = """
     Arguments:
       * config - a stream config as a JSON string.
+      * server_version - the nats-server line whose checks apply, as for `subject_transform`.
   """,
   examples = """
     Examples:
@@ -27,15 +28,18 @@ import subjxform.core.{InvalidStreamConfigException, StreamConfig, StreamConfigJ
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class StreamConfigPlanExpression(config: Expression) extends ConfigPlanExpression {
+case class StreamConfigPlanExpression(config: Expression, serverVersion: Expression) extends ConfigPlanExpression {
+  def this(config: Expression) = this(config, ServerVersionArgument.newest)
+
   override def child: Expression = config
   override def prettyName: String = "stream_config_plan"
   override protected def argumentName: String = "config"
-  override protected def planOf(text: String): String = StreamConfigPlanExpression.planOf(text)
+  override protected def planOf(text: String): String = StreamConfigPlanExpression.planOf(text, version)
   override protected def refuses(e: IllegalArgumentException): Boolean = e.isInstanceOf[InvalidStreamConfigException]
-  override protected def withNewChildInternal(newChild: Expression): StreamConfigPlanExpression = copy(config = newChild)
+  override protected def withNewChildrenInternal(newLeft: Expression, newRight: Expression): StreamConfigPlanExpression =
+    copy(config = newLeft, serverVersion = newRight)
 }
 
 object StreamConfigPlanExpression {
-  def planOf(json: String): String = StreamConfig.plan(StreamConfigJson.parse(json)).toJson
+  def planOf(json: String, version: ServerVersion): String = StreamConfig.plan(StreamConfigJson.parse(json), version).toJson
 }

@@ -22,10 +22,10 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
   def seed: Expression
   def key: Expression
 
-  final override def children: Seq[Expression] = Seq(subject, transforms, seed, key)
+  final override def children: Seq[Expression] = Seq(subject, transforms, seed, key, serverVersion)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.) The element type is
   // checked below: any struct with STRING fields `src` and `dest`.
-  override def inputTypes = Seq(StringType, ArrayType, LongType, LongType)
+  override def inputTypes = Seq(StringType, ArrayType, LongType, LongType, StringType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(transforms)
@@ -43,11 +43,11 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
   }
 
   override protected def compile(arguments: Seq[AnyRef]): FilterTransforms =
-    TransformListCache.compile(TransformListCache.pairs(arguments.head.asInstanceOf[ArrayData], layout))
+    TransformListCache.compile(TransformListCache.pairs(arguments.head.asInstanceOf[ArrayData], layout), version)
 
   override def newCache(): ColumnPlans[FilterTransforms] = {
     val (s, d, n) = layout
-    new TransformListCache(s, d, n, e => Errors.atRuntime(prettyName, blame(e), e.getMessage))
+    new TransformListCache(s, d, n, version, e => Errors.atRuntime(prettyName, blame(e), e.getMessage))
   }
 
   /** Whether `transforms` is an array of structs with STRING fields `src` and `dest` (others are ignored). */
@@ -73,7 +73,7 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
     s"${PerRow.name}.filterTransform($ft, $ws, $subject, $keyed, ${seedForKeys}L, $key)"
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
-  override protected def randomForm: Option[Expression] = Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, failOnError))
+  override protected def randomForm: Option[Expression] = Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, serverVersion, failOnError))
 
   // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
   override protected def constantsDrawAtRandom: Boolean = transformsWellFormed && super.constantsDrawAtRandom
@@ -84,7 +84,8 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
  * from a column: a Spark `Nondeterministic` expression, treated as `rand()` is.
  */
 case class RandomSubjectFilterTransformExpression(
-    subject: Expression, transforms: Expression, seed: Expression, key: Expression, failOnError: Boolean)
+    subject: Expression, transforms: Expression, seed: Expression, key: Expression, serverVersion: Expression,
+    failOnError: Boolean)
   extends SubjectFilterTransformFunction with RandomForm[FilterTransforms] {
 
   override def prettyName: String = if (failOnError) "subject_filter_transform" else "try_subject_filter_transform"
@@ -93,13 +94,13 @@ case class RandomSubjectFilterTransformExpression(
   override protected def stringArgs: Iterator[Any] = children.iterator
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectFilterTransformExpression =
-    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3))
+    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3), serverVersion = c(4))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, transforms[, seed[, key]]) - Applies the `subject_transforms` list of a NATS stream source or
-      mirror to `subject`, as nats-server 2.15 does: the message is taken when `subject` matches one
+    _FUNC_(subject, transforms[, seed[, key[, server_version]]]) - Applies the `subject_transforms` list of a NATS stream source or
+      mirror to `subject`, as nats-server (2.15 unless `server_version` says otherwise) does: the message is taken when `subject` matches one
       of the `src` filters, and renamed by the first entry with a non-empty `dest` whose `src`
       matches (an empty `dest` keeps the subject). Returns NULL when the message is not taken (or
       `subject` is not a literal subject, or an argument is NULL). An empty list takes everything.
@@ -112,6 +113,7 @@ case class RandomSubjectFilterTransformExpression(
       * transforms - ARRAY<STRUCT<src: STRING, dest: STRING>>, in order; `dest` as in
           `subject_transform` ('' = no transformation); a NULL `src`/`dest` is an absent one ('').
       * seed, key - for `{{random(n)}}` destinations, as in `subject_transform`.
+      * server_version - the nats-server line, as in `subject_transform`.
   """,
   examples = """
     Examples:
@@ -126,21 +128,24 @@ case class RandomSubjectFilterTransformExpression(
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class SubjectFilterTransformExpression(subject: Expression, transforms: Expression, seed: Expression, key: Expression)
+case class SubjectFilterTransformExpression(
+    subject: Expression, transforms: Expression, seed: Expression, key: Expression, serverVersion: Expression)
   extends SubjectFilterTransformFunction with DeterministicForm[FilterTransforms] {
   def this(subject: Expression, transforms: Expression) =
-    this(subject, transforms, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, transforms, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
   def this(subject: Expression, transforms: Expression, seed: Expression) =
-    this(subject, transforms, seed, PlanExpression.NoKey)
+    this(subject, transforms, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+  def this(subject: Expression, transforms: Expression, seed: Expression, key: Expression) =
+    this(subject, transforms, seed, key, ServerVersionArgument.newest)
   override protected def failOnError: Boolean = true
   override def prettyName: String = "subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectFilterTransformExpression =
-    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3))
+    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3), serverVersion = c(4))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, transforms[, seed[, key]]) - The same as `subject_filter_transform`, but an invalid list gives
+    _FUNC_(subject, transforms[, seed[, key[, server_version]]]) - The same as `subject_filter_transform`, but an invalid list gives
       NULL instead of an error.
   """,
   arguments = """
@@ -157,14 +162,17 @@ case class SubjectFilterTransformExpression(subject: Expression, transforms: Exp
   """,
   since = "0.1.0",
   group = "string_funcs")
-case class TrySubjectFilterTransformExpression(subject: Expression, transforms: Expression, seed: Expression, key: Expression)
+case class TrySubjectFilterTransformExpression(
+    subject: Expression, transforms: Expression, seed: Expression, key: Expression, serverVersion: Expression)
   extends SubjectFilterTransformFunction with DeterministicForm[FilterTransforms] {
   def this(subject: Expression, transforms: Expression) =
-    this(subject, transforms, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, transforms, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
   def this(subject: Expression, transforms: Expression, seed: Expression) =
-    this(subject, transforms, seed, PlanExpression.NoKey)
+    this(subject, transforms, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+  def this(subject: Expression, transforms: Expression, seed: Expression, key: Expression) =
+    this(subject, transforms, seed, key, ServerVersionArgument.newest)
   override protected def failOnError: Boolean = false
   override def prettyName: String = "try_subject_filter_transform"
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectFilterTransformExpression =
-    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3))
+    copy(subject = c(0), transforms = c(1), seed = c(2), key = c(3), serverVersion = c(4))
 }

@@ -15,7 +15,7 @@ import subjxform.core.{MappingTable, Workspace}
  */
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, mappings[, cluster[, seed[, key]]]) - Explains what `subject_map` with the same arguments
+    _FUNC_(subject, mappings[, cluster[, seed[, key[, server_version]]]]) - Explains what `subject_map` with the same arguments
       does to `subject`: a struct of the rule that matched (`rule`, its source as written, and
       `rule_index`, its 0-based position in the table), `matched_as` ('literal' or 'wildcard'), the
       cluster scope whose destinations applied (`cluster`, NULL for the cluster-less ones), the
@@ -33,6 +33,7 @@ import subjxform.core.{MappingTable, Workspace}
       * key - a per-row key (default: none), as for `subject_map`: the draws are then a pure function of
           (seed, xxhash64(key), the rule), the same as `subject_map`'s with the same seed and key.
           Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
+      * server_version - the nats-server line, as for `subject_map`.
   """,
   examples = """
     Examples:
@@ -48,32 +49,37 @@ import subjxform.core.{MappingTable, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMapExplainExpression(
-    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression)
+    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
+    serverVersion: Expression)
   extends SubjectMapExplainFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
-    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
-    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression) =
-    this(subject, mappings, cluster, seed, PlanExpression.NoKey)
+    this(subject, mappings, cluster, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+
+  def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression) =
+    this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest)
 
   override protected def randomForm: Option[Expression] =
-    Some(RandomSubjectMapExplainExpression(subject, mappings, cluster, seed, key))
+    Some(RandomSubjectMapExplainExpression(subject, mappings, cluster, seed, key, serverVersion))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExplainExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
 }
 
 /** The `Nondeterministic` form, as [[RandomSubjectMapExpression]] is subject_map's. */
 case class RandomSubjectMapExplainExpression(
-    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression)
+    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
+    serverVersion: Expression)
   extends SubjectMapExplainFunction with RandomForm[MappingTable] {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExplainExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
 }
 
 abstract class SubjectMapExplainFunction extends SubjectMapFunction {

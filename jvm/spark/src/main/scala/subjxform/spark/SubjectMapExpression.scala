@@ -14,9 +14,9 @@ import subjxform.core.{MappingTable, Workspace}
  */
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, mappings[, cluster[, seed[, key]]]) - Applies a Core NATS account mapping table (the
+    _FUNC_(subject, mappings[, cluster[, seed[, key[, server_version]]]]) - Applies a Core NATS account mapping table (the
       content of a nats-server `mappings { }` block, as JSON or in nats-server's config syntax) to
-      `subject`, as nats-server 2.15 does: a literal rule equal to the subject, else the first
+      `subject`, as nats-server (2.15 unless `server_version` says otherwise) does: a literal rule equal to the subject, else the first
       matching wildcard rule; no match leaves the subject unchanged. Weighted destinations are drawn
       at random (the remainder keeps the subject, or drops it, giving NULL, when the source itself is
       listed). NULL when `subject` or `mappings` is NULL or `subject` is not a literal subject. An
@@ -36,6 +36,8 @@ import subjxform.core.{MappingTable, Workspace}
           function of (seed, xxhash64(key), the rule), so a message gets the same destination
           whatever the partitioning, micro-batching or upstream filtering, and the function is
           deterministic. Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
+      * server_version - a constant STRING, the nats-server line to follow ('2.10', '2.11', '2.12', '2.14',
+          '2.15'; default: the session conf `spark.subjxform.serverVersion`, else '2.15').
   """,
   examples = """
     Examples:
@@ -57,22 +59,26 @@ import subjxform.core.{MappingTable, Workspace}
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMapExpression(
-    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression)
+    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
+    serverVersion: Expression)
   extends SubjectMapFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
-    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
-    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression) =
-    this(subject, mappings, cluster, seed, PlanExpression.NoKey)
+    this(subject, mappings, cluster, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
-  override protected def randomForm: Option[Expression] = Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key))
+  def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression) =
+    this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest)
+
+  override protected def randomForm: Option[Expression] = Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key, serverVersion))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
 }
 
 /**
@@ -81,11 +87,12 @@ case class SubjectMapExpression(
  * (e.g. pulls it out of a GROUP BY), and its workspace is seeded per partition like `rand(seed)`'s.
  */
 case class RandomSubjectMapExpression(
-    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression)
+    subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
+    serverVersion: Expression)
   extends SubjectMapFunction with RandomForm[MappingTable] {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
 }
 
 /**
@@ -99,9 +106,9 @@ abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
   def key: Expression
 
   override def prettyName: String = "subject_map"
-  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed, key)
+  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed, key, serverVersion)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
-  override def inputTypes = Seq(StringType, StringType, StringType, LongType, LongType)
+  override def inputTypes = Seq(StringType, StringType, StringType, LongType, LongType, StringType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(mappings)
@@ -112,9 +119,12 @@ abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
   override protected def requiredArguments: Int = 2
   override protected def failOnError: Boolean = true
   override protected def classOfPlan: Class[MappingTable] = classOf[MappingTable]
-  override protected def compile(arguments: Seq[AnyRef]): MappingTable = MappingTable.compile(arguments.head.toString)
+  override protected def compile(arguments: Seq[AnyRef]): MappingTable = MappingTable.compile(arguments.head.toString, version)
   override protected def blame(e: IllegalArgumentException): String = "mappings"
-  override def newCache(): ColumnPlans[MappingTable] = planCache((m, _) => MappingTable.compile(m))
+  override def newCache(): ColumnPlans[MappingTable] = {
+    val line = version
+    planCache((m, _) => MappingTable.compile(m, line))
+  }
   override protected def constantDrawsAtRandom(table: MappingTable): Boolean = table.isRandom
 
   override protected def applyPlan(table: MappingTable, ws: Workspace, subject: UTF8String, input: InternalRow,

@@ -35,6 +35,8 @@ case class SubjectMatchesExpression(subject: Expression, filter: Expression)
   override def inputTypes = Seq(StringType, StringType)
   override def dataType: DataType = BooleanType
   override def prettyName: String = "subject_matches"
+  // Matching a subject against a filter is the same on every server line: no `server_version` argument.
+  override def serverVersion: Expression = ServerVersionArgument.newest
 
   override protected def planArguments: Seq[Expression] = Seq(filter)
   override protected def failOnError: Boolean = true

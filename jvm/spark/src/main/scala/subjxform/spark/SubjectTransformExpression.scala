@@ -20,9 +20,9 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
   def seed: Expression
   def key: Expression
 
-  final override def children: Seq[Expression] = Seq(subject, src, dest, strict, seed, key)
+  final override def children: Seq[Expression] = Seq(subject, src, dest, strict, seed, key, serverVersion)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
-  override def inputTypes = Seq(StringType, StringType, StringType, BooleanType, LongType, LongType)
+  override def inputTypes = Seq(StringType, StringType, StringType, BooleanType, LongType, LongType, StringType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(src, dest)
@@ -37,7 +37,7 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
   override protected def nullForConstants: Boolean = strictValue.isEmpty
 
   override protected def compile(arguments: Seq[AnyRef]): SubjectTransform =
-    SubjectTransform.compile(arguments(0).toString, arguments(1).toString, strictValue.get)
+    SubjectTransform.compile(arguments(0).toString, arguments(1).toString, strictValue.get, version)
 
   /** nats-server's reason says whether the source or the destination is bad. */
   override protected def blame(e: IllegalArgumentException): String = e match {
@@ -48,7 +48,8 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
 
   override def newCache(): ColumnPlans[SubjectTransform] = {
     val strictMode = strictValue.getOrElse(false)
-    planCache((s, d) => SubjectTransform.compile(s, d, strictMode))
+    val line = version
+    planCache((s, d) => SubjectTransform.compile(s, d, strictMode, line))
   }
 
   override protected def applyPlan(tr: SubjectTransform, ws: Workspace, subject: UTF8String, input: InternalRow,
@@ -60,10 +61,11 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
   override protected def randomForm: Option[Expression] =
-    Some(RandomSubjectTransformExpression(subject, src, dest, strict, seed, key, failOnError))
+    Some(RandomSubjectTransformExpression(subject, src, dest, strict, seed, key, serverVersion, failOnError))
 
   // Whether the destination draws does not depend on `strict`, which may not be a BOOLEAN yet when the
-  // builder asks (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
+  // builder asks, nor on the server version (which may not be a constant yet: a line without `random` refuses
+  // the transform, whichever form reports it) (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
   override protected def constantsDrawAtRandom: Boolean = (Option(src.eval()), Option(dest.eval())) match {
     case (Some(s), Some(d)) =>
       try SubjectTransform.compile(s.toString, d.toString).isRandom
@@ -78,7 +80,7 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
  */
 case class RandomSubjectTransformExpression(
     subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
-    failOnError: Boolean)
+    serverVersion: Expression, failOnError: Boolean)
   extends SubjectTransformFunction with RandomForm[SubjectTransform] {
 
   override def prettyName: String = if (failOnError) "subject_transform" else "try_subject_transform"
@@ -87,13 +89,14 @@ case class RandomSubjectTransformExpression(
   override protected def stringArgs: Iterator[Any] = children.iterator
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, src, dest[, strict[, seed[, key]]]) - Applies the NATS subject transform `src` -> `dest` to
-      `subject`, exactly as nats-server 2.15 does. Returns NULL when an argument is NULL, when
+    _FUNC_(subject, src, dest[, strict[, seed[, key[, server_version]]]]) - Applies the NATS subject transform
+      `src` -> `dest` to `subject`, exactly as nats-server (2.15 unless `server_version` says otherwise) does.
+      Returns NULL when an argument is NULL, when
       `subject` is not a literal subject or does not match `src`, or when the built subject has an
       empty token. An invalid transform is an error (at analysis time when `src` and `dest` are
       constants).
@@ -114,6 +117,9 @@ case class RandomSubjectTransformExpression(
       * key - a per-row key of any type (default: none), e.g. a message id: `{{random(n)}}` is then a
           pure function of (seed, xxhash64(key), the destination token), whatever the partitioning,
           and the function is deterministic. Arguments can be given by name: `key => id`.
+      * server_version - a constant STRING, the nats-server line to follow: '2.10', '2.11', '2.12',
+          '2.14' or '2.15' (a release like '2.10.26' names its line). Default: the session conf
+          `spark.subjxform.serverVersion`, else '2.15'. E.g. `server_version => '2.10'`.
   """,
   examples = """
     Examples:
@@ -127,32 +133,38 @@ case class RandomSubjectTransformExpression(
        uno.two.three
       > SELECT _FUNC_('billing.eu', 'orders.*', 'x.$1');
        NULL
+      > SELECT _FUNC_('ab.c', '*.*', 'x.{{partition(0,1)}}.$2', server_version => '2.10');
+       NULL
   """,
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectTransformExpression(
-    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression)
+    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
+    serverVersion: Expression)
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
-    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
-    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
-    this(subject, src, dest, strict, seed, PlanExpression.NoKey)
+    this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression) =
+    this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest)
 
   override protected def failOnError: Boolean = true
   override def prettyName: String = "subject_transform"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, src, dest[, strict[, seed[, key]]]) - The same as `subject_transform`, but an invalid transform
+    _FUNC_(subject, src, dest[, strict[, seed[, key[, server_version]]]]) - The same as `subject_transform`, but an invalid transform
       gives NULL instead of an error.
   """,
   arguments = """
@@ -161,7 +173,7 @@ case class SubjectTransformExpression(
       * src - the source filter.
       * dest - the destination (see `subject_transform`).
       * strict - a constant BOOLEAN, default false: import/export rules.
-      * seed, key - as in `subject_transform`.
+      * seed, key, server_version - as in `subject_transform`.
   """,
   examples = """
     Examples:
@@ -173,21 +185,25 @@ case class SubjectTransformExpression(
   since = "0.1.0",
   group = "string_funcs")
 case class TrySubjectTransformExpression(
-    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression)
+    subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
+    serverVersion: Expression)
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
-    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
-    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey)
+    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
-    this(subject, src, dest, strict, seed, PlanExpression.NoKey)
+    this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression) =
+    this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest)
 
   override protected def failOnError: Boolean = false
   override def prettyName: String = "try_subject_transform"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6))
 }

@@ -24,10 +24,14 @@ object SubjxformFunctions {
   private def optional(name: String, default: Expression) = InputParameter(name, Some(default))
   private val nullString = Literal.create(null, StringType)
   private val draws = Seq(optional("seed", PlanExpression.NoSeed), optional("key", PlanExpression.NoKey))
+  // Last in every function that compiles something; NULL (or left out): the session's default line.
+  private val serverVersion = optional(ServerVersionParameter, nullString)
   private val transformParameters =
-    Seq(required("subject"), required("src"), required("dest"), optional("strict", Literal.FalseLiteral)) ++ draws
-  private val mapParameters = Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws
-  private val filterTransformParameters = Seq(required("subject"), required("transforms")) ++ draws
+    Seq(required("subject"), required("src"), required("dest"), optional("strict", Literal.FalseLiteral)) ++ draws :+
+      serverVersion
+  private val mapParameters =
+    Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws :+ serverVersion
+  private val filterTransformParameters = Seq(required("subject"), required("transforms")) ++ draws :+ serverVersion
 
   val all: Seq[Description] = Seq(
     describe[SubjectTransformExpression]("subject_transform", transformParameters),
@@ -35,11 +39,14 @@ object SubjxformFunctions {
     describe[SubjectMatchesExpression]("subject_matches", Seq(required("subject"), required("filter"))),
     describe[SubjectMapExpression]("subject_map", mapParameters),
     describe[SubjectMapExplainExpression]("subject_map_explain", mapParameters),
-    describe[MappingsPlanExpression]("mappings_plan", Seq(required("mappings"))),
+    describe[MappingsPlanExpression]("mappings_plan", Seq(required("mappings"), serverVersion)),
     describe[SubjectFilterTransformExpression]("subject_filter_transform", filterTransformParameters),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform", filterTransformParameters),
-    describe[StreamConfigPlanExpression]("stream_config_plan", Seq(required("config"))),
-    describe[AccountsPlanExpression]("accounts_plan", Seq(required("config"), optional("file", nullString))))
+    describe[StreamConfigPlanExpression]("stream_config_plan", Seq(required("config"), serverVersion)),
+    describe[AccountsPlanExpression]("accounts_plan", Seq(required("config"), optional("file", nullString), serverVersion)))
+
+  final val ServerVersionParameter = "server_version"
+
 
   private def describe[T <: Expression: ClassTag](name: String, parameters: Seq[InputParameter]): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.
@@ -49,9 +56,9 @@ object SubjxformFunctions {
     (FunctionIdentifier(name), info, args => {
       // Named arguments are put in their places, defaults filled in, with Spark's own errors for an
       // unknown, repeated or missing name.
-      val positional =
+      val positional = withServerVersion(parameters,
         if (args.exists(_.isInstanceOf[NamedArgumentExpression])) SparkCompat.rearrange(signature, args, name)
-        else args
+        else args)
       // A draw key of any type is used as its xxhash64, as Spark's `xxhash64(key)` gives it; a NULL
       // constant is no key.
       val hashed =
@@ -64,6 +71,21 @@ object SubjxformFunctions {
         case other => other
       }
     })
+  }
+
+  /**
+   * The arguments with the server version in its place: a call that leaves it out (or gives NULL) gets the
+   * session's default, read now, while the query is analysed; left-out optional arguments before it get
+   * their defaults. A call with too few or too many arguments is left to the builder's own error.
+   */
+  private def withServerVersion(parameters: Seq[InputParameter], args: Seq[Expression]): Seq[Expression] = {
+    val at = parameters.indexWhere(_.name == ServerVersionParameter)
+    if (at < 0 || args.length > parameters.length || args.length < parameters.count(_.default.isEmpty)) args
+    else {
+      val all = args ++ parameters.drop(args.length).map(_.default.get)
+      val v = all(at)
+      if (v.foldable && v.eval() == null) all.updated(at, ServerVersionArgument.sessionDefault()) else all
+    }
   }
 
   private def drawKey(key: Expression): Expression =

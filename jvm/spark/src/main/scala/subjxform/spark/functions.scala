@@ -13,6 +13,10 @@ import org.apache.spark.sql.{functions => F}
  * Spark Connect Scala client); the session has the functions when the jar is on its classpath (the
  * extension registers them). A `String` argument is a constant, compiled once when the query is
  * analysed (an invalid one fails analysis); a `Column` argument varies per row.
+ *
+ * A `serverVersion` ('2.10', '2.11', '2.12', '2.14', '2.15' or a release such as '2.10.26') makes the
+ * function follow that nats-server line; without one, the session conf `spark.subjxform.serverVersion`
+ * (else the newest line) decides when the query is analysed.
  */
 // scalastyle:off method.name (the SQL functions' names)
 object functions {
@@ -25,6 +29,7 @@ object functions {
    */
   private def unseeded: Column = F.lit(java.util.concurrent.ThreadLocalRandom.current().nextLong())
   private def noCluster: Column = F.lit(null).cast("string")
+  private def noKey: Column = F.lit(null).cast("long")
 
   /** `subject_transform(subject, src, dest)`: the transform `src` -> `dest`, NULL when it does not apply. */
   def subject_transform(subject: Column, src: String, dest: String): Column =
@@ -40,6 +45,13 @@ object functions {
   def subject_transform(subject: Column, src: Column, dest: Column, strict: Boolean): Column =
     call("subject_transform", subject, src, dest, F.lit(strict), unseeded)
 
+  /** As nats-server line `serverVersion` does (e.g. "2.10"). */
+  def subject_transform(subject: Column, src: String, dest: String, strict: Boolean, serverVersion: String): Column =
+    subject_transform(subject, F.lit(src), F.lit(dest), strict, serverVersion)
+
+  def subject_transform(subject: Column, src: Column, dest: Column, strict: Boolean, serverVersion: String): Column =
+    call("subject_transform", subject, src, dest, F.lit(strict), unseeded, noKey, F.lit(serverVersion))
+
   /** `{{random(n)}}` drawn as a pure function of (seed, key, token): the same for a key in every run. */
   def subject_transform(subject: Column, src: String, dest: String, seed: Long, key: Column): Column =
     call("subject_transform", subject, F.lit(src), F.lit(dest), F.lit(false), F.lit(seed), key)
@@ -50,6 +62,9 @@ object functions {
 
   def try_subject_transform(subject: Column, src: Column, dest: Column): Column =
     call("try_subject_transform", subject, src, dest, F.lit(false), unseeded)
+
+  def try_subject_transform(subject: Column, src: Column, dest: Column, serverVersion: String): Column =
+    call("try_subject_transform", subject, src, dest, F.lit(false), unseeded, noKey, F.lit(serverVersion))
 
   /** Whether subscription interest on `filter` receives `subject`. */
   def subject_matches(subject: Column, filter: String): Column = subject_matches(subject, F.lit(filter))
@@ -64,6 +79,10 @@ object functions {
   /** `cluster`: the cluster the message entered, which picks a rule's cluster-scoped destinations. */
   def subject_map(subject: Column, mappings: String, cluster: Column): Column =
     call("subject_map", subject, F.lit(mappings), cluster, unseeded)
+
+  /** As nats-server line `serverVersion` does; `cluster` may be a NULL column (no cluster). */
+  def subject_map(subject: Column, mappings: Column, cluster: Column, serverVersion: String): Column =
+    call("subject_map", subject, mappings, cluster, unseeded, noKey, F.lit(serverVersion))
 
   /** `seed` makes the weighted draws reproducible, as `rand(seed)`. */
   def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long): Column =
@@ -81,14 +100,23 @@ object functions {
   def subject_filter_transform(subject: Column, transforms: Column): Column =
     call("subject_filter_transform", subject, transforms, unseeded)
 
+  def subject_filter_transform(subject: Column, transforms: Column, serverVersion: String): Column =
+    call("subject_filter_transform", subject, transforms, unseeded, noKey, F.lit(serverVersion))
+
   def try_subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =
     try_subject_filter_transform(subject, transformList(transforms))
 
   def try_subject_filter_transform(subject: Column, transforms: Column): Column =
     call("try_subject_filter_transform", subject, transforms, unseeded)
 
+  def try_subject_filter_transform(subject: Column, transforms: Column, serverVersion: String): Column =
+    call("try_subject_filter_transform", subject, transforms, unseeded, noKey, F.lit(serverVersion))
+
   /** What a JetStream stream config stores and republishes, as JSON (see the SQL function). */
   def stream_config_plan(config: Column): Column = call("stream_config_plan", config)
+
+  def stream_config_plan(config: Column, serverVersion: String): Column =
+    call("stream_config_plan", config, F.lit(serverVersion))
 
   private def transformList(transforms: Seq[(String, String)]): Column =
     F.array(transforms.map { case (src, dest) => F.struct(F.lit(src).as("src"), F.lit(dest).as("dest")) }: _*)

@@ -106,7 +106,7 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
       assert(random.isInstanceOf[RandomSubjectFilterTransformExpression])
       // (a plan shows the seed chosen for the unseeded call, as it shows rand()'s)
       val seed = random.collectFirst { case s: ChosenSeed => s }.get
-      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null)", s", $seed, null)")))
+      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null, ", s", $seed, null, ")))
     }
     // a list of the wrong type is left to checkInputDataTypes, whichever form
     assert(registered("subject_filter_transform", column(0), str("a")).checkInputDataTypes().isFailure)

@@ -124,7 +124,7 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
       assert(random.isInstanceOf[RandomSubjectTransformExpression])
       // (a plan shows the seed chosen for the unseeded call, as it shows rand()'s)
       val seed = random.collectFirst { case s: ChosenSeed => s }.get
-      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null)", s", $seed, null)")))
+      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null, ", s", $seed, null, ")))
     }
     assert(form(registered("try_subject_transform", column(0), str("a.*"), str("b.{{nope(1)}}"))) == (true, false))
     // built directly (not through the registry), the deterministic class still says what it is
