@@ -274,6 +274,12 @@ def test_partition_balance_refuses_a_candidate_with_no_partitions_in_one_line(tr
             reports.partition_balance(traffic, source="orders.*.*", candidates=bad)
 
 
+def test_partition_balance_of_a_table_leaves_out_a_partition_by_zero(traffic):
+    with_zero = TABLE + 'audit.*: "audit.{{partition(0,1)}}"\n'
+    report = reports.partition_balance(traffic, mappings=with_zero)
+    assert [f["n"] for f in report.facts.values()] == [4]
+
+
 def test_config_diff_a_destination_equal_to_the_subject_that_changes_is_changed_not_newly_mapped(session):
     df = session.createDataFrame([("a.1",), ("b.1",)], ["subject"])
     old = 'a.*: "a.$1"\nb.*: [{destination: "b.x.$1", weight: 0%}]'  # a.* maps to itself; b.*'s remainder keeps b.1

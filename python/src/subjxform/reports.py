@@ -407,7 +407,8 @@ def partition_balance(
     ``source`` matches."""
     spark = _spark(messages)
     if mappings is not None:
-        found = partition_candidates(spark, mappings, server_version)
+        # A table's {{partition(0,…)}} sends everything to 0 (or, before 2.12, loses it): nothing to balance.
+        found = [c for c in partition_candidates(spark, mappings, server_version) if c[1] >= 1]
     elif candidates and all(len(c) == 3 for c in candidates):
         found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in candidates]
     elif source is not None and candidates:
