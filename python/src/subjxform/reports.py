@@ -14,7 +14,11 @@ picture says more than a table, ``chart(path)`` writes a PNG.
 - :func:`partition_balance`: min / max / skew per partition and the hottest keys, for the
   ``{{partition(n,...)}}`` destinations of a table or for candidate ``n`` and token choices;
 - :func:`canary_check`: observed against configured share per weighted destination (and per cluster),
-  with a binomial (Wilson) confidence interval.
+  with a binomial (Wilson) confidence interval;
+- :func:`server_upgrade`: one table on two nats-server lines: rules that become valid or invalid, and per
+  rule the messages whose delivered subject changes.
+
+``server_version`` (every report) is the nats-server line whose rules the tables are compiled by.
 
 ``cluster`` is the same in every report: the column holding the cluster each message entered (a column
 name or a Column), by which cluster-scoped destinations are chosen, as each server chooses them by its
