@@ -1,6 +1,6 @@
 """Per-line golden files: the inputs of tests/golden/{transform,map}_cases.jsonl (made with nats-server 2.15.1)
 run through the real binary of every supported server line, written to
-tests/golden/servers/<line>/{transform,map}_cases.jsonl in the same shape.
+tests/golden/servers/<line>/{transforms,mappings}.jsonl in the same shape (named apart from the shared contract files).
 
 Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
 
@@ -235,7 +235,7 @@ def main() -> None:
     for line in LINES:
         d = os.path.join(ROOT, "tests", "golden", "servers", line)
         os.makedirs(d, exist_ok=True)
-        for name, cases in (("transform_cases.jsonl", transforms[line]), ("map_cases.jsonl", maps[line])):
+        for name, cases in (("transforms.jsonl", transforms[line]), ("mappings.jsonl", maps[line])):
             with open(os.path.join(d, name), "w", encoding="utf-8") as f:
                 for c in cases:
                     f.write(json.dumps(c, ensure_ascii=False) + "\n")

@@ -44,7 +44,7 @@ def test_the_lines_are_the_engines():
 def check_transforms(line: str, out: dict) -> list:
     """Failures: an accepted case that does not give the binary's delivery, a rejected one that is not NULL."""
     failures = []
-    for i, c in enumerate(cases(line, "transform_cases.jsonl")):
+    for i, c in enumerate(cases(line, "transforms.jsonl")):
         if c["subject"] is None or (c["accepted"] and "expected" not in c and not c.get("random")):
             continue
         want = c if c["accepted"] else {"expected": None}
@@ -54,7 +54,7 @@ def check_transforms(line: str, out: dict) -> list:
 
 
 def transform_frame(spark, line):
-    rows = [(i, c["subject"], c["src"], c["dest"]) for i, c in enumerate(cases(line, "transform_cases.jsonl"))
+    rows = [(i, c["subject"], c["src"], c["dest"]) for i, c in enumerate(cases(line, "transforms.jsonl"))
             if c["subject"] is not None]
     return spark.createDataFrame(rows, "i int, subject string, src string, dest string")
 
@@ -88,7 +88,7 @@ def one_per_reason(line: str, name: str) -> list[dict]:
 def test_refused_transforms_fail_analysis_with_the_lines_reason(spark, line):
     df = spark.createDataFrame([("x",)], "subject string")
     wrong = []
-    for c in one_per_reason(line, "transform_cases.jsonl"):
+    for c in one_per_reason(line, "transforms.jsonl"):
         for way in ("keyword", "conf"):
             try:
                 if way == "keyword":
@@ -105,7 +105,7 @@ def test_refused_transforms_fail_analysis_with_the_lines_reason(spark, line):
 
 @pytest.mark.parametrize("line", LINES)
 def test_map_cases_with_the_line_chosen_every_way(spark, line):
-    all_cases = cases(line, "map_cases.jsonl")
+    all_cases = cases(line, "mappings.jsonl")
     accepted = [(i, c["subject"], c["mappings"]) for i, c in enumerate(all_cases) if c["accepted"]]
     df = spark.createDataFrame(accepted, "i int, subject string, mappings string")
     named = dict(df.selectExpr("i", f"subject_map(subject, mappings, server_version => '{line}')").collect())
@@ -117,7 +117,7 @@ def test_map_cases_with_the_line_chosen_every_way(spark, line):
                  if out[i] != all_cases[i]["expected"]]
         assert not wrong, (way, wrong[:10])
     # A refused table fails analysis with the line's reason (one table per kind of refusal).
-    for c in one_per_reason(line, "map_cases.jsonl"):
+    for c in one_per_reason(line, "mappings.jsonl"):
         with pytest.raises(AnalysisException) as err:
             spark.range(1).select(F.call_function("mappings_plan", F.lit(c["mappings"]), F.lit(line))).schema
         assert nats_reason(c["error"]) in str(err.value), c["id"]

@@ -39,10 +39,10 @@ object Golden {
    * The golden cases as the real binary of one server line gave them (tests/golden/servers/<line>/, made
    * by tests/server_lines_golden.py from the inputs of tests/golden): "2.10", ..., "2.15".
    */
-  def transformCasesOf(line: String): Seq[TransformCase] = readTransformCases(s"servers/$line/transform_cases.jsonl")
+  def transformCasesOf(line: String): Seq[TransformCase] = readTransformCases(s"servers/$line/transforms.jsonl")
 
   /** [[mapCases]] as the real binary of one server line gave them. */
-  def mapCasesOf(line: String): Seq[MapCase] = readMapCases(s"servers/$line/map_cases.jsonl")
+  def mapCasesOf(line: String): Seq[MapCase] = readMapCases(s"servers/$line/mappings.jsonl")
 
   private def readTransformCases(name: String): Seq[TransformCase] = lines(name).map { v =>
     val random = v.obj.get("random").exists(_.bool)
