@@ -68,6 +68,16 @@ class Processes:
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
+    def submit(self, name: str, master: str, job: Path, env: dict, *confs: str, timeout: float = 240) -> dict:
+        """`spark-submit --jars subjxform.jar` of a job script to the cluster (one-core executors of 512 MB,
+        no UI, plus `confs` as `key=value`); what the job wrote (see run_job)."""
+        import subjxform
+
+        args = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--jars", subjxform.jar_path()]
+        for conf in ("spark.executor.memory=512m", "spark.executor.cores=1", "spark.ui.enabled=false", *confs):
+            args += ["--conf", conf]
+        return self.run_job(name, [*args, str(job)], env, timeout=timeout)
+
     def wait_until(self, what: str, ready, timeout: float, names: list[str]) -> None:
         wait_until(what, ready, timeout, [p for n, p in self.procs if n in names],
                    log=lambda: " | ".join(self.log(n) for n in names))

@@ -18,8 +18,7 @@ import urllib.request
 import pytest
 
 import cluster_job
-import subjxform
-from standalone import SPARK_HOME, TESTS, Processes, spark_env
+from standalone import TESTS, Processes, spark_env
 
 pytestmark = [
     pytest.mark.cluster,
@@ -43,11 +42,7 @@ def test_standalone_cluster_with_two_workers_gives_what_local_mode_gives(local_r
     try:
         with Processes(workdir) as procs:
             master, ui = procs.start_cluster(env, workers=2)
-            result = procs.run_job("submit", [
-                str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--jars", subjxform.jar_path(),
-                "--conf", "spark.executor.memory=512m", "--conf", "spark.executor.cores=1",
-                "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.codegen.fallback=false",
-                str(TESTS / "cluster_job.py")], env)
+            result = procs.submit("submit", master, TESTS / "cluster_job.py", env, "spark.sql.codegen.fallback=false")
             with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=5) as r:
                 apps = json.load(r)["completedapps"]
         assert result["master"] == master

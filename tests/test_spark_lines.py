@@ -113,6 +113,18 @@ def test_the_session_runs_the_lines_jar_and_the_engine_reads_words_with_a_varhan
     assert field.get(None) == "varhandle"  # Java 17: the jar's META-INF/versions/9 class
 
 
+def submit_with_the_jar(job: Path, *options: str) -> subprocess.CompletedProcess:
+    """README's line: `spark-submit --jars "$(python -m subjxform jar)" [options] job.py`, in local mode,
+    with no SUBJXFORM_ variable set."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUBJXFORM_")}
+    jar = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True)
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    return subprocess.run(
+        [str(spark_submit), "--jars", jar.stdout.strip(), *options, str(job)], capture_output=True, text=True,
+        timeout=300, env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
+    )
+
+
 def test_the_users_line_with_jars_from_the_command_line(tmp_path):
     """`spark-submit --jars "$(python -m subjxform jar)" job.py` with the user's F.expr line; PySpark 3.5
     also needs the extension named (README), which the other lines accept as well."""
@@ -127,16 +139,7 @@ def test_the_users_line_with_jars_from_the_command_line(tmp_path):
         "except Exception as e:\n"
         "    print(type(e).__name__, str(e).splitlines()[0])\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SUBJXFORM_")}
-    jar = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True)
-    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    out = subprocess.run(
-        [str(spark_submit), "--jars", jar.stdout.strip()]
-        + (["--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}"] if NEEDS_EXTENSION_CONF else [])
-        + [str(job)],
-        capture_output=True, text=True, timeout=300,
-        env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
-    )
+    out = submit_with_the_jar(job, *(["--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}"] if NEEDS_EXTENSION_CONF else []))
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.strip().splitlines()
     assert lines[0] == "['b.x', None]"
@@ -158,12 +161,6 @@ def test_the_python_api_works_with_jars_alone_on_pyspark_3_5(tmp_path):
         "print(df.select(subject_transform('subject', 'orders.*.*', 'shipments.$2.$1')).head()[0])\n"
         "print(spark.sql(\"SELECT subject_transform('a.x', 'a.*', 'b.$1')\").head()[0])\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SUBJXFORM_")}
-    jar = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True)
-    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    out = subprocess.run(
-        [str(spark_submit), "--jars", jar.stdout.strip(), str(job)], capture_output=True, text=True, timeout=300,
-        env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
-    )
+    out = submit_with_the_jar(job)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["shipments.42.eu", "b.x"]

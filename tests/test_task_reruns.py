@@ -14,9 +14,8 @@ import time
 
 import pytest
 
-import subjxform
 from subjxform.session import EXTENSIONS_CLASS
-from standalone import SPARK_HOME, TESTS, Processes, spark_env
+from standalone import TESTS, Processes, spark_env
 
 pytestmark = [
     pytest.mark.cluster,
@@ -31,14 +30,11 @@ def test_an_executor_killed_mid_shuffle_loses_and_doubles_no_row_in_any_draw_mod
     try:
         with Processes(workdir) as procs:
             master, _ui = procs.start_cluster(env, workers=2)
-            result = procs.run_job("reruns", [
-                str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--jars", subjxform.jar_path(),
-                "--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}",
-                "--conf", "spark.executor.memory=512m", "--conf", "spark.executor.cores=1",
-                "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.adaptive.enabled=false",
+            result = procs.submit(
+                "reruns", master, TESTS / "rerun_job.py", env,
+                f"spark.sql.extensions={EXTENSIONS_CLASS}", "spark.sql.adaptive.enabled=false",
                 # as when executors sit on separate hosts: a lost executor's shuffle files are gone with it
-                "--conf", "spark.shuffle.readHostLocalDisk=false",
-                str(TESTS / "rerun_job.py")], env, timeout=400)
+                "spark.shuffle.readHostLocalDisk=false", timeout=400)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"task rerun test: {time.monotonic() - started:.0f} s: {result}")

@@ -47,7 +47,6 @@ object SubjxformFunctions {
 
   final val ServerVersionParameter = "server_version"
 
-
   private def describe[T <: Expression: ClassTag](name: String, parameters: Seq[InputParameter]): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.
     val (info, builder) = FunctionRegistryBase.build[T](name, since = None)
