@@ -25,19 +25,39 @@ GOLDEN = ROOT / "tests" / "golden"
 NEEDS_EXTENSION_CONF = pyspark.__version__.startswith("3.")
 
 
+# `SUBJXFORM_SPARK_MODE` picks the session the tests that take `session` (and `spark`) get, one mode per
+# pytest run (PySpark's functions pick classic or Connect columns per process):
+#   classic (default)  a local session with the jar (--jars alone, as a user starts one)
+#   connect            a Spark Connect client of a server started with the jar
+#   nojar              a local session WITHOUT the jar: what Databricks serverless/shared compute gives
+#   nojar-connect      a Spark Connect client of a server started without the jar
+# The no-jar modes run the portable suite (subjxform.portable), which must need no jar at all.
+SPARK_MODE = os.environ.get("SUBJXFORM_SPARK_MODE", "classic")
+HAS_JAR = not SPARK_MODE.startswith("nojar")
+CONNECT = SPARK_MODE.endswith("connect")
+
+# Tests that compare with the jar's answers run only where the jar is.
+needs_jar = pytest.mark.skipif(not HAS_JAR, reason="compares with the jar: this session has none")
+
+
 @pytest.fixture(scope="session")
 def spark() -> SparkSession:
-    builder = SparkSession.builder.config("spark.sql.extensions", EXTENSIONS_CLASS) if NEEDS_EXTENSION_CONF else SparkSession.builder
+    builder = SparkSession.builder
+    if HAS_JAR:
+        if NEEDS_EXTENSION_CONF:
+            builder = builder.config("spark.sql.extensions", EXTENSIONS_CLASS)
+        builder = builder.config("spark.jars", subjxform.jar_path())
     session = (
         builder.master("local[2]")
         .appName("subjxform-pytest")
-        .config("spark.jars", subjxform.jar_path())
         .config("spark.sql.codegen.fallback", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.warehouse.dir", str(ROOT / "target" / "pytest-warehouse"))
         .getOrCreate()
     )
+    if not HAS_JAR:  # the proof is only worth something if the jar really is absent
+        assert not session.catalog.functionExists("subject_transform"), "a no-jar session has subjxform's functions"
     yield session
     session.stop()
 
@@ -49,7 +69,8 @@ def golden(name: str) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def connect_url():
-    """A Spark Connect server in its own process, started with nothing but ``--jars subjxform.jar``."""
+    """A Spark Connect server in its own process, started with nothing but ``--jars subjxform.jar`` (in the
+    no-jar modes: with no jar of ours at all)."""
     import subprocess
 
     import pyspark
@@ -63,7 +84,8 @@ def connect_url():
             "--master", "local[2]",
             "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
             # (Spark 3.5's Connect server is a package of its own: SUBJXFORM_CONNECT_JARS names its jar.)
-            "--jars", ",".join(filter(None, [subjxform.jar_path(), os.environ.get("SUBJXFORM_CONNECT_JARS")])),
+            "--jars", ",".join(filter(None, [subjxform.jar_path() if HAS_JAR else None,
+                                             os.environ.get("SUBJXFORM_CONNECT_JARS")])),
             "--conf", f"spark.connect.grpc.binding.port={port}",
             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
             "--conf", "spark.ui.enabled=false",
@@ -81,23 +103,19 @@ def connect_url():
         stop(server, grace=30)
 
 
-# `SUBJXFORM_SPARK_MODE=connect` runs the tests that take `session` as a Spark Connect client of a
-# server started with the jar. A separate pytest run (scripts/test.sh does both): PySpark's functions
-# pick classic or Connect columns per process, so the two modes cannot share one.
-SPARK_MODE = os.environ.get("SUBJXFORM_SPARK_MODE", "classic")
-
-
 @pytest.fixture(scope="session")
 def session(request):
-    if SPARK_MODE == "connect":
+    if CONNECT:
         client = SparkSession.builder.remote(request.getfixturevalue("connect_url")).getOrCreate()
+        if not HAS_JAR:
+            assert not client.catalog.functionExists("subject_transform"), "a no-jar server has subjxform's functions"
         yield client
         client.stop()
     else:
         yield request.getfixturevalue("spark")
 
 
-classic_only = pytest.mark.skipif(SPARK_MODE == "connect", reason="needs the classic in-process JVM")
+classic_only = pytest.mark.skipif(CONNECT, reason="needs the classic in-process JVM")
 
 
 def row_error(df) -> tuple[str, str, dict, str]:

@@ -172,6 +172,7 @@ def test_a_session_without_the_jar_says_so():
     for line in lines:
         assert "the subjxform jar is not on this session's classpath" in line, line
         assert "a running session cannot load it" in line and "spark.stop()" in line, line
+        assert "use subjxform.portable" in line, line  # where no jar can be loaded at all
         assert "JavaPackage" not in line
     assert "validate_mappings" in lines[0] and "register()" in lines[1] and lines[2].startswith("RuntimeError: subjxform:")
     assert json.dumps(lines)  # printable

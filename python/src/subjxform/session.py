@@ -182,17 +182,30 @@ def register(spark: SparkSession) -> None:
     jvm_class(spark, "subjxform.spark.SubjxformFunctions", "register()").register(jvm_session)
 
 
+# Where no jar can be loaded (Databricks serverless and shared access mode, a Connect server one does not
+# start), the portable functions give the same answers for constant transforms and tables.
+PORTABLE_HINT = ("where no jar can be loaded (serverless, shared access mode, a Spark Connect server you do not "
+                 "start), use subjxform.portable: the same functions built from Spark's own, for constant "
+                 "transforms and mapping tables")
+
+
 def ensure_functions(spark: Optional[SparkSession] = None) -> None:
     """Registers the SQL functions in a classic session that lacks them (default: the active session),
     once per session: the Python API's functions call this, so they work wherever the jar is on the
     classpath, however the session was started (PySpark 3.5 with ``--jars`` alone applies no service
     entry). A session without the jar is a RuntimeError that says what to do; under Spark Connect the
-    server owns the functions, and nothing is done here."""
+    server owns the functions: they are only looked for (one request per session), so that a server
+    without the jar gets the same one line instead of Spark's UNRESOLVED_ROUTINE."""
     session = spark if spark is not None else _active_or_started_session()
     if session is None or getattr(session, "_subjxform_functions", False):
         return
     jvm_session = getattr(session, "_jsparkSession", None)
     if jvm_session is None:  # Spark Connect
+        if not session.catalog.functionExists("subject_transform"):
+            raise RuntimeError(
+                "this Spark Connect server has no subjxform functions: its jar must be on the server's classpath "
+                "when the server starts (a client cannot add it); " + PORTABLE_HINT)
+        session._subjxform_functions = True
         return
     if not jvm_session.catalog().functionExists("subject_transform"):
         jvm_class(session, "subjxform.spark.SubjxformFunctions", "subjxform").register(jvm_session)
@@ -228,7 +241,7 @@ def jvm_class(spark: SparkSession, name: str, caller: str):
             f"{caller}: the subjxform jar is not on this session's classpath (no class {name}), and a running "
             f"session cannot load it (spark.jars set after it started has no effect): stop it (spark.stop()) and "
             f"start it with subjxform.configure(SparkSession.builder).getOrCreate(), or spark-submit --jars "
-            f"{_jar_or_hint(spark)}"
+            f"{_jar_or_hint(spark)}; {PORTABLE_HINT}"
         )
     return found
 
