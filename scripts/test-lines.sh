@@ -69,6 +69,11 @@ python_suite() { # line pyspark-version
   (cd "$ROOT" && SUBJXFORM_EXPECT_LINE="$line" "$vpy" -m pytest -q -p no:cacheprovider -m compat tests)
   (cd "$ROOT" && SUBJXFORM_EXPECT_LINE="$line" SUBJXFORM_SPARK_MODE=connect SUBJXFORM_CONNECT_JARS="$connect_jars" \
      "$vpy" -m pytest -q -p no:cacheprovider -m compat tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py)
+  if [[ "$line" == 3.5_2.12 ]]; then  # the oldest line: the portable suite where no jar is, classic and Connect
+    (cd "$ROOT" && SUBJXFORM_SPARK_MODE=nojar "$vpy" -m pytest -q -p no:cacheprovider tests/test_portable*.py)
+    (cd "$ROOT" && SUBJXFORM_SPARK_MODE=nojar-connect SUBJXFORM_CONNECT_JARS="$connect_jars" \
+       "$vpy" -m pytest -q -p no:cacheprovider tests/test_portable*.py)
+  fi
 }
 
 for line in "${lines[@]}"; do
