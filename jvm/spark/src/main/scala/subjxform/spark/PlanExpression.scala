@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, Impli
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.types.{DataType, LongType}
+import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import subjxform.core.{KeyedDraw, SubjectTooLongException, Workspace}
@@ -211,13 +211,25 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
       if (constantPlan) {
         s"$planClass $plan = ${ctx.addReferenceObj("plan", constantOrNull, planClass)};"
       } else {
-        val plans = ctx.addMutableState(classOf[ColumnPlans[_]].getName, "plans", v => s"$v = $self.newCache();")
         val args = planArguments.map(_.genCode(ctx))
-        val second = if (args.size > 1) args(1).value else "null"
+        val lookup =
+          if (planArguments.forall(_.dataType.isInstanceOf[StringType])) {
+            // STRING arguments (always a PlanCache) are passed as their bytes: the row's UTF8Strings
+            // then stay inside this method, where the JIT can do without them (see PlanCache.get).
+            val plans = ctx.addMutableState(classOf[PlanCache[_]].getName, "plans",
+              v => s"$v = (${classOf[PlanCache[_]].getName}) $self.newCache();")
+            def bytes(v: String) = s"$v.getBaseObject(), $v.getBaseOffset(), $v.numBytes()"
+            val second = if (args.size > 1) bytes(args(1).value) else s"null, 0L, ${PlanCache.NoSecond}"
+            s"$plans.get(${bytes(args.head.value)}, $second, $failOnError)"
+          } else {
+            val plans = ctx.addMutableState(classOf[ColumnPlans[_]].getName, "plans", v => s"$v = $self.newCache();")
+            val second = if (args.size > 1) args(1).value else "null"
+            s"$plans.get(${args.head.value}, $second, $failOnError)"
+          }
         s"""${args.map(_.code).mkString("\n")}
            |$planClass $plan = null;
            |if (${args.map(a => s"!${a.isNull}").mkString(" && ")}) {
-           |  $plan = ($planClass) $plans.get(${args.head.value}, $second, $failOnError);
+           |  $plan = ($planClass) $lookup;
            |}""".stripMargin
       }
     val row = rowArguments.map(_.genCode(ctx))
