@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal as _BigDecimal
 from typing import Optional, Union
 
+from ._quote import go_quote
+
 # How deep lists and maps may nest (the document's own map included): the jar's limit, Go's json's.
 MAX_DEPTH = 10000
 
@@ -157,46 +159,6 @@ def go_text(v: ConfValue, depth: int = 0) -> str:
         entries = sorted(v.entries, key=lambda kv: _utf16_key(kv[0]))
         return "map[" + " ".join(f"{k}:{go_text(x, depth + 1)}" for k, x in entries) + "]"
     raise TypeError(v)
-
-
-def go_quote(s: str) -> str:
-    """Go's ``%q`` (``strconv.Quote``), so that errors read exactly as nats-server (and the jar) write them."""
-    out = ['"']
-    for ch in s:
-        c = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif c == 0x07:
-            out.append("\\a")
-        elif c == 0x08:
-            out.append("\\b")
-        elif c == 0x0C:
-            out.append("\\f")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif c == 0x0B:
-            out.append("\\v")
-        elif _is_print(ch):
-            out.append(ch)
-        elif c < 0x80:
-            out.append(f"\\x{c:02x}")
-        elif c < 0x10000:
-            out.append(f"\\u{c:04x}")
-        else:
-            out.append(f"\\U{c:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-def _is_print(ch: str) -> bool:
-    # Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-    return ch == " " or unicodedata.category(ch)[0] in "LMNPS"
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -19,41 +19,9 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Tuple, Union
 
 from . import _confsyntax as conf
-from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_quote, go_text, java_equals_ignore_case
-
-# ---------------------------------------------------------------------------------------------------
-# Keyed draws (the jar's KeyedDraw): what names a rule's weighted choice.
-
-_MASK64 = (1 << 64) - 1
-
-
-def _signed64(n: int) -> int:
-    n &= _MASK64
-    return n - (1 << 64) if n >= 1 << 63 else n
-
-
-def mix64(z: int) -> int:
-    """SplitMix64's finalizer (KeyedDraw.mix), on signed 64-bit values."""
-    z &= _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return _signed64(z ^ (z >> 31))
-
-
-def text_salt(text: str) -> int:
-    """KeyedDraw.salt(text): FNV-1a 64 over the UTF-8 bytes, then mixed (a signed 64-bit value)."""
-    h = 0xCBF29CE484222325
-    b = text.encode("utf-8", "surrogatepass")
-    for x in b:
-        h = ((h ^ x) * 0x100000001B3) & _MASK64
-    return mix64(h ^ len(b))
-
-
-def keyed_below(bound: int, seed: int, key: int, salt: int) -> int:
-    """KeyedDraw.below: an integer in [0, bound) for (seed, key, salt) — the reference the SQL must equal."""
-    z = mix64(mix64(mix64(seed ^ 0x9E3779B97F4A7C15) ^ key) ^ salt)
-    return ((z & _MASK64) >> 1) % bound
-
+from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_text, java_equals_ignore_case
+from ._quote import go_quote
+from ._transform import InvalidTransform, compile_transform, is_valid_subject, parse_go_int, text_salt
 
 # ---------------------------------------------------------------------------------------------------
 # The model
@@ -234,30 +202,6 @@ class _Entry:
     cluster: str
 
 
-def _parse_go_int(s: str) -> Optional[int]:
-    """Go's strconv.ParseInt(s, 10, 64): an optional sign, ASCII digits only."""
-    digits = s[1:] if s[:1] in ("+", "-") else s
-    if not digits or not all("0" <= c <= "9" for c in digits):
-        return None
-    n = int(s)
-    return n if -(2 ** 63) <= n < 2 ** 63 else None
-
-
-def _is_valid_subject(subject: str) -> bool:
-    """nats-server's IsValidSubject: no empty token, `>` last at most, no white space in a token."""
-    if not subject:
-        return False
-    after_fwc = False
-    for t in subject.split("."):
-        if not t or after_fwc:
-            return False
-        if t == ">":
-            after_fwc = True
-        elif any(c in " \t\n\r\f" for c in t):
-            return False
-    return True
-
-
 def _is_pure_literal(source: str) -> bool:
     return not any(t.startswith("*") or t == ">" for t in source.split("."))
 
@@ -285,8 +229,6 @@ DestinationCompiler = Callable[[str, str, object], object]
 
 
 def _core_compiler(source: str, destination: str, version) -> object:
-    from ._transform import compile_transform
-
     return compile_transform(source, destination, strict=False, server_version=version)
 
 
@@ -376,7 +318,7 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
                 elif field == "weight":
                     if isinstance(x, Str):
                         digits = x.value[:-1] if x.value.endswith("%") else x.value
-                        n = _parse_go_int(digits)
+                        n = parse_go_int(digits)
                         if n is None:
                             error(rule, dest, f"Invalid weight {go_quote(digits)} for mapping destination")
                             return None
@@ -459,7 +401,7 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
 
     checked = []
     for rule, v in doc.entries:
-        if not _is_valid_subject(rule):
+        if not is_valid_subject(rule):
             error(rule, None, f"Subject {go_quote(rule)} is not a valid subject")
             continue
         if isinstance(v, Str):
