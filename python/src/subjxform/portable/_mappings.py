@@ -459,3 +459,82 @@ def _build_rule(index: int, source: str, entries, compile_destination: Destinati
     toks = source.split(".")
     literal = not any(t in ("*", ">") for t in toks)
     return Rule(index, source, literal, not _is_pure_literal(source), text_salt(source), default, scoped)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A reference evaluator in plain Python (MappingTable.decide/explain on bytes): what the built expression
+# must give, for tests without Spark.
+
+@dataclass(frozen=True)
+class Explanation:
+    """subject_map_explain's struct, field for field (None where the jar's is NULL)."""
+
+    rule: Optional[str]
+    rule_index: Optional[int]
+    matched_as: Optional[str]
+    cluster: Optional[str]
+    destination: Optional[str]
+    destination_index: Optional[int]
+    weight: Optional[int]
+    remainder: Optional[bool]
+    outcome: str
+    result: Optional[str]
+
+
+def find_rule(table: MappingTable, subject: str) -> Optional[Rule]:
+    """The rule that applies to a literal subject: the literal rule equal to it, else the first matching
+    wildcard rule in written order (source matching: a token starting with `*` matches any one token)."""
+    from ._transform import filter_matches, literal_tokens
+
+    for r in table.rules:
+        if r.literal and r.source == subject:
+            return r
+    toks = literal_tokens(subject.encode("utf-8", "surrogatepass"))
+    for r in table.rules:
+        if r.wildcard and filter_matches(_rule_filter(r), toks):
+            return r
+    return None
+
+
+def _rule_filter(r: Rule):
+    from ._transform import compile_filter
+
+    return compile_filter(r.source, source_quirk=True)
+
+
+def explain_reference(table: MappingTable, subject: Optional[str], cluster: Optional[str] = None,
+                      draw: int = 0, random_draw=None) -> Optional[Explanation]:
+    """What subject_map_explain gives for `subject` when the weighted draw is `draw` (in [0, 100)) and
+    `random_draw(index, n)` gives `{{random(n)}}` tokens; None where it is NULL."""
+    from ._transform import apply_reference, literal_tokens
+
+    if subject is None:
+        return None
+    raw = subject.encode("utf-8", "surrogatepass")
+    if literal_tokens(raw) is None:
+        return None
+    r = find_rule(table, subject)
+    if r is None:
+        return Explanation(None, None, None, None, None, None, None, None, "no_match", subject)
+    choice = r.choice(cluster)
+    picked = choice.pick(draw)
+    if picked < 0:
+        result = None
+        d = None
+    else:
+        d = choice.destinations[picked]
+        out = apply_reference(d.transform, raw, random_draw)
+        result = None if out is None else out.decode("utf-8", "surrogatepass")
+    entry = -1 if d is None or d.is_remainder else d.index
+    outcome = "dropped" if result is None else "unchanged" if result == subject else "mapped"
+    return Explanation(
+        r.source, r.index, "literal" if r.literal and r.source == subject else "wildcard", choice.cluster,
+        None if entry < 0 else d.destination, None if entry < 0 else entry,
+        choice.remainder_weight if entry < 0 else d.weight, entry < 0, outcome, result)
+
+
+def map_reference(table: MappingTable, subject: Optional[str], cluster: Optional[str] = None, draw: int = 0,
+                  random_draw=None) -> Optional[str]:
+    """What subject_map gives (see :func:`explain_reference`)."""
+    x = explain_reference(table, subject, cluster, draw, random_draw)
+    return None if x is None else x.result
