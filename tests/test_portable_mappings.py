@@ -7,6 +7,7 @@ remainders), the same keyed-draw salts."""
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -269,3 +270,129 @@ def test_rule_salts_equal_the_jars(spark):
     for _ in range(300):
         seed, key, salt = (rng.getrandbits(64) - 2 ** 63 for _ in range(3))
         assert keyed_below(100, seed, key, salt) == kd.below(100, seed, key, salt)
+
+
+# --------------------------------------------------------------------------------------------------
+# The expressions: portable == jar (== the pinned answer), side by side in one DataFrame
+
+from pyspark.sql import functions as F  # noqa: E402
+
+import subjxform  # noqa: E402
+from subjxform.portable import _map_build as MB  # noqa: E402
+from subjxform.portable._expr import function_names  # noqa: E402
+from subjxform.portable._map_functions import subject_map as portable_map  # noqa: E402
+from subjxform.portable._map_functions import subject_map_explain as portable_explain  # noqa: E402
+
+
+@pytest.mark.parametrize("name,line", FILES, ids=[n for n, _ in FILES])
+def test_every_accepted_golden_case_portable_equals_jar_equals_expected(spark, name, line):
+    cases = [c for c in golden(name) if c["accepted"]]
+    tables = sorted({c["mappings"] for c in cases})
+    df = spark.createDataFrame([(c["subject"],) for c in cases], "subject string").distinct()
+    cols = []
+    for k, t in enumerate(tables):
+        cols.append(portable_map("subject", t, server_version=line).alias(f"p{k}"))
+        cols.append(subjxform.subject_map("subject", t, server_version=line).alias(f"j{k}"))
+        cols.append(portable_explain("subject", t, server_version=line).alias(f"pe{k}"))
+        cols.append(subjxform.subject_map_explain("subject", t, server_version=line).alias(f"je{k}"))
+    rows = {r["subject"]: r for r in df.select("subject", *cols).collect()}
+    wrong = []
+    for c in cases:
+        k = tables.index(c["mappings"])
+        r = rows[c["subject"]]
+        if not (r[f"p{k}"] == r[f"j{k}"] == c["expected"]) or r[f"pe{k}"] != r[f"je{k}"]:
+            wrong.append((c["id"], r[f"p{k}"], r[f"j{k}"], c["expected"], r[f"pe{k}"], r[f"je{k}"]))
+    assert not wrong, (len(wrong), wrong[:5])
+
+
+def test_a_refused_table_raises_the_jars_text_before_any_query(spark):
+    text = '{"a": [{"destination": "b", "weight": 60}, {"destination": "c", "weight": 60}]}'
+    with pytest.raises(M.InvalidMappings) as e:
+        portable_map("subject", text)
+    assert ("err", str(e.value)) == jar_plan(spark, text)
+    with pytest.raises(TypeError, match="needs the jar"):
+        portable_map("subject", F.col("table"))
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        portable_map("subject", {"a": "b"}, seed=1.5)
+
+
+KEYED_TABLE = """
+orders.*.*: [
+  { destination: "orders.v1.{{partition(8,2)}}.$1.$2", weight: 60% }
+  { destination: "orders.v2.{{random(5)}}.$2", weight: 25% }
+  { destination: "orders.v3.$1", weight: 100%, cluster: east }
+]
+svc: [{destination: svc.v1, weight: 50}, {destination: svc.v2, weight: 30}, {destination: svc, weight: 10}]
+loss.>: [{destination: "loss.>", weight: 35}, {destination: "kept.>", weight: 15, cluster: west}]
+"""
+
+
+def _keyed_frame(spark, n):
+    subjects = ["orders.eu.c%d" % (i % 97) if i % 3 == 0 else "svc" if i % 3 == 1 else "loss.x.%d" % i for i in range(n)]
+    clusters = [None, "east", "west", "nowhere"]
+    return spark.createDataFrame([(s, f"id-{i}", clusters[i % 4]) for i, s in enumerate(subjects)],
+                                 "subject string, id string, cluster string")
+
+
+def test_keyed_draws_are_the_jars_row_by_row(spark):
+    df = _keyed_frame(spark, 6000)
+    out = df.select(
+        portable_map("subject", KEYED_TABLE, "cluster", seed=42, key="id").alias("p"),
+        subjxform.subject_map("subject", KEYED_TABLE, "cluster", seed=42, key="id").alias("j"),
+        portable_explain("subject", KEYED_TABLE, "cluster", key="id").alias("pe"),
+        subjxform.subject_map_explain("subject", KEYED_TABLE, "cluster", key="id").alias("je"),
+    ).collect()
+    wrong = [r for r in out if r["p"] != r["j"] or r["pe"] != r["je"]]
+    assert not wrong, (len(wrong), wrong[:5])
+    # The draws did vary: every written destination, the remainder and the loss occur.
+    outcomes = {(r["je"]["destination"], r["je"]["outcome"]) for r in out}
+    assert {("orders.v2.{{random(5)}}.$2", "mapped"), ("svc", "unchanged"), (None, "dropped"),
+            ("orders.v3.$1", "mapped"), ("kept.>", "mapped")} <= outcomes
+
+
+def test_the_seed_changes_keyed_draws_as_the_jars(spark):
+    df = _keyed_frame(spark, 600).where("subject = 'svc'")
+    out = df.select(portable_map("subject", KEYED_TABLE, seed=7, key="id").alias("p"),
+                    subjxform.subject_map("subject", KEYED_TABLE, seed=7, key="id").alias("j"),
+                    portable_map("subject", KEYED_TABLE, seed=8, key="id").alias("q")).collect()
+    assert all(r["p"] == r["j"] for r in out)
+    assert any(r["p"] != r["q"] for r in out)
+
+
+def _binomial_ok(count, n, p, z=4.5):
+    return abs(count - n * p) <= z * math.sqrt(n * p * (1 - p))
+
+
+def test_unkeyed_frequencies_follow_the_weights_and_explain_agrees_with_itself(spark):
+    n = 20000
+    table = {"svc": [{"destination": "svc.v1", "weight": 70}, {"destination": "svc.v2", "weight": 20}],
+             "drop.*": [{"destination": "drop.$1", "weight": 25}]}
+    df = spark.range(n).select(F.when(F.col("id") % 2 == 0, F.lit("svc")).otherwise(F.lit("drop.x")).alias("subject"))
+    r = df.select(portable_map("subject", table, seed=3).alias("m"),
+                  portable_explain("subject", table, seed=3).alias("e"))
+    counts = {row["m"]: row["c"] for row in r.groupBy("m").agg(F.count("*").alias("c")).collect()}
+    half = n // 2
+    assert _binomial_ok(counts.get("svc.v1", 0), half, 0.70)
+    assert _binomial_ok(counts.get("svc.v2", 0), half, 0.20)
+    assert _binomial_ok(counts.get("svc", 0), half, 0.10)
+    assert _binomial_ok(counts.get("drop.x", 0), half, 0.25)
+    assert _binomial_ok(counts.get(None, 0), half, 0.75)
+    # One draw per row inside the explanation: its destination, outcome and result always agree.
+    e = r.select("e.*").groupBy("destination", "remainder", "outcome", "result").count().collect()
+    combos = {(x["destination"], x["remainder"], x["outcome"], x["result"]) for x in e}
+    assert combos == {("svc.v1", False, "mapped", "svc.v1"), ("svc.v2", False, "mapped", "svc.v2"),
+                      (None, True, "unchanged", "svc"), ("drop.$1", False, "unchanged", "drop.x"),
+                      (None, True, "dropped", None)}
+    # The same seed repeats the draws; another seed does not.
+    again = df.select(portable_map("subject", table, seed=3).alias("m")).collect()
+    assert [x["m"] for x in again] == [x["m"] for x in r.select("m").collect()]
+
+
+def test_the_tree_names_only_sparks_builtin_functions():
+    t = M.compile_mappings(KEYED_TABLE)
+    from subjxform.portable._expr import Input
+    for tree in (MB.map_tree(t, MB.MapDraws(1, Input("key")), Input("cluster")),
+                 MB.explain_tree(t, MB.MapDraws(1, None), Input("cluster"))):
+        names = function_names(tree)
+        assert not any(n.startswith("subject") for n in names), names
+        assert {"elt", "element_at", "xxhash64"} & names
