@@ -1,0 +1,286 @@
+"""subjxform without the jar: the same answers as the jar's SQL functions, from Spark's built-in functions
+only, for every form whose transform or filter is a constant.
+
+Databricks serverless and shared compute, Spark Connect clients and SQL warehouses cannot load a custom
+jar. A constant transform is fully known when the query is written, so it is compiled here, in Python,
+into an expression of Spark's own functions (``substring_index``, ``concat``, ``regexp_replace`` on the
+bytes' ISO-8859-1 reading, FNV-1a unrolled in BIGINT arithmetic, ``xxhash64`` for keyed draws, ``CASE``),
+which every Spark >= 3.5, every Connect server and every Spark SQL engine runs::
+
+    from subjxform import portable
+    df.select(portable.subject_transform("subject", "orders.*.*", "shipments.$2.{{partition(8,1)}}"))
+    spark.sql(f"SELECT {portable.sql_expression('subject_transform', 'subject', 'orders.*', 'x.$1')} FROM t")
+
+The functions take the same arguments as :mod:`subjxform.functions` and check them the same way. An invalid
+constant raises :class:`InvalidArgumentValue` (a ValueError) with the jar's text when the column is built,
+before any query runs; the ``try_`` forms give NULL instead, as the jar's do. ``src``/``dest``/``filter``/
+``transforms`` from a Column need the jar (:class:`NeedsTheJar`).
+
+What is not identical to the jar: ``{{random(n)}}`` without a ``key`` draws from Spark's ``rand(seed)``,
+uniform like the jar's draws but not the same numbers (with a ``key``, draws are the jar's exactly); a
+result longer than 8 MiB raises Spark's ``raise_error`` (USER_RAISED_EXCEPTION) carrying the jar's text,
+with the whole length where the jar may report the length it had reached.
+"""
+
+from __future__ import annotations
+
+import numbers
+import random
+from typing import Optional, Union
+
+from . import _build, _expr, _versions
+from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
+                         compile_filter_transforms, compile_transform)
+
+__all__ = ["subject_transform", "try_subject_transform", "subject_matches", "subject_filter_transform",
+           "try_subject_filter_transform", "sql_expression", "InvalidArgumentValue", "NeedsTheJar"]
+
+# Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
+_random = random.Random()
+
+
+class InvalidArgumentValue(ValueError):
+    """An invalid constant argument, with the text of the jar's analysis error
+    (``[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `dest` in `subject_transform` is
+    invalid: ...``). ``parameter``, ``function`` and ``reason`` are its parts."""
+
+    def __init__(self, function: str, parameter: str, reason: str):
+        self.function = function
+        self.parameter = ", ".join(f"`{p.strip()}`" for p in parameter.split(","))
+        self.reason = reason[:-1] if reason.endswith(".") else reason
+        super().__init__(f"[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) {self.parameter} in "
+                         f"`{function}` is invalid: {self.reason}. SQLSTATE: 22023")
+
+
+class NeedsTheJar(TypeError):
+    """A form the portable functions cannot build: a transform, filter or list from a Column."""
+
+
+def _type_name(v: object) -> str:
+    return type(v).__name__
+
+
+def _is_column(v) -> bool:
+    from .._compat import is_column
+
+    return is_column(v)
+
+
+def _subject(c, function: str, name: str = "subject"):
+    from pyspark.sql import functions as F
+
+    if isinstance(c, str):
+        return F.col(c)
+    if _is_column(c):
+        return c
+    raise TypeError(f"{name} must be a column name (str) or a Column, not {_type_name(c)}")
+
+
+def _constant(v, name: str, function: str) -> str:
+    if isinstance(v, str):
+        return v
+    if _is_column(v):
+        raise NeedsTheJar(f"subjxform.portable.{function}: `{name}` from a Column needs the jar (subjxform.{function}, "
+                          f"the SQL function of subjxform.jar); the portable form takes a constant str")
+    raise TypeError(f"{name} must be a str (a constant) or a Column, not {_type_name(v)}: {v!r}")
+
+
+def _check_strict(strict) -> bool:
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict must be True or False, not {_type_name(strict)}: {strict!r}")
+    return strict
+
+
+def _check_seed(seed) -> Optional[int]:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an integer (or None), not {_type_name(seed)}: {seed!r}")
+    if not -(2**63) <= int(seed) < 2**63:
+        raise ValueError(f"seed must fit in a BIGINT (64 bits), got {seed}")
+    return int(seed)
+
+
+def _version(server_version, function: str) -> _versions.ServerVersion:
+    if server_version is None:
+        return _versions.NEWEST
+    if not isinstance(server_version, str):
+        raise TypeError(f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
+                        f"{server_version!r}")
+    try:
+        return _versions.parse(server_version)
+    except _versions.UnsupportedServerVersion as e:
+        raise InvalidArgumentValue(function, "server_version", str(e)) from None
+
+
+def _draws(seed: Optional[int], keyed: bool) -> _build.Draws:
+    """As subjxform.functions: without seed or key a seed is chosen once, when the column is built (as
+    Spark's rand() does); with a key, no seed means 0 (the draws are a pure function of the key)."""
+    if seed is None:
+        seed = 0 if keyed else _random.getrandbits(64) - 2**63
+    return _build.Draws(seed, _expr.Input("key") if keyed else None)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The trees: one per function, rendered to a Column or to SQL text
+
+def _transform_tree(function: str, src, dest, strict, seed, key_given: bool, server_version) -> _expr.Node:
+    src = _constant(src, "src", function)
+    dest = _constant(dest, "dest", function)
+    strict = _check_strict(strict)
+    seed = _check_seed(seed)
+    version = _version(server_version, function)
+    try:
+        t = compile_transform(src, dest, strict, version)
+    except InvalidTransform as e:
+        if function.startswith("try_"):
+            return _expr.null("string")
+        raise InvalidArgumentValue(function, e.blamed, str(e)) from None
+    draws = _draws(seed, key_given) if t.is_random else None
+    return _build.transform_tree(t, draws, function=None if function.startswith("try_") else function)
+
+
+def _matches_tree(filter) -> _expr.Node:
+    filter = _constant(filter, "filter", "subject_matches")
+    try:
+        f = compile_filter(filter)
+    except InvalidFilter as e:
+        raise InvalidArgumentValue("subject_matches", "filter", str(e)) from None
+    return _build.matches_tree(f)
+
+
+def _pairs(transforms, function: str) -> list:
+    """functions._transform_list's checks, then the pairs (a missing dict key is "", as nats-server reads it)."""
+    if _is_column(transforms):
+        raise NeedsTheJar(f"subjxform.portable.{function}: `transforms` from a Column needs the jar "
+                          f"(subjxform.{function}); the portable form takes a list of (src, dest) pairs")
+    if not isinstance(transforms, (list, tuple)):
+        raise TypeError(
+            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, not {_type_name(transforms)}")
+    pairs = []
+    for i, t in enumerate(transforms):
+        if isinstance(t, dict):
+            unknown = sorted(set(t) - {"src", "dest"}, key=str)
+            if unknown:
+                raise ValueError(f"transforms[{i}]: unknown key(s) {unknown} (only 'src' and 'dest'): {t!r}")
+            src, dest = t.get("src", ""), t.get("dest", "")
+        elif isinstance(t, (list, tuple)):
+            if len(t) != 2:
+                raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
+            src, dest = t
+        else:
+            raise TypeError(f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {_type_name(t)}: {t!r}")
+        if not isinstance(src, str) or not isinstance(dest, str):
+            raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
+        pairs.append((src, dest))
+    return pairs
+
+
+def _filter_transform_tree(function: str, transforms, seed, key_given: bool, server_version) -> _expr.Node:
+    pairs = _pairs(transforms, function)
+    seed = _check_seed(seed)
+    version = _version(server_version, function)
+    try:
+        ft = compile_filter_transforms(pairs, version)
+    except InvalidStreamConfig as e:
+        if function.startswith("try_"):
+            return _expr.null("string")
+        raise InvalidArgumentValue(function, "transforms", str(e)) from None
+    draws = _draws(seed, key_given) if ft.is_random else None
+    return _build.filter_transform_tree(ft, draws, function=None if function.startswith("try_") else function)
+
+
+def _column(tree: _expr.Node, subject, key, function: str):
+    inputs = {"subject": _subject(subject, function)}
+    if key is not None:
+        inputs["key"] = _subject(key, function, "key")
+    return _expr.to_column(tree, inputs)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public functions: subjxform.functions' signatures
+
+ColumnOrName = Union["Column", str]  # noqa: F821
+
+
+def subject_transform(subject, src, dest, strict: bool = False, seed: Optional[int] = None, key=None,
+                      server_version: Optional[str] = None):
+    """:func:`subjxform.subject_transform` from built-in functions: `src` and `dest` must be str."""
+    tree = _transform_tree("subject_transform", src, dest, strict, seed, key is not None, server_version)
+    return _column(tree, subject, key, "subject_transform")
+
+
+def try_subject_transform(subject, src, dest, strict: bool = False, seed: Optional[int] = None, key=None,
+                          server_version: Optional[str] = None):
+    """:func:`subjxform.try_subject_transform`: an invalid transform gives NULL in every row."""
+    tree = _transform_tree("try_subject_transform", src, dest, strict, seed, key is not None, server_version)
+    return _column(tree, subject, key, "try_subject_transform")
+
+
+def subject_matches(subject, filter):
+    """:func:`subjxform.subject_matches`: `filter` must be a str."""
+    return _column(_matches_tree(filter), subject, None, "subject_matches")
+
+
+def subject_filter_transform(subject, transforms, seed: Optional[int] = None, key=None,
+                             server_version: Optional[str] = None):
+    """:func:`subjxform.subject_filter_transform`: `transforms` a list of (src, dest) pairs or dicts."""
+    tree = _filter_transform_tree("subject_filter_transform", transforms, seed, key is not None, server_version)
+    return _column(tree, subject, key, "subject_filter_transform")
+
+
+def try_subject_filter_transform(subject, transforms, seed: Optional[int] = None, key=None,
+                                 server_version: Optional[str] = None):
+    """:func:`subjxform.try_subject_filter_transform`: an invalid list gives NULL in every row."""
+    tree = _filter_transform_tree("try_subject_filter_transform", transforms, seed, key is not None, server_version)
+    return _column(tree, subject, key, "try_subject_filter_transform")
+
+
+_TREES = {
+    "subject_transform": lambda a, kw: _transform_tree("subject_transform", *a[:2], kw.get("strict", False),
+                                                       kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
+    "try_subject_transform": lambda a, kw: _transform_tree("try_subject_transform", *a[:2], kw.get("strict", False),
+                                                           kw.get("seed"), kw.get("key") is not None,
+                                                           kw.get("server_version")),
+    "subject_matches": lambda a, kw: _matches_tree(a[0]),
+    "subject_filter_transform": lambda a, kw: _filter_transform_tree(
+        "subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
+    "try_subject_filter_transform": lambda a, kw: _filter_transform_tree(
+        "try_subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
+}
+_ARITY = {"subject_transform": 2, "try_subject_transform": 2, "subject_matches": 1, "subject_filter_transform": 1,
+          "try_subject_filter_transform": 1}
+_KEYWORDS = {"subject_transform": {"strict", "seed", "key", "server_version"},
+             "try_subject_transform": {"strict", "seed", "key", "server_version"},
+             "subject_matches": set(),
+             "subject_filter_transform": {"seed", "key", "server_version"},
+             "try_subject_filter_transform": {"seed", "key", "server_version"}}
+
+
+def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
+    """The SQL text of a portable function over the SQL expression `subject_sql` (a column name, or any
+    SQL), for Spark SQL and SQL warehouses: ``sql_expression("subject_transform", "subject", "a.*", "b.$1")``.
+    The constant arguments are as for the Python functions; ``key`` is SQL text (e.g. ``"msg_id"``)."""
+    if function_name not in _TREES:
+        raise ValueError(f"no portable SQL for {function_name!r}: one of {', '.join(sorted(_TREES))}")
+    if not isinstance(subject_sql, str):
+        raise TypeError(f"subject_sql must be SQL text (str), not {_type_name(subject_sql)}")
+    if len(args) != _ARITY[function_name]:
+        raise TypeError(f"{function_name} takes {_ARITY[function_name]} constant argument(s) after subject_sql, "
+                        f"got {len(args)}")
+    unknown = set(kw) - _KEYWORDS[function_name]
+    if unknown:
+        raise TypeError(f"{function_name} has no keyword argument(s) {sorted(unknown)}")
+    key = kw.get("key")
+    if key is not None and not isinstance(key, str):
+        raise TypeError(f"key must be SQL text (str) in sql_expression, not {_type_name(key)}")
+    tree = _TREES[function_name](args, kw)
+    inputs = {"subject": subject_sql}
+    if key is not None:
+        inputs["key"] = key
+    return _expr.to_sql(tree, inputs)
+
+
+def tree_of(function_name: str, *args, **kw) -> _expr.Node:
+    """The expression tree of a portable function (for tools and tests; the subject is Input("subject"))."""
+    return _TREES[function_name](args, kw)

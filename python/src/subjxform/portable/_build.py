@@ -1,0 +1,335 @@
+"""Compiled transforms and filters -> expression trees of Spark's built-in functions (see _expr).
+
+Exactness on every byte string: a Spark STRING is a window on UTF-8 bytes that need not be valid. Functions
+that go through a Java String (``split``, ``split_part``, ``regexp_*`` on the subject itself, ``ascii``)
+replace invalid bytes, so tokens are cut with ``substring_index`` (byte search), joined with ``concat``,
+counted with ``octet_length``/``replace``; anything that needs a character or a byte as a value works on
+the token's ISO-8859-1 reading (one character per byte, ``decode(cast(x as binary), 'ISO-8859-1')``),
+where a regex sees every byte and ``encode(..., 'ISO-8859-1')`` gives the same bytes back.
+
+Characters are counted as the jar counts them (SPEC §4): a character starts at the token's first byte and
+at every byte that is not a UTF-8 continuation byte (0x80-0xBF), so valid UTF-8 is cut between code
+points and invalid UTF-8 exactly where the jar cuts it.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Dict, List, Optional
+
+from . import _transform as T
+from ._expr import (SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, lit, not_, null, when)
+
+# The longest subject the jar builds (Workspace.MaxSubjectBytes): 8 MiB.
+MAX_SUBJECT_BYTES = 8 << 20
+
+# FNV-1a 32 is unrolled over this many bytes (whole-stage codegen'd, no lambda); longer keys continue in
+# Spark's `aggregate` over the remaining byte positions.
+UNROLLED_HASH_BYTES = 32
+
+_FNV_OFFSET = 0x811C9DC5
+_FNV_PRIME = 0x01000193
+_MASK32 = 0xFFFFFFFF
+
+# A character as the jar cuts the token's ISO-8859-1 reading: any byte, then its continuation bytes.
+# (Java regex; `\A`/`\z` rather than `^`/`$`, which would stop before a trailing newline byte.)
+_ANY = r"[\x00-\xff]"
+_CHAR = r"[\x00-\xff][\x80-\xbf]*"
+_CHAR_START = r"[^\x80-\xbf][\x80-\xbf]*"
+
+
+def i32(v: int) -> Node:
+    return lit(v, "int")
+
+
+def latin1(x: Node) -> Node:
+    """The bytes of `x` read one character per byte."""
+    return call("decode", cast(x, "binary"), lit("ISO-8859-1"))
+
+
+def from_latin1(x: Node) -> Node:
+    """The bytes an ISO-8859-1 reading stands for, as a STRING (any bytes, as the jar returns them)."""
+    return cast(call("encode", x, lit("ISO-8859-1")), "string")
+
+
+def _has_empty_token(x: Node) -> Node:
+    return call("contains", call("concat", lit("."), x, lit(".")), lit(".."))
+
+
+class SubjectParts:
+    """Pieces of one subject expression, each built once and shared (Spark's common-subexpression
+    elimination computes a shared piece once per row)."""
+
+    def __init__(self, subject: Node = SUBJECT):
+        self.subject = subject
+        self._tokens: Dict[int, Node] = {}
+        self._dots: Optional[Node] = None
+        self._literal: Optional[Node] = None
+
+    def dots(self) -> Node:
+        """The number of `.` bytes."""
+        if self._dots is None:
+            s = self.subject
+            self._dots = call("-", call("octet_length", s), call("octet_length", call("replace", s, lit("."), lit(""))))
+        return self._dots
+
+    def is_literal(self) -> Node:
+        """Workspace.tokenize's check: no empty token, no lone `*` or `>` token (NULL for NULL)."""
+        if self._literal is None:
+            wrapped = call("concat", lit("."), self.subject, lit("."))
+            self._literal = and_(not_(call("contains", wrapped, lit(".."))), not_(call("contains", wrapped, lit(".*."))),
+                                 not_(call("contains", wrapped, lit(".>."))))
+        return self._literal
+
+    def token(self, i: int) -> Node:
+        """Token i (0-based) of a subject known to have more than i tokens."""
+        if i not in self._tokens:
+            s = self.subject
+            head = call("substring_index", s, lit("."), i32(i + 1))
+            self._tokens[i] = head if i == 0 else call("substring_index", head, lit("."), i32(-1))
+        return self._tokens[i]
+
+    def tokens_from(self, i: int) -> Node:
+        """Tokens i.. joined by `.` (the part a trailing `>` matched)."""
+        if i == 0:
+            return self.subject
+        return call("substring_index", self.subject, lit("."), call("-", i32(i - 1), self.dots()))
+
+    def matches(self, f: T.Filter) -> Node:
+        """The subject is a literal subject that `f` matches (NULL for a NULL subject)."""
+        n = f.length
+        count = (call(">=", self.dots(), i32(n - 1)) if f.ends_with_fwc else call("=", self.dots(), i32(n - 1)))
+        fixed = n - 1 if f.ends_with_fwc else n
+        literal_tokens = [call("=", self.token(i), lit(f.literals[i])) for i in range(fixed) if f.literals[i] is not None]
+        return and_(self.is_literal(), count, *literal_tokens)
+
+
+# ---------------------------------------------------------------------------------------------------
+# FNV-1a 32 over raw bytes
+
+def fnv1a32(key: Node) -> Node:
+    """FNV-1a 32 of the bytes of STRING `key`, a BIGINT in [0, 2^32). Past the key's end a byte reads as 0
+    and the multiplier is 1, so (h ^ 0) * 1 leaves h alone: a fixed chain serves every shorter key."""
+    text = latin1(key)
+    size = call("octet_length", key)
+
+    def byte(i: Node) -> Node:
+        return call("ascii", call("substring", text, i, i32(1)))
+
+    h: Node = lit(_FNV_OFFSET)
+    for i in range(1, UNROLLED_HASH_BYTES + 1):
+        multiplier = when(call("<=", i32(i), size), lit(_FNV_PRIME), lit(1))
+        h = call("&", call("*", call("^", h, byte(i32(i))), multiplier), lit(_MASK32))
+    rest = Aggregate(call("sequence", i32(UNROLLED_HASH_BYTES + 1), size), h, "h", "i",
+                     call("&", call("*", call("^", Var("h"), byte(Var("i"))), lit(_FNV_PRIME)), lit(_MASK32)))
+    return when(call("<=", size, i32(UNROLLED_HASH_BYTES)), h, rest)
+
+
+# ---------------------------------------------------------------------------------------------------
+# 64-bit wrapping arithmetic without overflow (Spark 4 runs with ANSI mode on: BIGINT * and + raise)
+#
+# z * c mod 2^64 for a BIGINT z and a constant c: as signed 64-bit values |z * c| <= 2^126 < 10^38, so the
+# product is exact in DECIMAL(38,0); pmod brings it to [0, 2^64), and subtracting 2^63 before the cast to
+# BIGINT, then flipping the sign bit, gives the wrapped signed value. Each step reads its operand once:
+# a tree has no shared bindings, so an operand read k times is written out k times.
+
+_M64 = (1 << 64) - 1
+_TWO_64 = lit(Decimal(2**64))
+_TWO_63 = lit(Decimal(2**63))
+_MIN_LONG = lit(-(2**63))
+
+
+def mul64(z: Node, c: int) -> Node:
+    """z * c mod 2^64, as a signed BIGINT."""
+    product = call("*", cast(z, "decimal(19,0)"), lit(Decimal(_signed(c))))
+    return call("^", cast(call("-", call("pmod", product, _TWO_64), _TWO_63), "bigint"), _MIN_LONG)
+
+
+def _signed(v: int) -> int:
+    v &= _M64
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def mix64(z: Node) -> Node:
+    """KeyedDraw.mix (SplitMix64's finalizer) on a BIGINT expression. Each `z ^ (z >>> k)` reads its
+    operand twice, so each step binds it (Let) rather than writing it out twice: linear, not exponential."""
+    def xor_shift(v: Node, k: int) -> Node:
+        return call("^", v, call("shiftrightunsigned", v, i32(k)))
+
+    return let(z, lambda z0: let(mul64(xor_shift(z0, 30), 0xBF58476D1CE4E5B9),
+                                 lambda z1: let(mul64(xor_shift(z1, 27), 0x94D049BB133111EB),
+                                                lambda z2: xor_shift(z2, 31))))
+
+
+def draw_key(key: Node) -> Node:
+    """The jar's draw key: Spark's xxhash64 of the key (seed 42, as the jar's registry hashes it)."""
+    return call("xxhash64", key)
+
+
+# KeyedDraw.below(bound, seed, key, salt) = (mix(mix(mix(seed ^ G) ^ key) ^ salt) >>> 1) % bound: the
+# seed's mix is folded here, in Python (a constant); the rest runs per row.
+
+def keyed_mix(seed: int, hashed_key: Node) -> Node:
+    """mix(mix(seed ^ G) ^ key), the part of a keyed draw shared by every salt (built once, shared)."""
+    seeded = T.mix(_signed(seed) ^ _signed(0x9E3779B97F4A7C15))
+    return mix64(call("^", lit(seeded), hashed_key))
+
+
+def below_from_keyed(keyed: Node, bound: int, salt: int) -> Node:
+    return call("%", call("shiftrightunsigned", mix64(call("^", keyed, lit(_signed(salt)))), i32(1)), lit(bound))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Character operations, on the token's ISO-8859-1 reading
+
+def _by_characters(op: str, tok: Node, k: int) -> Node:
+    if k <= 0:
+        return tok  # the jar leaves the token whole unless 0 < k < length
+    text = latin1(tok)
+    if op == T.LEFT:
+        out = call("regexp_replace", text, lit(r"\A((?:%s){%d})%s*\z" % (_CHAR, k, _ANY)), lit("$1"))
+    elif op == T.RIGHT:
+        out = call("regexp_replace", text, lit(r"\A%s*?((?:%s){%d})\z" % (_ANY, _CHAR_START, k)), lit("$1"))
+    elif op == T.SPLIT_FROM_LEFT:
+        out = call("regexp_replace", text, lit(r"\A((?:%s){%d})(?=%s)" % (_CHAR, k, _ANY)), lit("$1."))
+    elif op == T.SPLIT_FROM_RIGHT:
+        out = call("regexp_replace", text, lit(r"(?<=%s)((?:%s){%d})\z" % (_ANY, _CHAR_START, k)), lit(".$1"))
+    elif op == T.SLICE_FROM_LEFT:
+        # k characters, then a `.` unless at the end; the next piece starts at a character's start
+        out = call("regexp_replace", text, lit(r"((?:%s){%d})(?!\z)" % (_CHAR, k)), lit("$1."))
+    elif op == T.SLICE_FROM_RIGHT:
+        # a `.` before every character (not the first) followed by a whole number of k-character pieces
+        out = call("regexp_replace", text, lit(r"(?<=%s)(?=(?:(?:%s){%d})+\z)" % (_ANY, _CHAR_START, k)), lit("."))
+    else:
+        raise AssertionError(op)
+    return from_latin1(out)
+
+
+def _split(tok: Node, sep: str) -> Node:
+    """nats-server's split: empty pieces dropped, and a `.` before the first piece when the token starts
+    with two separators and something follows (its loop writes one there; the result has an empty token)."""
+    if sep == "":
+        # Go's strings.Split on "" cuts between characters.
+        return from_latin1(call("regexp_replace", latin1(tok), lit(r"(?<=%s)(?=[^\x80-\xbf])" % _ANY), lit(".")))
+    dotted = latin1(call("replace", tok, lit(sep), lit(".")))  # byte search; a token holds no `.`
+    joined = call("regexp_replace", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit(r"\A\.|\.\z"), lit(""))
+    lead = and_(call("startswith", tok, lit(sep + sep)), not_(call("=", joined, lit(""))))
+    return from_latin1(when(lead, call("concat", lit("."), joined), joined))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Transforms
+
+class Draws:
+    """How `{{random(n)}}` is drawn: keyed (the jar's KeyedDraw, exactly) or from Spark's rand(seed)."""
+
+    def __init__(self, seed: int, key: Optional[Node]):
+        self.seed = seed
+        self.key = key
+        self._keyed: Optional[Node] = None
+
+    def draw(self, t: T.Transform, index: int, bound: int) -> Node:
+        if self.key is not None:
+            if self._keyed is None:
+                self._keyed = keyed_mix(self.seed, draw_key(self.key))
+            return below_from_keyed(self._keyed, bound, t.token_salt(index))
+        # Unkeyed: Spark's generator, one stream per destination token (it cannot equal the jar's draws).
+        token_seed = _signed(T.mix(self.seed ^ t.token_salt(index)))
+        return call("floor", call("*", call("rand", lit(token_seed)), lit(bound)))
+
+
+def transform_output(t: T.Transform, parts: SubjectParts, draws: Optional[Draws]) -> Node:
+    """The built subject of a subject `t` matches (the caller checks the match)."""
+    if not t.tokens:
+        return parts.subject
+    pieces: List[Node] = []
+    for i, d in enumerate(t.tokens):
+        if pieces:
+            pieces.append(lit("."))
+        if d.op == T.LITERAL:
+            pieces.append(lit(d.string))
+        elif d.op == T.FWC:
+            pieces.append(parts.tokens_from(t.filter.length - 1))
+        elif d.op == T.PARTITION:
+            n = d.int_arg & _MASK32
+            if n == 0:
+                pieces.append(lit("0"))
+            else:
+                key = parts.subject if d.hash_positions is None else (
+                    parts.token(d.hash_positions[0]) if len(d.hash_positions) == 1
+                    else call("concat", *[parts.token(p) for p in d.hash_positions]))
+                pieces.append(cast(call("%", fnv1a32(key), lit(n)), "string"))
+        elif d.op == T.RANDOM:
+            n = abs(d.int_arg)
+            if n == 0 or draws is None:
+                pieces.append(lit("0") if n == 0 else null("string"))
+            else:
+                pieces.append(cast(draws.draw(t, i, n), "string"))
+        elif d.op == T.LOST:
+            return null("string")
+        elif d.op == T.WILDCARD:
+            pieces.append(parts.token(d.position))
+        elif d.op == T.SPLIT:
+            pieces.append(_split(parts.token(d.position), d.string))
+        else:
+            pieces.append(_by_characters(d.op, parts.token(d.position), d.int_arg))
+    return pieces[0] if len(pieces) == 1 else call("concat", *pieces)
+
+
+def too_long_error(function: str, size: Node) -> Node:
+    """The jar's runtime error for a result longer than 8 MiB (SubjectTooLongException via Errors.atRuntime)."""
+    message = call("concat", lit("[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `subject` in "
+                                 f"`{function}` is invalid: the transformed subject would be at least "),
+                   cast(size, "string"),
+                   lit(f" bytes long, more than the limit of {MAX_SUBJECT_BYTES} bytes (a destination that repeats "
+                       "or slices a long token). SQLSTATE: 22023"))
+    return call("raise_error", message)
+
+
+def bounded(out: Node, t: T.Transform, function: Optional[str]) -> Node:
+    """`out`, or NULL when it has an empty token (Core NATS drops it), or the jar's error (NULL in the try_
+    forms: `function` None) when it is longer than a subject may be."""
+    if not t.tokens:
+        return out
+    size = call("octet_length", out)
+    whens = []
+    if t.drops_empty_tokens:
+        whens.append((_has_empty_token(out), null("string")))
+    whens.append((call(">", size, i32(MAX_SUBJECT_BYTES)),
+                  null("string") if function is None else cast(too_long_error(function, size), "string")))
+    return case(*whens, otherwise=out)
+
+
+def transform_tree(t: T.Transform, draws: Optional[Draws] = None, parts: Optional[SubjectParts] = None,
+                   function: Optional[str] = "subject_transform") -> Node:
+    """The tree of `t` applied to the subject (``parts.subject``, by default the Input "subject"): NULL when
+    the subject is NULL, not a literal subject, does not match, or the result has an empty token.
+    `function` names the jar function whose error a too-long result raises (None: NULL instead)."""
+    parts = parts or SubjectParts()
+    out = bounded(transform_output(t, parts, draws), t, function)
+    return when(parts.matches(t.filter), out)
+
+
+def matches_tree(f: T.Filter, parts: Optional[SubjectParts] = None) -> Node:
+    """subject_matches: the subject is a literal subject the filter matches (false otherwise, NULL for NULL)."""
+    parts = parts or SubjectParts()
+    return parts.matches(f)
+
+
+def filter_transform_tree(ft: T.FilterTransformList, draws: Optional[Draws] = None,
+                          parts: Optional[SubjectParts] = None, function: Optional[str] = "subject_filter_transform") -> Node:
+    """subject_filter_transform: NULL unless the subject is a literal subject one of the list's filters
+    matches; renamed by the first renaming entry whose source matches (nats-server's source quirk), else
+    unchanged. A renamed subject with an empty token is kept, as a stream stores it."""
+    parts = parts or SubjectParts()
+    taken = parts.is_literal() if not ft.pairs else call_or([parts.matches(f) for f in ft.filters])
+    renames = [(parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function)) for t in ft.renames]
+    renamed = case(*renames, otherwise=parts.subject) if renames else parts.subject
+    return when(taken, renamed)
+
+
+def call_or(conds: List[Node]) -> Node:
+    out = conds[0]
+    for c in conds[1:]:
+        out = call("OR", out, c)
+    return out

@@ -1,0 +1,540 @@
+"""A Core NATS account mapping table (the content of a nats-server ``mappings { }`` block), parsed and
+validated without the JVM: the same inputs the jar's ``subject_map`` takes (JSON text, nats-server config
+syntax, a Python dict in the JSON shape, JWT-style ``{"subject", "weight", "cluster"}`` entries), the
+same acceptance and the same error texts as the jar's ``MappingTable.compile`` (a port of its
+``analyseBlock`` and ``build``), and the same table: rules in written order, each with the destinations
+its default scope and each cluster scope offer, what the remainder does, and the salt of its keyed draw.
+
+What a subject gets from the table (the engine's order): a literal rule equal to the subject first, else
+the first wildcard rule in written order that matches it; no match leaves the subject unchanged. A
+rule's destinations are those of the caller's cluster when the rule has any, else its cluster-less
+ones; one is drawn by weight (an integer in [0, 100) against the running totals), the remainder keeping
+the subject (through the identity transform of the source, as nats-server builds it) unless the source
+is itself a destination, in which case the remainder is lost (NULL)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple, Union
+
+from . import _confsyntax as conf
+from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_text, java_equals_ignore_case
+from ._quote import go_quote
+from ._transform import InvalidTransform, compile_transform, is_valid_subject, parse_go_int, text_salt
+
+# ---------------------------------------------------------------------------------------------------
+# The model
+
+DRAW = -1  # the choice draws by weight
+DROP = -2  # every weight is 0 and nothing remains: the message is lost
+
+
+@dataclass(frozen=True)
+class Destination:
+    """One destination a scope offers: its position among the rule's entries as written (``index``; -1
+    for the remainder), its text as written (for the remainder: the identity destination of the source,
+    nats-server's ``transformTokenize``), its weight (percent) and its compiled transform."""
+
+    index: int
+    destination: str
+    weight: int
+    transform: object  # the core grammar's Transform
+
+    @property
+    def is_remainder(self) -> bool:
+        return self.index < 0
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The destinations one rule offers one cluster scope (``cluster`` None: the cluster-less ones), in
+    draw order (written order, the remainder last when there is one), with the running weight totals
+    (``byWeight``: the first destination whose running total exceeds the draw), ``fixed`` (the index that
+    is certain, ``DROP`` or ``DRAW``), the weight the written entries leave and whether it is lost."""
+
+    cluster: Optional[str]
+    destinations: Tuple[Destination, ...]
+    running_totals: Tuple[int, ...]
+    fixed: int
+    remainder_weight: int
+    remainder_drops: bool
+
+    @property
+    def draws(self) -> bool:
+        return self.fixed == DRAW
+
+    @property
+    def is_random(self) -> bool:
+        return self.fixed == DRAW or any(getattr(d.transform, "is_random", False) for d in self.destinations)
+
+    def pick(self, draw: int) -> int:
+        """The destination chosen for a draw in [0, 100) (-1: dropped), as Choice.pick/pickKeyed."""
+        if self.fixed >= 0:
+            return self.fixed
+        if self.fixed == DROP:
+            return -1
+        for i, total in enumerate(self.running_totals):
+            if draw < total:
+                return i
+        return -1
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its position in written order, its source, whether it is found by equality (``literal``:
+    no lone ``*`` or ``>`` token) and/or by matching (``wildcard``: a token ``*``, ``>`` or one starting
+    with ``*``, which nats-server's source matching takes as ``*``), the salt of its keyed draw
+    (KeyedDraw.salt(source)), its default choice and its cluster scopes' choices (in written order)."""
+
+    index: int
+    source: str
+    literal: bool
+    wildcard: bool
+    salt: int
+    default: Choice
+    clusters: Tuple[Choice, ...]
+
+    def choice(self, cluster: Optional[str]) -> Choice:
+        if cluster is not None:
+            for c in self.clusters:
+                if c.cluster == cluster:
+                    return c
+        return self.default
+
+    @property
+    def scopes(self) -> Tuple[Choice, ...]:
+        return (self.default,) + self.clusters
+
+
+@dataclass(frozen=True)
+class MappingProblem:
+    """One problem of a table: ``rule`` (its source; None when the text cannot be read), ``destination``
+    (the entry concerned; None when the problem is the rule's), ``severity`` ('error' or 'warning')."""
+
+    rule: Optional[str]
+    destination: Optional[str]
+    severity: str
+    message: str
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def __str__(self) -> str:
+        where = []
+        if self.rule is not None:
+            where.append(f"rule {go_quote(self.rule)}")
+        if self.destination is not None:
+            where.append(f"destination {go_quote(self.destination)}")
+        return (", ".join(where) + ": " if where else "") + self.message
+
+
+class InvalidMappings(ValueError):
+    """An invalid mapping table: every error in ``problems``, the message the jar's
+    InvalidMappingsException has (the first error, and how many more)."""
+
+    def __init__(self, problems):
+        self.problems = tuple(problems)
+        more = len(self.problems) - 1
+        super().__init__(f"invalid mappings: {self.problems[0]}" + (f" (and {more} more)" if more > 0 else ""))
+
+
+@dataclass(frozen=True)
+class MappingTable:
+    """A compiled table: rules in written order, and the warnings its reading gave."""
+
+    rules: Tuple[Rule, ...]
+    warnings: Tuple[MappingProblem, ...]
+    server_version: object
+
+    @property
+    def is_random(self) -> bool:
+        return any(c.is_random for r in self.rules for c in r.scopes)
+
+    @property
+    def literal_rules(self) -> Tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.literal)
+
+    @property
+    def wildcard_rules(self) -> Tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.wildcard)
+
+    def plan(self) -> list:
+        """The table as the jar's ``MappingTable.planJson`` lists it (rules, destinations as written,
+        and per scope the remainder and whether it is lost): for reports and differential tests."""
+        out = []
+        for r in self.rules:
+            written = sorted(
+                ((d.index, d.destination, d.weight, c.cluster) for c in r.scopes for d in c.destinations
+                 if d.index >= 0),
+                key=lambda x: x[0])
+            out.append({
+                "rule_index": r.index,
+                "rule": r.source,
+                "matched_as": "literal" if r.literal else "wildcard",
+                "destinations": [{"index": i, "destination": d, "weight": w, "cluster": c} for i, d, w, c in written],
+                "scopes": [{"cluster": c.cluster, "remainder": c.remainder_weight, "remainder_drops": c.remainder_drops}
+                           for c in r.scopes],
+            })
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reading and checking (the jar's MappingTable.analyseBlock)
+
+MappingsValue = Union[str, dict]
+
+
+def mappings_text(mappings: MappingsValue) -> str:
+    """The text the jar would be given: a dict is sent as JSON (functions._mappings_text), a str as it is."""
+    if isinstance(mappings, dict):
+        return json.dumps(mappings)
+    if isinstance(mappings, str):
+        return mappings
+    raise TypeError(f"mappings must be a str or a dict (a constant table), not {type(mappings).__name__}")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    subject: str
+    weight: int
+    cluster: str
+
+
+def _is_pure_literal(source: str) -> bool:
+    return not any(t.startswith("*") or t == ">" for t in source.split("."))
+
+
+def _identity_destination(source: str) -> str:
+    """nats-server's transformTokenize: the source as a destination that gives a subject back unchanged."""
+    n = 0
+    out = []
+    for t in source.split("."):
+        if t == "*":
+            n += 1
+            out.append(f"${n}")
+        else:
+            out.append(t)
+    return ".".join(out)
+
+
+def _is_jwt_entry(o: Obj) -> bool:
+    """A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`."""
+    return o.get("subject") is not None and not any(
+        java_equals_ignore_case(k, "destination") or java_equals_ignore_case(k, "dest") for k, _ in o.entries)
+
+
+DestinationCompiler = Callable[[str, str, object], object]
+
+
+def _core_compiler(source: str, destination: str, version) -> object:
+    return compile_transform(source, destination, strict=False, server_version=version)
+
+
+def _reason_of(e: Exception) -> Optional[str]:
+    return getattr(e, "reason", None)
+
+
+def compile_mappings(mappings: MappingsValue, server_version=None,
+                     compile_destination: Optional[DestinationCompiler] = None) -> MappingTable:
+    """The table ``mappings`` holds, as the given nats-server line (None: the newest) accepts it.
+    Raises :class:`InvalidMappings` with the jar's text when the jar would refuse it."""
+    rules, problems = analyse(mappings_text(mappings), server_version, compile_destination)
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        raise InvalidMappings(errors)
+    return MappingTable(tuple(rules), tuple(problems), server_version)
+
+
+def validate_mappings(mappings: MappingsValue, server_version=None,
+                      compile_destination: Optional[DestinationCompiler] = None) -> "list[MappingProblem]":
+    """Every error and reading warning of the table (not the jar's overlap warnings)."""
+    return analyse(mappings_text(mappings), server_version, compile_destination)[1]
+
+
+def analyse(text: str, server_version=None, compile_destination: Optional[DestinationCompiler] = None):
+    """(the rules that passed every check, every problem) of a table's text."""
+    if compile_destination is None:
+        compile_destination = _core_compiler
+        version = _resolve_version(server_version)
+    else:
+        version = server_version
+    try:
+        doc = conf.parse_mappings(text)
+    except ConfSyntaxError as e:
+        return [], [MappingProblem(None, None, "error", str(e))]
+    return _analyse_block(doc, version, compile_destination)
+
+
+def _resolve_version(server_version):
+    from . import _versions
+
+    if server_version is None or isinstance(server_version, _versions.ServerVersion):
+        return server_version if server_version is not None else _versions.NEWEST
+    return _versions.resolve(server_version)
+
+
+class _RuleFailed(Exception):
+    """The first failing check of a rule ends it (the jar's non-local return)."""
+
+
+def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
+    problems: list = []
+
+    def error(rule, dest, message):
+        problems.append(MappingProblem(rule, dest, "error", message))
+
+    def warning(rule, dest, message):
+        problems.append(MappingProblem(rule, dest, "warning", message))
+
+    seen_repeated = []
+    for k in doc.repeated_keys:
+        if k not in seen_repeated:
+            seen_repeated.append(k)
+    for k in seen_repeated:
+        warning(k, None, f"rule {go_quote(k)} is written more than once: the last one replaces the others (as in nats-server)")
+
+    def parse_entry(rule: str, v) -> Optional[_Entry]:
+        if isinstance(v, Obj) and _is_jwt_entry(v):
+            return jwt_entry(rule, v)
+        if isinstance(v, Obj):
+            dest = None
+            for k, x in v.entries:
+                if (java_equals_ignore_case(k, "dest") or java_equals_ignore_case(k, "destination")) and isinstance(x, Str):
+                    dest = x.value
+                    break
+            subject = None
+            weight = None
+            cluster = ""
+            for k, x in v.entries:
+                field = k.lower()
+                if field in ("dest", "destination"):
+                    if isinstance(x, Str):
+                        subject = x.value
+                    else:
+                        error(rule, None, f"Expected a string for the mapping destination, got {go_text(x)}")
+                        return None
+                elif field == "weight":
+                    if isinstance(x, Str):
+                        digits = x.value[:-1] if x.value.endswith("%") else x.value
+                        n = parse_go_int(digits)
+                        if n is None:
+                            error(rule, dest, f"Invalid weight {go_quote(digits)} for mapping destination")
+                            return None
+                        w = n
+                    elif isinstance(x, Integer):
+                        w = x.value
+                    else:
+                        error(rule, dest, f"Unknown entry type for weight of {go_text(x)}")
+                        return None
+                    if w > 100 or w < 0:
+                        error(rule, dest, f"Invalid weight {w} for mapping destination")
+                        return None
+                    weight = int(w)
+                elif field == "cluster":
+                    if isinstance(x, Str):
+                        cluster = x.value
+                    else:
+                        error(rule, dest, f"Expected a string for the mapping destination's cluster, got {go_text(x)}")
+                        return None
+                else:
+                    error(rule, dest, f"Unknown field {go_quote(k)} for mapping destination")
+                    return None
+            if weight is None:
+                error(rule, dest, f"Missing weight for mapping destination {go_quote(subject if subject is not None else '')}")
+                return None
+            if subject is None:
+                warning(rule, "", "an entry without a destination keeps a matching subject unchanged")
+            return _Entry(subject if subject is not None else "", weight, cluster)
+        error(rule, None, "Expected an entry for the mapping destination")
+        return None
+
+    def jwt_entry(rule: str, o: Obj) -> Optional[_Entry]:
+        # nats-io/jwt's WeightedMapping: a uint8 weight; a missing or 0 weight means 100.
+        s = o.get("subject")
+        subject = s.value if isinstance(s, Str) else None
+        wv = o.get("weight")
+        weight = None
+        if wv is None or isinstance(wv, Null):
+            weight = 0
+        elif isinstance(wv, Integer) and 0 <= wv.value <= 255:
+            weight = wv.value
+        else:
+            error(rule, subject, f"JWT mapping weight must be an integer 0..255 (uint8), got {go_text(wv)}")
+        c = o.get("cluster")
+        cluster = c.value if isinstance(c, Str) else ""
+        if subject is None:
+            error(rule, None, 'JWT mapping entry without a string "subject"')
+            return None
+        if weight is None:
+            return None
+        effective = 100 if weight == 0 else weight
+        if effective > 100:
+            error(rule, subject, f"Mapping {go_quote(rule)} has a weight {effective} that exceeds 100")
+            return None
+        return _Entry(subject, effective, cluster)
+
+    def add_weighted(rule: str, entries, prefix: str):
+        """nats-server's AddWeightedMappings: the first failing check ends the rule."""
+        seen = set()
+        totals: dict = {}
+        compiled = []
+        for e in entries:
+            if e.subject in seen:
+                error(rule, e.subject, f"{prefix}duplicate entry for {go_quote(e.subject)}")
+                return None
+            seen.add(e.subject)
+            totals[e.cluster] = totals.get(e.cluster, 0) + e.weight
+            if totals[e.cluster] > 100:
+                error(rule, e.subject, f"{prefix}total weight needs to be <= 100")
+                return None
+            try:
+                compiled.append((e, compile_destination(rule, e.subject, version)))
+            except ValueError as x:
+                reason = _reason_of(x)
+                if reason is None:
+                    raise
+                error(rule, e.subject, prefix + reason)
+                return None
+        return rule, compiled
+
+    checked = []
+    for rule, v in doc.entries:
+        if not is_valid_subject(rule):
+            error(rule, None, f"Subject {go_quote(rule)} is not a valid subject")
+            continue
+        if isinstance(v, Str):
+            c = add_weighted(rule, [_Entry(v.value, 100, "")],
+                             f"Error adding mapping for {go_quote(rule)} to {go_quote(v.value)} : ")
+        elif isinstance(v, Arr):
+            # As nats-server does: a bad entry is reported and the rule is checked without it.
+            entries = [e for e in (parse_entry(rule, item) for item in v.items) if e is not None]
+            c = add_weighted(rule, entries, f"Error adding mapping for {go_quote(rule)} : ")
+        elif isinstance(v, Null):
+            error(rule, None, "Unknown type <nil> for mapping destination")
+            c = None
+        else:
+            e = parse_entry(rule, v)
+            c = None if e is None else add_weighted(rule, [e], f"Error adding mapping for {go_quote(rule)} : ")
+        if c is not None:
+            checked.append(c)
+
+    newest = _resolve_version(None) if compile_destination is _core_compiler else None
+    rules = [_build_rule(i, source, entries, compile_destination, newest) for i, (source, entries) in enumerate(checked)]
+    return rules, problems
+
+
+def _build_rule(index: int, source: str, entries, compile_destination: DestinationCompiler, newest) -> Rule:
+    """The jar's MappingTable.build for one rule."""
+    lists_source = any(e.subject == source for e, _ in entries)
+    written = [(e, t, i) for i, (e, t) in enumerate(entries)]
+
+    def choice(cluster: Optional[str], scoped) -> Choice:
+        total = sum(e.weight for e, _, _ in scoped)
+        dests = [Destination(i, e.subject, e.weight, t) for e, t, i in scoped]
+        if total != 100 and not lists_source:
+            # nats-server's remainder: the subject unchanged, unless the source is listed (then: loss).
+            # (built as the newest line builds it, whatever the table's line: the jar does the same)
+            identity = _identity_destination(source)
+            dests.append(Destination(-1, identity, 100 - total, compile_destination(source, identity, newest)))
+        weights = [d.weight for d in dests]
+        running = []
+        acc = 0
+        for w in weights:
+            acc += w
+            running.append(acc)
+        certain = weights.index(100) if 100 in weights else -1
+        fixed = certain if certain >= 0 else (DROP if sum(weights) == 0 else DRAW)
+        remainder = 100 - sum(d.weight for d in dests if d.index >= 0)
+        has_remainder_entry = any(d.index < 0 for d in dests)
+        return Choice(cluster, tuple(dests), tuple(running), fixed, remainder, remainder > 0 and not has_remainder_entry)
+
+    clusters = []
+    for e, _, _ in written:
+        if e.cluster and e.cluster not in clusters:
+            clusters.append(e.cluster)
+    default = choice(None, [w for w in written if not w[0].cluster])
+    scoped = tuple(choice(name, [w for w in written if w[0].cluster == name]) for name in clusters)
+    toks = source.split(".")
+    literal = not any(t in ("*", ">") for t in toks)
+    return Rule(index, source, literal, not _is_pure_literal(source), text_salt(source), default, scoped)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A reference evaluator in plain Python (MappingTable.decide/explain on bytes): what the built expression
+# must give, for tests without Spark.
+
+@dataclass(frozen=True)
+class Explanation:
+    """subject_map_explain's struct, field for field (None where the jar's is NULL)."""
+
+    rule: Optional[str]
+    rule_index: Optional[int]
+    matched_as: Optional[str]
+    cluster: Optional[str]
+    destination: Optional[str]
+    destination_index: Optional[int]
+    weight: Optional[int]
+    remainder: Optional[bool]
+    outcome: str
+    result: Optional[str]
+
+
+def find_rule(table: MappingTable, subject: str) -> Optional[Rule]:
+    """The rule that applies to a literal subject: the literal rule equal to it, else the first matching
+    wildcard rule in written order (source matching: a token starting with `*` matches any one token)."""
+    from ._transform import filter_matches, literal_tokens
+
+    for r in table.rules:
+        if r.literal and r.source == subject:
+            return r
+    toks = literal_tokens(subject.encode("utf-8", "surrogatepass"))
+    for r in table.rules:
+        if r.wildcard and filter_matches(_rule_filter(r), toks):
+            return r
+    return None
+
+
+def _rule_filter(r: Rule):
+    from ._transform import compile_filter
+
+    return compile_filter(r.source, source_quirk=True)
+
+
+def explain_reference(table: MappingTable, subject: Optional[str], cluster: Optional[str] = None,
+                      draw: int = 0, random_draw=None) -> Optional[Explanation]:
+    """What subject_map_explain gives for `subject` when the weighted draw is `draw` (in [0, 100)) and
+    `random_draw(index, n)` gives `{{random(n)}}` tokens; None where it is NULL."""
+    from ._transform import apply_reference, literal_tokens
+
+    if subject is None:
+        return None
+    raw = subject.encode("utf-8", "surrogatepass")
+    if literal_tokens(raw) is None:
+        return None
+    r = find_rule(table, subject)
+    if r is None:
+        return Explanation(None, None, None, None, None, None, None, None, "no_match", subject)
+    choice = r.choice(cluster)
+    picked = choice.pick(draw)
+    if picked < 0:
+        result = None
+        d = None
+    else:
+        d = choice.destinations[picked]
+        out = apply_reference(d.transform, raw, random_draw)
+        result = None if out is None else out.decode("utf-8", "surrogatepass")
+    entry = -1 if d is None or d.is_remainder else d.index
+    outcome = "dropped" if result is None else "unchanged" if result == subject else "mapped"
+    return Explanation(
+        r.source, r.index, "literal" if r.literal and r.source == subject else "wildcard", choice.cluster,
+        None if entry < 0 else d.destination, None if entry < 0 else entry,
+        choice.remainder_weight if entry < 0 else d.weight, entry < 0, outcome, result)
+
+
+def map_reference(table: MappingTable, subject: Optional[str], cluster: Optional[str] = None, draw: int = 0,
+                  random_draw=None) -> Optional[str]:
+    """What subject_map gives (see :func:`explain_reference`)."""
+    x = explain_reference(table, subject, cluster, draw, random_draw)
+    return None if x is None else x.result
