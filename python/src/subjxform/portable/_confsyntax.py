@@ -875,6 +875,16 @@ def parse_mappings(text: str) -> Obj:
     return _unwrap_mappings_key(_Reader(text).document())
 
 
+def parse_document(text: str) -> Obj:
+    """A whole document (a nats-server config, or a mappings block) as it is written, nothing unwrapped."""
+    v = _parse_json(text)
+    if isinstance(v, Obj):
+        return v
+    if v is not None:
+        raise ConfSyntaxError(f"the document must be a JSON object, not {go_text(v)}")
+    return _Reader(text).document()
+
+
 def _unwrap_mappings_key(o: Obj) -> Obj:
     if len(o.entries) == 1:
         k, inner = o.entries[0]
