@@ -25,7 +25,7 @@ MAX_SUBJECT_BYTES = 8 << 20
 
 # FNV-1a 32 is unrolled over this many bytes (whole-stage codegen'd, no lambda); longer keys continue in
 # Spark's `aggregate` over the remaining byte positions.
-UNROLLED_HASH_BYTES = 32
+UNROLLED_HASH_BYTES = 16
 
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
@@ -34,8 +34,9 @@ _MASK32 = 0xFFFFFFFF
 # A character as the jar cuts the token's ISO-8859-1 reading: any byte, then its continuation bytes.
 # (Java regex; `\A`/`\z` rather than `^`/`$`, which would stop before a trailing newline byte.)
 _ANY = r"[\x00-\xff]"
-_CHAR = r"[\x00-\xff][\x80-\xbf]*"
-_CHAR_START = r"[^\x80-\xbf][\x80-\xbf]*"
+# Possessive (`*+`): a character always takes all its continuation bytes, never fewer on backtracking.
+_CHAR = r"[\x00-\xff][\x80-\xbf]*+"
+_CHAR_START = r"[^\x80-\xbf][\x80-\xbf]*+"
 
 
 def i32(v: int) -> Node:
