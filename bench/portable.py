@@ -18,13 +18,18 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import bench  # noqa: E402
 from bench import ROOT, load_data, machine, reorder_py, time_case  # noqa: E402
 from cases import read_cases  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 import subjxform  # noqa: E402
+from pyspark import cloudpickle  # noqa: E402
 from subjxform import portable  # noqa: E402
+
+# Python workers cannot import bench/bench.py: its UDF goes to them by value.
+cloudpickle.register_pickle_by_value(bench)
 
 GROUPS = ("reorder", "partition", "prefix", "split_slice")
 # The bench's own mapping table (bench.py's subject_map case).

@@ -13,10 +13,13 @@ import random
 
 import pytest
 
-from conftest import golden
+from conftest import golden, needs_jar
 from subjxform.portable import _mappings as M
 from subjxform.portable._confsyntax import parse_mappings
 from subjxform.portable._transform import keyed_below
+
+# Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.
+pytestmark = needs_jar
 
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 FILES = [("map_cases.jsonl", None)] + [(f"servers/{line}/mappings.jsonl", line) for line in LINES]
@@ -281,8 +284,9 @@ from pyspark.sql import functions as F  # noqa: E402
 import subjxform  # noqa: E402
 from subjxform.portable import _map_build as MB  # noqa: E402
 from subjxform.portable._expr import function_names  # noqa: E402
-from subjxform.portable._map_functions import subject_map as portable_map  # noqa: E402
-from subjxform.portable._map_functions import subject_map_explain as portable_explain  # noqa: E402
+from subjxform.portable import InvalidArgumentValue, NeedsTheJar  # noqa: E402
+from subjxform.portable import subject_map as portable_map  # noqa: E402
+from subjxform.portable import subject_map_explain as portable_explain  # noqa: E402
 
 
 # The contract's file in the default run; each server line's file (the same tables, other answers) when
@@ -314,10 +318,14 @@ def test_every_accepted_golden_case_portable_equals_jar_equals_expected(spark, n
 
 def test_a_refused_table_raises_the_jars_text_before_any_query(spark):
     text = '{"a": [{"destination": "b", "weight": 60}, {"destination": "c", "weight": 60}]}'
-    with pytest.raises(M.InvalidMappings) as e:
+    with pytest.raises(InvalidArgumentValue) as e:
         portable_map("subject", text)
-    assert ("err", str(e.value)) == jar_plan(spark, text)
-    with pytest.raises(TypeError, match="needs the jar"):
+    assert ("err", e.value.reason) == jar_plan(spark, text)
+    # the whole message is the jar's analysis error, up to Spark's SQLSTATE suffix
+    with pytest.raises(Exception) as jar_error:
+        spark.range(1).select(subjxform.subject_map(F.lit("a"), text)).collect()
+    assert str(jar_error.value).startswith(str(e.value).removesuffix(" SQLSTATE: 22023")), (str(jar_error.value), str(e.value))
+    with pytest.raises(NeedsTheJar, match="needs the jar"):
         portable_map("subject", F.col("table"))
     with pytest.raises(TypeError, match="seed must be an integer"):
         portable_map("subject", {"a": "b"}, seed=1.5)

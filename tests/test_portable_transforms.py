@@ -14,13 +14,14 @@ from pyspark.sql import functions as F
 
 import subjxform
 import transform_gen as gen
-from conftest import golden
+from conftest import golden, needs_jar
 from test_golden import fits, nats_reason
 from subjxform import portable
 from subjxform.portable import _expr
 from subjxform.portable._transform import InvalidTransform, compile_transform
 
-pytestmark = pytest.mark.compat
+# Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.
+pytestmark = needs_jar
 
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 CHUNK = 40  # transforms per DataFrame: one query compiles many constant transforms at once

@@ -18,6 +18,12 @@
                                                     and config diff over a Parquet/CSV/JSON file of
                                                     subjects, on an embedded local Spark: a text
                                                     summary and PNGs in DIR (`report --help`)
+    subjxform sql FILE [--view V --from T | --function F] [--cluster NAME | --cluster-column SQL] ...
+                                                    a mappings block (or a config's) as Spark SQL
+                                                    text of built-in functions only, for SQL
+                                                    warehouses and compute that loads no jar: the
+                                                    expression, a view over a table, or a SQL
+                                                    function (`sql --help`); Python alone
     subjxform --help                                this text (also `mapping --help`, `validate --help`)
 
 `mapping` and `validate` run the jar's Spark-free engine in a plain JVM (Java alone: no pyspark needed,
@@ -90,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["jar"]:
         return jar_command(args[1:])
+    if args[:1] == ["sql"]:
+        from subjxform.sql_cli import main as sql_main
+
+        return sql_main(args[1:])
     if args[:1] == ["report"]:
         from subjxform.report_cli import main as report_main
 

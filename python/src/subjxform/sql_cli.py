@@ -105,7 +105,7 @@ def main(argv: list[str]) -> int:
         expression = sql_expression("subject_map", subject, block, cluster=cluster, seed=args.seed, key=args.key,
                                      server_version=args.server_version)
     except (InvalidArgumentValue, ConfSyntaxError, ValueError) as e:
-        print(f"subjxform sql: {e}", file=sys.stderr)
+        print(f"subjxform sql: {e.reason if isinstance(e, InvalidArgumentValue) else e}", file=sys.stderr)
         return 1
     if args.view is not None:
         print(f"CREATE OR REPLACE TEMPORARY VIEW {args.view} AS\nSELECT *, {expression} AS {args.alias}\n"

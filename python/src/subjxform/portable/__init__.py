@@ -28,12 +28,14 @@ import numbers
 import random
 from typing import Optional, Union
 
-from . import _build, _expr, _versions
+from . import _build, _confsyntax, _expr, _map_build, _versions
+from ._mappings import InvalidMappings, compile_mappings
 from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
                          compile_filter_transforms, compile_transform)
 
 __all__ = ["subject_transform", "try_subject_transform", "subject_matches", "subject_filter_transform",
-           "try_subject_filter_transform", "sql_expression", "InvalidArgumentValue", "NeedsTheJar"]
+           "try_subject_filter_transform", "subject_map", "subject_map_explain", "sql_expression",
+           "InvalidArgumentValue", "NeedsTheJar"]
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
 _random = random.Random()
@@ -190,10 +192,40 @@ def _filter_transform_tree(function: str, transforms, seed, key_given: bool, ser
     return _build.filter_transform_tree(ft, draws, function=None if function.startswith("try_") else function)
 
 
-def _column(tree: _expr.Node, subject, key, function: str):
+def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: bool, server_version) -> _expr.Node:
+    """subject_map / subject_map_explain of a constant table: read, checked and compiled here (the jar's
+    acceptance and texts), then one CASE over the rules (see _map_build)."""
+    if _is_column(mappings):
+        raise NeedsTheJar(f"subjxform.portable.{function}: a `mappings` table from a Column needs the jar "
+                          f"(subjxform.{function}); the portable form takes a constant table (a str or a dict)")
+    if not isinstance(mappings, (str, dict, _confsyntax.Obj)):
+        raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
+    seed = _check_seed(seed)
+    version = _version(server_version, function)
+    try:
+        table = compile_mappings(mappings, version)
+    except InvalidMappings as e:
+        raise InvalidArgumentValue(function, "mappings", str(e)) from None
+    if seed is None:  # as _draws: chosen once, when the column is built; 0 with a key
+        seed = 0 if key_given else _random.getrandbits(64) - 2**63
+    draws = _map_build.MapDraws(seed, _expr.Input("key") if key_given else None)
+    build = _map_build.explain_tree if function == "subject_map_explain" else _map_build.map_tree
+    return build(table, draws, _expr.Input("cluster") if cluster_given else None)
+
+
+def _column(tree: _expr.Node, subject, key, function: str, cluster=None):
     inputs = {"subject": _subject(subject, function)}
     if key is not None:
         inputs["key"] = _subject(key, function, "key")
+    if cluster is not None:  # subject_map: a str names the cluster every message entered
+        if isinstance(cluster, str):
+            from pyspark.sql import functions as F
+
+            inputs["cluster"] = F.lit(cluster)
+        elif _is_column(cluster):
+            inputs["cluster"] = cluster
+        else:
+            raise TypeError(f"cluster must be a str (a constant) or a Column, not {_type_name(cluster)}: {cluster!r}")
     return _expr.to_column(tree, inputs)
 
 
@@ -236,6 +268,23 @@ def try_subject_filter_transform(subject, transforms, seed: Optional[int] = None
     return _column(tree, subject, key, "try_subject_filter_transform")
 
 
+def subject_map(subject, mappings, cluster=None, seed: Optional[int] = None, key=None,
+                server_version: Optional[str] = None):
+    """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, or a dict).
+    With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
+    frequencies, not the jar's numbers)."""
+    tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
+    return _column(tree, subject, key, "subject_map", cluster)
+
+
+def subject_map_explain(subject, mappings, cluster=None, seed: Optional[int] = None, key=None,
+                        server_version: Optional[str] = None):
+    """:func:`subjxform.subject_map_explain`: the jar's struct, field for field, and the same ``result``
+    as :func:`subject_map` with the same arguments."""
+    tree = _map_tree("subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version)
+    return _column(tree, subject, key, "subject_map_explain", cluster)
+
+
 _TREES = {
     "subject_transform": lambda a, kw: _transform_tree("subject_transform", *a[:2], kw.get("strict", False),
                                                        kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
@@ -247,20 +296,27 @@ _TREES = {
         "subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
     "try_subject_filter_transform": lambda a, kw: _filter_transform_tree(
         "try_subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
+    "subject_map": lambda a, kw: _map_tree("subject_map", a[0], kw.get("cluster") is not None, kw.get("seed"),
+                                           kw.get("key") is not None, kw.get("server_version")),
+    "subject_map_explain": lambda a, kw: _map_tree("subject_map_explain", a[0], kw.get("cluster") is not None,
+                                                   kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
 }
 _ARITY = {"subject_transform": 2, "try_subject_transform": 2, "subject_matches": 1, "subject_filter_transform": 1,
-          "try_subject_filter_transform": 1}
+          "try_subject_filter_transform": 1, "subject_map": 1, "subject_map_explain": 1}
 _KEYWORDS = {"subject_transform": {"strict", "seed", "key", "server_version"},
              "try_subject_transform": {"strict", "seed", "key", "server_version"},
              "subject_matches": set(),
              "subject_filter_transform": {"seed", "key", "server_version"},
-             "try_subject_filter_transform": {"seed", "key", "server_version"}}
+             "try_subject_filter_transform": {"seed", "key", "server_version"},
+             "subject_map": {"cluster", "seed", "key", "server_version"},
+             "subject_map_explain": {"cluster", "seed", "key", "server_version"}}
 
 
 def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
     """The SQL text of a portable function over the SQL expression `subject_sql` (a column name, or any
     SQL), for Spark SQL and SQL warehouses: ``sql_expression("subject_transform", "subject", "a.*", "b.$1")``.
-    The constant arguments are as for the Python functions; ``key`` is SQL text (e.g. ``"msg_id"``)."""
+    The constant arguments are as for the Python functions; ``key`` and ``cluster`` are SQL text (e.g.
+    ``"msg_id"``, ``"'east'"`` for every message entering cluster east)."""
     if function_name not in _TREES:
         raise ValueError(f"no portable SQL for {function_name!r}: one of {', '.join(sorted(_TREES))}")
     if not isinstance(subject_sql, str):
@@ -271,14 +327,14 @@ def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
     unknown = set(kw) - _KEYWORDS[function_name]
     if unknown:
         raise TypeError(f"{function_name} has no keyword argument(s) {sorted(unknown)}")
-    key = kw.get("key")
-    if key is not None and not isinstance(key, str):
-        raise TypeError(f"key must be SQL text (str) in sql_expression, not {_type_name(key)}")
-    tree = _TREES[function_name](args, kw)
     inputs = {"subject": subject_sql}
-    if key is not None:
-        inputs["key"] = key
-    return _expr.to_sql(tree, inputs)
+    for name in ("key", "cluster"):
+        value = kw.get(name)
+        if value is not None:
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be SQL text (str) in sql_expression, not {_type_name(value)}")
+            inputs[name] = value
+    return _expr.to_sql(_TREES[function_name](args, kw), inputs)
 
 
 def tree_of(function_name: str, *args, **kw) -> _expr.Node:

@@ -61,7 +61,7 @@ def _position(choice: M.Choice, draw: Node) -> Node:
 
 def _output(d: M.Destination, parts: B.SubjectParts, draws: MapDraws) -> Node:
     t = d.transform
-    return B.bounded(B.transform_output(t, parts, draws.tokens), t, FUNCTION)
+    return B.bounded(B.transform_output(t, parts, draws.tokens), t, FUNCTION, parts.subject)
 
 
 def _choice_result(rule: M.Rule, choice: M.Choice, parts: B.SubjectParts, draws: MapDraws) -> Node:

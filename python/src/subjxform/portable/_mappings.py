@@ -240,7 +240,8 @@ def compile_mappings(mappings: MappingsValue, server_version=None,
                      compile_destination: Optional[DestinationCompiler] = None) -> MappingTable:
     """The table ``mappings`` holds, as the given nats-server line (None: the newest) accepts it.
     Raises :class:`InvalidMappings` with the jar's text when the jar would refuse it."""
-    rules, problems = analyse(mappings_text(mappings), server_version, compile_destination)
+    rules, problems = analyse(mappings if isinstance(mappings, Obj) else mappings_text(mappings), server_version,
+                              compile_destination)
     errors = [p for p in problems if p.is_error]
     if errors:
         raise InvalidMappings(errors)
@@ -261,7 +262,7 @@ def analyse(text: str, server_version=None, compile_destination: Optional[Destin
     else:
         version = server_version
     try:
-        doc = conf.parse_mappings(text)
+        doc = text if isinstance(text, Obj) else conf.parse_mappings(text)  # an Obj: a block read already
     except ConfSyntaxError as e:
         return [], [MappingProblem(None, None, "error", str(e))]
     return _analyse_block(doc, version, compile_destination)
