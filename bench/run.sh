@@ -3,6 +3,8 @@
 #
 #   bash bench/run.sh [bench.py options]    PySpark end-to-end benchmark -> bench/RESULTS.md
 #                                           (default 10M subjects, local[2]; e.g. --rows 2000000)
+#   bash bench/run.sh --portable [options]  subjxform.portable (built-ins only) beside the jar and the
+#                                           Arrow UDF -> bench/RESULTS-portable.md (bench/portable.py)
 #   bash bench/run.sh --jmh [--go FILE]     JMH micro-benchmarks of the engine with -prof gc
 #                                           -> bench/JMH.md (FILE: `go test -bench` output of
 #                                           nats-server on the same cases, shown side by side)
@@ -24,6 +26,12 @@ if [[ "${1:-}" == "--jmh" ]]; then
   "$PY" bench/jmh_report.py target/jmh.json target/jmh-output-sizes.tsv target/jmh-cpu.tsv \
     ${go_results:+--go "$go_results"} --out bench/JMH.md
   exit 0
+fi
+
+if [[ "${1:-}" == "--portable" ]]; then   # subjxform.portable beside the jar -> bench/RESULTS-portable.md
+  shift
+  "$ROOT/scripts/sbt" jar
+  PYTHONPATH="$ROOT/python/src${PYTHONPATH:+:$PYTHONPATH}" exec "$PY" bench/portable.py "$@"
 fi
 
 "$PY" -c 'import pyspark, pyarrow, pandas' 2>/dev/null || {

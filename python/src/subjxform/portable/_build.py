@@ -178,9 +178,8 @@ def below_from_keyed(keyed: Node, bound: int, salt: int) -> Node:
 # ---------------------------------------------------------------------------------------------------
 # Character operations, on the token's ISO-8859-1 reading
 
-def _by_characters(op: str, tok: Node, k: int) -> Node:
-    if k <= 0:
-        return tok  # the jar leaves the token whole unless 0 < k < length
+def _by_characters_any_bytes(op: str, tok: Node, k: int) -> Node:
+    """Any token, invalid UTF-8 included: regexes over its ISO-8859-1 reading, counting characters as the jar."""
     text = latin1(tok)
     if op == T.LEFT:
         out = call("regexp_replace", text, lit(r"\A((?:%s){%d})%s*\z" % (_CHAR, k, _ANY)), lit("$1"))
@@ -201,8 +200,8 @@ def _by_characters(op: str, tok: Node, k: int) -> Node:
     return from_latin1(out)
 
 
-def _split(tok: Node, sep: str) -> Node:
-    """nats-server's split: empty pieces dropped, and a `.` before the first piece when the token starts
+def _split_any_bytes(tok: Node, sep: str) -> Node:
+    """Any token: nats-server's split: empty pieces dropped, and a `.` before the first piece when the token starts
     with two separators and something follows (its loop writes one there; the result has an empty token)."""
     if sep == "":
         # Go's strings.Split on "" cuts between characters.
@@ -211,6 +210,47 @@ def _split(tok: Node, sep: str) -> Node:
     joined = call("regexp_replace", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit(r"\A\.|\.\z"), lit(""))
     lead = and_(call("startswith", tok, lit(sep + sep)), not_(call("=", joined, lit(""))))
     return from_latin1(when(lead, call("concat", lit("."), joined), joined))
+
+
+def _is_ascii(tok: Node) -> Node:
+    """Every byte below 0x80: the ISO-8859-1 reading writes each byte above as two."""
+    return call("=", call("octet_length", tok), call("octet_length", latin1(tok)))
+
+
+def _by_characters(op: str, tok: Node, k: int) -> Node:
+    """split/slice/left/right by characters. An ASCII token (the usual subject: a character is a byte, and
+    Spark's string functions count the same characters as the jar) takes `substring`, about ten times
+    faster than the regexes any byte string needs."""
+    if k <= 0:
+        return tok  # the jar leaves the token whole unless 0 < k < length
+    size = call("octet_length", tok)
+    if op == T.LEFT:
+        fast = call("substring", tok, i32(1), i32(k))
+    elif op == T.RIGHT:
+        fast = when(call(">", size, i32(k)), call("substring", tok, i32(-k)), tok)
+    elif op == T.SPLIT_FROM_LEFT:
+        fast = when(call(">", size, i32(k)), call("concat", call("substring", tok, i32(1), i32(k)), lit("."),
+                                                   call("substring", tok, i32(k + 1))), tok)
+    elif op == T.SPLIT_FROM_RIGHT:
+        fast = when(call(">", size, i32(k)), call("concat", call("substring", tok, i32(1), call("-", size, i32(k))),
+                                                   lit("."), call("substring", tok, i32(-k))), tok)
+    elif op == T.SLICE_FROM_LEFT:
+        fast = call("regexp_replace", tok, lit(r"([\x00-\x7f]{%d})(?!\z)" % k), lit("$1."))
+    elif op == T.SLICE_FROM_RIGHT:
+        fast = call("regexp_replace", tok, lit(r"(?<=[\x00-\x7f])(?=(?:[\x00-\x7f]{%d})+\z)" % k), lit("."))
+    else:
+        raise AssertionError(op)
+    return when(_is_ascii(tok), fast, _by_characters_any_bytes(op, tok, k))
+
+
+def _split(tok: Node, sep: str) -> Node:
+    """nats-server's split (see _split_any_bytes); an ASCII token without the ISO-8859-1 round trip."""
+    if sep == "":
+        return _split_any_bytes(tok, sep)
+    joined = call("btrim", call("regexp_replace", call("replace", tok, lit(sep), lit(".")), lit(r"\.{2,}"), lit(".")), lit("."))
+    lead = and_(call("startswith", tok, lit(sep + sep)), not_(call("=", joined, lit(""))))
+    fast = when(lead, call("concat", lit("."), joined), joined)
+    return when(_is_ascii(tok), fast, _split_any_bytes(tok, sep))
 
 
 # ---------------------------------------------------------------------------------------------------
