@@ -342,8 +342,7 @@ def _longest_safe_subject(t: T.Transform) -> int:
     return max((MAX_SUBJECT_BYTES - constant) // per_byte, -1)
 
 
-def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = SUBJECT,
-            matched: Optional[Node] = None) -> Node:
+def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = SUBJECT) -> Node:
     """`out`, or NULL when it has an empty token (Core NATS drops it), or the jar's error (NULL in the try_
     forms: `function` None) when it is longer than a subject may be. The length is only measured for a
     subject long enough to make that possible: measuring it would build the result twice in every row
@@ -354,9 +353,7 @@ def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = 
     size = call("octet_length", out)
     too_long = (call(">", size, i32(MAX_SUBJECT_BYTES)),
                 null("string") if function is None else cast(too_long_error(function, size), "string"))
-    # (`out` may be computed for a subject that does not match, see `only_if`: no error for that one)
-    unmatched = [] if matched is None else [(not_(matched), null("string"))]
-    measured = case(*unmatched, *dropped, too_long, otherwise=out)
+    measured = case(*dropped, too_long, otherwise=out)
     unmeasured = case(*dropped, otherwise=out) if dropped else out
     safe = _longest_safe_subject(t)
     if safe == _INT_MAX:
@@ -370,18 +367,25 @@ def transform_tree(t: T.Transform, draws: Optional[Draws] = None, parts: Optiona
                    function: Optional[str] = "subject_transform") -> Node:
     """The tree of `t` applied to the subject (``parts.subject``, by default the Input "subject"): NULL when
     the subject is NULL, not a literal subject, does not match, or the result has an empty token.
-    `function` names the jar function whose error a too-long result raises (None: NULL instead)."""
+    `function` names the jar function whose error a too-long result raises (None: NULL instead).
+
+    Written as one `concat` of guards and the result: each guard is '' where it lets the result through
+    and NULL (or the jar's error) where not. Spark computes a piece used more than once only once per row
+    (common-subexpression elimination) when no CASE branch hides it; here nothing does, so the result is
+    built once and measured for free, and a partition hash reads its token once. The result is then built
+    for every row, matching or not: nothing in it fails on a subject that does not match."""
     parts = parts or SubjectParts()
     matched = parts.matches(t.filter)
-    return only_if(matched, bounded(transform_output(t, parts, draws), t, function, parts.subject, matched))
-
-
-def only_if(condition: Node, value: Node) -> Node:
-    """`value` where `condition` holds, else NULL — written so that `value` is not inside a conditional
-    expression: Spark computes a piece used twice once per row (common-subexpression elimination) only
-    outside CASE branches, and a partition hash reads its token sixteen times. `value` is then computed
-    for every row, so it must not fail where `condition` does not hold (see `bounded`)."""
-    return call("concat", when(condition, lit("")), value)
+    out = transform_output(t, parts, draws)
+    if not t.tokens:
+        return when(matched, out)
+    guards = [when(matched, lit(""))]
+    if t.drops_empty_tokens:
+        guards.append(when(not_(_has_empty_token(out)), lit("")))
+    size = call("octet_length", out)
+    refused = null("string") if function is None else cast(too_long_error(function, size), "string")
+    guards.append(when(and_(call(">", size, i32(MAX_SUBJECT_BYTES)), matched), refused, otherwise=lit("")))
+    return call("concat", *guards, out)
 
 
 def matches_tree(f: T.Filter, parts: Optional[SubjectParts] = None) -> Node:
