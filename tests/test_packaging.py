@@ -54,7 +54,7 @@ def test_version_comes_from_version_txt():
 
 
 def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(wheel, tmp_path):
-    """`subjxform mapping` and `validate` need no pyspark (the wheel ships the Scala library they run
+    """`subjxform mapping`, `validate` and `sql` need no pyspark (the wheel ships the Scala library they run
     with); `subjxform report`, which does, says in one line what to install. About 10 s (a venv, two JVMs)."""
     venv = tmp_path / "venv"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}  # only the venv's packages
@@ -74,6 +74,11 @@ def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(
     assert valid.returncode == 0, valid.stdout + valid.stderr
     invalid = run("validate", "--mappings", "-", stdin='orders.*: "orders.{{wildcard(2)}}"')
     assert invalid.returncode == 1 and "wildcard index out of range" in invalid.stdout + invalid.stderr
+    # `subjxform sql` is Python alone: the SQL text of a table, with neither pyspark nor a JVM
+    sql = run("sql", "-", stdin='orders.*: "orders.central.$1"')
+    assert sql.returncode == 0 and sql.stdout.startswith("CASE WHEN") and "substring_index" in sql.stdout, sql.stderr
+    bad_sql = run("sql", "-", stdin='orders.*: "orders.{{wildcard(2)}}"')
+    assert bad_sql.returncode == 1 and "wildcard index out of range" in bad_sql.stderr and "Traceback" not in bad_sql.stderr
     (tmp_path / "m.conf").write_text('orders.*: "orders.central.$1"')
     (tmp_path / "t.json").write_text('{"subject": "orders.1"}')
     report = run("report", str(tmp_path / "t.json"), "--mappings", str(tmp_path / "m.conf"))

@@ -11,7 +11,7 @@ from typing import Optional, Union
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ._compat import is_column
+from ._compat import is_column, transform_pairs
 from .session import ensure_functions
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
@@ -222,25 +222,7 @@ def _transform_list(transforms: TransformList) -> Column:
     ARRAY<STRUCT<src, dest>> (compiled once, checked before any data is read)."""
     if is_column(transforms):
         return transforms
-    if not isinstance(transforms, (list, tuple)):
-        raise TypeError(
-            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, not {_type_name(transforms)}")
-    pairs = []
-    for i, t in enumerate(transforms):
-        if isinstance(t, dict):
-            unknown = sorted(set(t) - {"src", "dest"}, key=str)
-            if unknown:
-                raise ValueError(f"transforms[{i}]: unknown key(s) {unknown} (only 'src' and 'dest'): {t!r}")
-            src, dest = t.get("src", ""), t.get("dest", "")  # a missing one is "", as nats-server reads the JSON
-        elif isinstance(t, (list, tuple)):
-            if len(t) != 2:
-                raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
-            src, dest = t
-        else:
-            raise TypeError(f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {_type_name(t)}: {t!r}")
-        if not isinstance(src, str) or not isinstance(dest, str):
-            raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
-        pairs.append(F.struct(F.lit(src).alias("src"), F.lit(dest).alias("dest")))
+    pairs = [F.struct(F.lit(src).alias("src"), F.lit(dest).alias("dest")) for src, dest in transform_pairs(transforms)]
     return F.array(*pairs).cast("array<struct<src:string,dest:string>>")
 
 

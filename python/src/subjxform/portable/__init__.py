@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import numbers
 import random
+import sys
 from typing import Optional, Union
 
+from .._compat import transform_pairs
 from . import _build, _confsyntax, _expr, _map_build, _versions
 from ._mappings import InvalidMappings, compile_mappings
 from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
@@ -63,6 +65,9 @@ def _type_name(v: object) -> str:
 
 
 def _is_column(v) -> bool:
+    # Without pyspark imported no Column can exist: the SQL text (sql_expression, `subjxform sql`) needs none.
+    if sys.modules.get("pyspark") is None:
+        return False
     from .._compat import is_column
 
     return is_column(v)
@@ -152,30 +157,11 @@ def _matches_tree(filter) -> _expr.Node:
 
 
 def _pairs(transforms, function: str) -> list:
-    """functions._transform_list's checks, then the pairs (a missing dict key is "", as nats-server reads it)."""
+    """The jar path's checks of a list of (src, dest) pairs (subjxform._compat.transform_pairs)."""
     if _is_column(transforms):
         raise NeedsTheJar(f"subjxform.portable.{function}: `transforms` from a Column needs the jar "
                           f"(subjxform.{function}); the portable form takes a list of (src, dest) pairs")
-    if not isinstance(transforms, (list, tuple)):
-        raise TypeError(
-            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, not {_type_name(transforms)}")
-    pairs = []
-    for i, t in enumerate(transforms):
-        if isinstance(t, dict):
-            unknown = sorted(set(t) - {"src", "dest"}, key=str)
-            if unknown:
-                raise ValueError(f"transforms[{i}]: unknown key(s) {unknown} (only 'src' and 'dest'): {t!r}")
-            src, dest = t.get("src", ""), t.get("dest", "")
-        elif isinstance(t, (list, tuple)):
-            if len(t) != 2:
-                raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
-            src, dest = t
-        else:
-            raise TypeError(f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {_type_name(t)}: {t!r}")
-        if not isinstance(src, str) or not isinstance(dest, str):
-            raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
-        pairs.append((src, dest))
-    return pairs
+    return transform_pairs(transforms)
 
 
 def _filter_transform_tree(function: str, transforms, seed, key_given: bool, server_version) -> _expr.Node:
