@@ -231,6 +231,27 @@ def machine() -> dict[str, str]:
     return {"cpu": cpu, "cores": str(os.cpu_count()), "memory": mem, "os": platform.platform(), "commit": commit}
 
 
+def bench_session(app: str, jar: str, master: str, driver_memory: str) -> SparkSession:
+    """The benchmarks' session (bench.py, portable.py, guard.py): the jar with its extension named (Spark 3.5
+    applies only the conf), generated code without a silent interpreted fallback, Arrow for Python UDFs."""
+    spark = (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.jars", jar)
+        .config("spark.sql.extensions", "subjxform.spark.SubjxformExtensions")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.sql.codegen.fallback", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.warehouse.dir", str(ROOT / "target" / "bench-warehouse"))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
@@ -243,20 +264,7 @@ def main() -> None:
     ap.add_argument("--jar", default=None, help="the subjxform jar to measure (default: the package's, for this pyspark)")
     args = ap.parse_args()
 
-    spark = (
-        SparkSession.builder.master(args.master)
-        .appName("subjxform-bench")
-        .config("spark.jars", args.jar or subjxform.jar_path())
-        .config("spark.driver.memory", args.driver_memory)
-        .config("spark.sql.codegen.fallback", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.sql.warehouse.dir", str(ROOT / "target" / "bench-warehouse"))
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = bench_session("subjxform-bench", args.jar or subjxform.jar_path(), args.master, args.driver_memory)
     try:
         run(spark, args)
     finally:

@@ -112,26 +112,12 @@ def worker(args) -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    spark = (
-        SparkSession.builder.master(args.master)
-        .appName(f"subjxform-guard-{args.name}")
-        .config("spark.jars", args.jar)
-        .config("spark.sql.extensions", "subjxform.spark.SubjxformExtensions")
-        .config("spark.driver.memory", args.driver_memory)
-        .config("spark.sql.codegen.fallback", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.warehouse.dir", str(ROOT / "target" / "bench-warehouse"))
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
     sys.path.insert(0, str(BENCH))
-    import bench  # the data generator of the end-to-end benchmark
+    import bench  # the data generator and session of the end-to-end benchmark
 
+    spark = bench.bench_session(f"subjxform-guard-{args.name}", args.jar, args.master, args.driver_memory)
     data_dir = Path(args.data_dir)
     bench.data_path = lambda rows: data_dir / f"subjects-{rows}.parquet"
     tele = telemetry_path(data_dir, args.rows)

@@ -19,9 +19,8 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import bench  # noqa: E402
-from bench import ROOT, load_data, machine, reorder_py, time_case  # noqa: E402
+from bench import bench_session, load_data, machine, reorder_py, time_case  # noqa: E402
 from cases import read_cases  # noqa: E402
-from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 import subjxform  # noqa: E402
@@ -73,17 +72,7 @@ def main() -> None:
     ap.add_argument("--no-udf", action="store_true")
     ap.add_argument("--out", default=str(BENCH / "RESULTS-portable.md"), help="'-' to write no file")
     args = ap.parse_args()
-    spark = (
-        SparkSession.builder.master(args.master).appName("subjxform-bench-portable")
-        .config("spark.jars", subjxform.jar_path())
-        .config("spark.driver.memory", args.driver_memory)
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.sql.warehouse.dir", str(ROOT / "target" / "bench-warehouse"))
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = bench_session("subjxform-bench-portable", subjxform.jar_path(), args.master, args.driver_memory)
     try:
         cases = read_cases()
         df = load_data(spark, args.rows)

@@ -4,7 +4,7 @@ only, for every form whose transform or filter is a constant.
 Databricks serverless and shared compute, Spark Connect clients and SQL warehouses cannot load a custom
 jar. A constant transform is fully known when the query is written, so it is compiled here, in Python,
 into an expression of Spark's own functions (``substring_index``, ``concat``, ``regexp_replace`` on the
-bytes' ISO-8859-1 reading, FNV-1a unrolled in BIGINT arithmetic, ``xxhash64`` for keyed draws, ``CASE``),
+bytes' ISO-8859-1 reading, one ``aggregate`` for FNV-1a, ``xxhash64`` for keyed draws, ``CASE``),
 which every Spark >= 3.5, every Connect server and every Spark SQL engine runs::
 
     from subjxform import portable

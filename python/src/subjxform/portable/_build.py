@@ -24,9 +24,6 @@ from ._expr import (SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, 
 MAX_SUBJECT_BYTES = 8 << 20
 _INT_MAX = 2**31 - 1
 
-# FNV-1a 32 is unrolled over this many bytes (whole-stage codegen'd, no lambda); longer keys continue in
-# Spark's `aggregate` over the remaining byte positions.
-
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
 _MASK32 = 0xFFFFFFFF

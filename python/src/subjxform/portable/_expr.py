@@ -71,8 +71,8 @@ class Var(Node):
 
 @dataclass(eq=False)
 class Aggregate(Node):
-    """Spark's ``aggregate(array, start, (acc, x) -> merge)``: the one higher-order function used, only on
-    a rare path (FNV-1a over a key longer than the unrolled chain)."""
+    """Spark's ``aggregate(array, start, (acc, x) -> merge)``: FNV-1a over a key's characters (a higher-order
+    function keeps its stage out of whole-stage codegen; an unrolled chain was slower, see _build.fnv1a32)."""
 
     array: Node
     start: Node
