@@ -29,20 +29,21 @@ final class FilterTransforms private (
    * @throws SubjectTooLongException when the renamed subject would be longer than [[Workspace.MaxSubjectBytes]]
    */
   def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] =
-    take(in, off, len, ws, keyed = false, 0L, 0L)
+    Workspace.orThrow(take(in, off, len, ws, keyed = false, 0L, 0L), ws)
 
   /** [[apply]] with `{{random(n)}}` a pure function of (seed, key, entry): see [[SubjectTransform.applyKeyed]]. */
   def applyKeyed(in: Array[Byte], off: Int, len: Int, seed: Long, key: Long, ws: Workspace): Array[Byte] =
-    take(in, off, len, ws, keyed = true, seed, key)
+    Workspace.orThrow(take(in, off, len, ws, keyed = true, seed, key), ws)
 
-  private def take(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
+  /** [[apply]] / [[applyKeyed]] as a per-row entry: a result too long is [[Workspace.TooLong]] (see [[SubjectTransform.run]]). */
+  private[subjxform] def take(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
     if (ntok == 0) return null
     if (pairs.nonEmpty && filters.firstMatch(in, ws, ntok) < 0) return null
     // The first entry with a destination whose source matches (nats-server's `Match`, with its source
     // quirk) renames; an entry without one never does.
     val rename = renames.firstMatch(in, ws, ntok)
-    if (rename >= 0) transforms(rename).build(in, off, len, ws, keyed, seed, key)
+    if (rename >= 0) transforms(rename).run(in, off, len, ws, keyed, seed, key)
     else java.util.Arrays.copyOfRange(in, off, off + len)
   }
 

@@ -46,7 +46,7 @@ final class MappingTable private (
    * @throws SubjectTooLongException when the mapped subject would be longer than [[Workspace.MaxSubjectBytes]]
    */
   def apply(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace): Array[Byte] =
-    map(in, off, len, cluster, cOff, cLen, ws, keyed = false, 0L, 0L)
+    Workspace.orThrow(map(in, off, len, cluster, cOff, cLen, ws, keyed = false, 0L, 0L), ws)
 
   /**
    * [[apply]] with every draw a pure function of (`seed`, `key`, rule) ([[KeyedDraw]]): the weighted
@@ -58,7 +58,7 @@ final class MappingTable private (
    */
   def applyKeyed(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, seed: Long, key: Long,
       ws: Workspace): Array[Byte] =
-    map(in, off, len, cluster, cOff, cLen, ws, keyed = true, seed, key)
+    Workspace.orThrow(map(in, off, len, cluster, cOff, cLen, ws, keyed = true, seed, key), ws)
 
   /**
    * The decision for one subject, the one that [[apply]], [[applyKeyed]] and [[explain]] all act on:
@@ -84,7 +84,8 @@ final class MappingTable private (
     r
   }
 
-  private def map(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
+  /** [[apply]] / [[applyKeyed]] as a per-row entry: a result too long is [[Workspace.TooLong]] (see [[SubjectTransform.run]]). */
+  private[subjxform] def map(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
       keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val r = decide(in, off, len, cluster, cOff, cLen, ws, keyed, seed, key)
     if (r < 0) { if (r == NoMatch) Unchanged else null }
@@ -95,7 +96,7 @@ final class MappingTable private (
   private def build(r: Int, in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val picked = ws.decidedPick
     if (picked < 0) null
-    else rules(r).choice(ws.decidedScope).transforms(picked).build(in, off, len, ws, keyed, seed, key)
+    else rules(r).choice(ws.decidedScope).transforms(picked).run(in, off, len, ws, keyed, seed, key)
   }
 
   /**
@@ -103,6 +104,8 @@ final class MappingTable private (
    * subject, and why: the same decision, taken by the same code, so the explanation's result is always
    * the one they return for the same arguments and the same state of `ws`'s random source (and it
    * advances that source as they do). Null when the subject is not a literal subject.
+   *
+   * @throws SubjectTooLongException when the mapped subject would be longer than [[Workspace.MaxSubjectBytes]]
    */
   def explain(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
       keyed: Boolean, seed: Long, key: Long): MappingExplanation = {
@@ -110,7 +113,7 @@ final class MappingTable private (
     if (r == NotASubject) null
     else if (r == NoMatch) MappingExplanation.noMatch
     else {
-      val result = build(r, in, off, len, ws, keyed, seed, key)
+      val result = Workspace.orThrow(build(r, in, off, len, ws, keyed, seed, key), ws)
       val rule = rules(r)
       val scope = ws.decidedScope
       val choice = rule.choice(scope)

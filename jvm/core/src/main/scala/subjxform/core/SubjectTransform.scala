@@ -50,7 +50,7 @@ final class SubjectTransform private (
    * @throws SubjectTooLongException when the result would be longer than [[Workspace.MaxSubjectBytes]]
    */
   def apply(in: Array[Byte], off: Int, len: Int, ws: Workspace): Array[Byte] =
-    build(in, off, len, ws, keyed = false, 0L, 0L)
+    Workspace.orThrow(run(in, off, len, ws, keyed = false, 0L, 0L), ws)
 
   /**
    * [[apply]] with `{{random(n)}}` drawn as a pure function of (seed, key, source, destination, token
@@ -58,67 +58,71 @@ final class SubjectTransform private (
    * same subject, whatever else the workspace was used for. Allocates nothing but the result.
    */
   def applyKeyed(in: Array[Byte], off: Int, len: Int, seed: Long, key: Long, ws: Workspace): Array[Byte] =
-    build(in, off, len, ws, keyed = true, seed, key)
+    Workspace.orThrow(run(in, off, len, ws, keyed = true, seed, key), ws)
 
-  // One method from tokenizing to the result: split in two (tokenize once for a table's rule and its
-  // transform), it cost subject_transform 12-20 ns a row in Spark's generated code (see the history).
-  private[core] def build(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
-    val ntok = ws.tokenize(in, off, len)
-    if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
-    if (ops.isEmpty) return java.util.Arrays.copyOfRange(in, off, off + len)
-    if (sizeKnownUpFront) return tokensOnly(in, off + len, ws)
-    ws.outLen = 0
-    var i = 0
-    while (i < ops.length) {
-      if (i > 0) ws.put(Subjects.Sep)
-      val op = ops(i)
-      if (op == Op.Literal) {
-        val b = bytesArg(i)
-        ws.put(b, 0, b.length)
-      } else if (op == Op.Fwc) {
-        ws.put(in, ws.tokStart(filter.length - 1), off + len)
-      } else if (op == Op.Partition) {
-        partition(in, off, len, ws, intArg(i), hashTokens(i))
-      } else if (op == Op.Random) {
-        val n = math.abs(intArg(i).toLong)
-        ws.putDecimal(
-          if (n == 0) 0
-          else if (keyed) KeyedDraw.below(n, seed, key, KeyedDraw.mix(drawSalt + i))
-          else ws.random.nextLong(n))
-      } else {
-        val t = tokenArg(i)
-        val s = ws.tokStart(t)
-        val e = ws.tokEnd(t)
-        (op: @annotation.switch) match {
-          case Op.Wildcard => ws.put(in, s, e)
-          case Op.Split => split(in, s, e, bytesArg(i), ws)
-          case Op.Lost => return null
-          case _ => byCharacters(op, in, s, e, intArg(i), ws)
+  /**
+   * [[apply]] (`keyed` false) or [[applyKeyed]] as the per-row entry of the Spark layer and of tables and
+   * lists: a result longer than [[Workspace.MaxSubjectBytes]] is [[Workspace.TooLong]] (`ws.tooLong` says
+   * why), not an exception, so that no caller's row loop needs a handler.
+   *
+   * One method from tokenizing to the result: split in two (tokenize once for a table's rule and its
+   * transform), it cost subject_transform 12-20 ns a row in Spark's generated code (see the history). Its
+   * handler stays in this frame: the method is far above the JIT's inlining size (tests/test_jit_budget.py).
+   */
+  private[subjxform] def run(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] =
+    try {
+      val ntok = ws.tokenize(in, off, len)
+      if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
+      if (ops.isEmpty) return java.util.Arrays.copyOfRange(in, off, off + len)
+      if (sizeKnownUpFront) return tokensOnly(in, off + len, ws)
+      ws.outLen = 0
+      var i = 0
+      while (i < ops.length) {
+        if (i > 0) ws.put(Subjects.Sep)
+        val op = ops(i)
+        if (op == Op.Literal) {
+          val b = bytesArg(i)
+          ws.put(b, 0, b.length)
+        } else if (op == Op.Fwc) {
+          ws.put(in, ws.tokStart(filter.length - 1), off + len)
+        } else if (op == Op.Partition) {
+          partition(in, off, len, ws, intArg(i), hashTokens(i))
+        } else if (op == Op.Random) {
+          val n = math.abs(intArg(i).toLong)
+          ws.putDecimal(
+            if (n == 0) 0
+            else if (keyed) KeyedDraw.below(n, seed, key, KeyedDraw.mix(drawSalt + i))
+            else ws.random.nextLong(n))
+        } else {
+          val t = tokenArg(i)
+          val s = ws.tokStart(t)
+          val e = ws.tokEnd(t)
+          (op: @annotation.switch) match {
+            case Op.Wildcard => ws.put(in, s, e)
+            case Op.Split => split(in, s, e, bytesArg(i), ws)
+            case Op.Lost => return null
+            case _ => byCharacters(op, in, s, e, intArg(i), ws)
+          }
         }
+        i += 1
       }
-      i += 1
+      if (dropsEmptyTokens && hasEmptyToken(ws.out, ws.outLen)) return null
+      ws.result()
+    } catch {
+      case e: SubjectTooLongException => ws.tooLong = e; Workspace.TooLong
     }
-    if (dropsEmptyTokens && hasEmptyToken(ws.out, ws.outLen)) return null
-    ws.result()
-  }
 
-  /** [[apply]] for a destination of literals, `$N` and `>` only, on a matched subject ending at `end`. */
+  /**
+   * [[apply]] for a destination of literals, `$N` and `>` only, on a matched subject ending at `end`.
+   * The commonest path of all: it must stay small enough for the JIT to inline it into [[run]]
+   * (HotSpot's FreqInlineSize, 325 bytes of bytecode; tests/test_jit_budget.py), so its size and bound
+   * check are methods of their own. At 338 bytes it cost a reorder ~20 ns a row in Spark.
+   */
   private def tokensOnly(in: Array[Byte], end: Int, ws: Workspace): Array[Byte] = {
     val fwcStart = if (filter.endsWithFwc) ws.tokStart(filter.length - 1) else end
-    var size = ops.length - 1L // the separators; a long: `$1` repeated on a long token overflows an int
-    var i = 0
-    while (i < ops.length) {
-      val op = ops(i)
-      size +=
-        (if (op == Op.Literal) bytesArg(i).length
-        else if (op == Op.Fwc) end - fwcStart
-        else ws.tokEnd(tokenArg(i)) - ws.tokStart(tokenArg(i)))
-      i += 1
-    }
-    if (size > Workspace.MaxSubjectBytes) throw new SubjectTooLongException(Workspace.MaxSubjectBytes, size)
-    val out = new Array[Byte](size.toInt)
+    val out = Workspace.newResult(tokensOnlySize(end, fwcStart, ws))
     var at = 0
-    i = 0
+    var i = 0
     while (i < ops.length) {
       if (i > 0) { out(at) = Subjects.Sep; at += 1 }
       val op = ops(i)
@@ -135,6 +139,21 @@ final class SubjectTransform private (
       i += 1
     }
     out
+  }
+
+  /** The length of [[tokensOnly]]'s result: a long, since `$1` repeated on a long token overflows an int. */
+  private def tokensOnlySize(end: Int, fwcStart: Int, ws: Workspace): Long = {
+    var size = ops.length - 1L // the separators
+    var i = 0
+    while (i < ops.length) {
+      val op = ops(i)
+      size +=
+        (if (op == Op.Literal) bytesArg(i).length
+        else if (op == Op.Fwc) end - fwcStart
+        else ws.tokEnd(tokenArg(i)) - ws.tokStart(tokenArg(i)))
+      i += 1
+    }
+    size
   }
 
   /** Convenience for tests and tools (allocates): the new subject, or null as [[apply]] says. */

@@ -22,6 +22,9 @@ final class Workspace(seed: Long) {
   private[core] var decidedScope: Int = -1
   private[core] var decidedPick: Int = -1
 
+  /** Why the last result was [[Workspace.TooLong]]: its limit, the size asked for and the message. */
+  var tooLong: SubjectTooLongException = null
+
   // A FilterIndex search's pending branches: (node, tokens consumed) pairs, grown like tokStart.
   private[core] var searchNode: Array[Int] = new Array[Int](32)
   private[core] var searchDepth: Array[Int] = new Array[Int](32)
@@ -137,6 +140,22 @@ object Workspace {
    * filtered and returned unchanged as before.
    */
   final val MaxSubjectBytes: Int = 8 << 20
+
+  /**
+   * What the engine's per-row entries (`run`) return for a result longer than [[MaxSubjectBytes]], with
+   * the workspace's `tooLong` saying why: a marker compared by reference, never a subject. They catch
+   * the [[SubjectTooLongException]] inside their own (never inlined) frame and return this instead,
+   * because an exception handler in the caller's row loop (Spark's generated code) cost every row
+   * ~30 ns, thrown or not.
+   */
+  val TooLong: Array[Byte] = new Array[Byte](0)
+
+  /** `out`, or the exception `ws` recorded when `out` is [[TooLong]]: the public bytes API throws it. */
+  def orThrow(out: Array[Byte], ws: Workspace): Array[Byte] = if (out eq TooLong) throw ws.tooLong else out
+
+  /** A result of `size` bytes, or the [[SubjectTooLongException]] of a size over [[MaxSubjectBytes]], before any allocation. */
+  def newResult(size: Long): Array[Byte] =
+    if (size > MaxSubjectBytes) throw new SubjectTooLongException(MaxSubjectBytes, size) else new Array[Byte](size.toInt)
 
   private final val InitialOut = 256
 }

@@ -72,9 +72,10 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   /**
    * The same in generated code: a Java expression over the variables `plan`, `workspace`, `subject`
    * and `key` (a Java long), given the values of the other arguments ([[rowArguments]]) as nullable
-   * Java values.
+   * Java values, and `shell`, this expression (for [[tooLong]]).
    */
-  protected def applyPlanCode(plan: String, workspace: String, subject: String, key: String, rowValues: Seq[String]): String
+  protected def applyPlanCode(plan: String, workspace: String, subject: String, key: String, rowValues: Seq[String],
+      shell: String): String
 
   /** Other arguments read per row once the plan is known (`cluster`); NULL is passed as `null`. */
   protected def rowArguments: Seq[Expression] = Nil
@@ -94,8 +95,14 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
 
   protected final def seedValue: Option[Long] = seedArgument.flatMap(s => Option(s.eval())).map(_.asInstanceOf[Long])
 
-  /** The seed of keyed draws: the given one, or 0. */
-  protected final def seedForKeys: Long = seedValue.getOrElse(0L)
+  /**
+   * The seed of keyed draws: the given one, or 0; and 0 when the draws are not keyed, since they do not
+   * use it. Generated code holds it as a literal, and an unseeded call's seed is chosen anew for every
+   * query ([[RandomForm]]): code that held it would differ from query to query, and Spark, which reuses
+   * a compiled class for the same code text, would compile and warm up every query's anew (a
+   * `src`/`dest`-from-columns query cost ~60 ns more a row on 3 million rows).
+   */
+  protected final def seedForKeys: Long = if (keyed) seedValue.getOrElse(0L) else 0L
 
   /**
    * A partition's workspace. Public: generated code calls it. Seeded with `seed + partitionIndex`, as
@@ -124,11 +131,13 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
       }
     if (plan == null) return null
     val key = if (keyed) Option(keyArgument.get.eval(input)).fold(0L)(_.asInstanceOf[Long]) else 0L
-    try applyPlan(plan, workspace, s, input, key)
-    catch { case e: SubjectTooLongException => tooLong(e) }
+    applyPlan(plan, workspace, s, input, key)
   }
 
-  /** A result longer than a subject may be: the row's error, or NULL in the `try_` forms. Public: generated code calls it. */
+  /**
+   * A result longer than a subject may be: the row's error, or NULL in the `try_` forms. Public: PerRow
+   * calls it when the engine returns `Workspace.TooLong` (the engine reports it as a value: see there).
+   */
   def tooLong(e: SubjectTooLongException): AnyRef =
     if (failOnError) throw Errors.atRuntime(prettyName, "subject", e.getMessage) else null
 
@@ -235,16 +244,8 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     val row = rowArguments.map(_.genCode(ctx))
     val key = if (keyed) Some(keyArgument.get.genCode(ctx)) else None
     val keyValue = key.fold("0L")(k => s"(${k.isNull} ? 0L : ${k.value})")
-    val result = applyPlanCode(plan, workspace, subj.value, keyValue, row.map(a => s"(${a.isNull} ? null : ${a.value})"))
+    val result = applyPlanCode(plan, workspace, subj.value, keyValue, row.map(a => s"(${a.isNull} ? null : ${a.value})"), self)
     val resultIsNull = if (CodeGenerator.isPrimitiveType(dataType)) "false" else s"${ev.value} == null"
-    // Only a plan that builds a subject can be asked for one longer than a subject may be.
-    val apply =
-      if (CodeGenerator.isPrimitiveType(dataType)) s"${ev.value} = $result;"
-      else s"""try {
-              |  ${ev.value} = $result;
-              |} catch (${classOf[SubjectTooLongException].getName} e) {
-              |  ${ev.value} = ($javaType) $self.tooLong(e);
-              |}""".stripMargin
     ev.copy(code = code"""
       |${subj.code}
       |boolean ${ev.isNull} = true;
@@ -254,7 +255,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
       |  if ($plan != null) {
       |    ${row.map(_.code).mkString("\n")}
       |    ${key.fold("")(_.code.toString)}
-      |    $apply
+      |    ${ev.value} = $result;
       |    ${ev.isNull} = $resultIsNull;
       |  }
       |}""".stripMargin)

@@ -67,10 +67,11 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
 
   override protected def applyPlan(ft: FilterTransforms, ws: Workspace, subject: UTF8String, input: InternalRow,
       key: Long): Any =
-    PerRow.filterTransform(ft, ws, subject, keyed, seedForKeys, key)
+    PerRow.filterTransform(ft, ws, subject, keyed, seedForKeys, key, this)
 
-  override protected def applyPlanCode(ft: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
-    s"${PerRow.name}.filterTransform($ft, $ws, $subject, $keyed, ${seedForKeys}L, $key)"
+  override protected def applyPlanCode(ft: String, ws: String, subject: String, key: String, rowValues: Seq[String],
+      shell: String): String =
+    s"${PerRow.name}.filterTransform($ft, $ws, $subject, $keyed, ${seedForKeys}L, $key, $shell)"
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
   override protected def randomForm: Option[Expression] = Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, serverVersion, failOnError))

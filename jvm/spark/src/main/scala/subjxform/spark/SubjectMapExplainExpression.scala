@@ -88,10 +88,11 @@ abstract class SubjectMapExplainFunction extends SubjectMapFunction {
 
   override protected def applyPlan(table: MappingTable, ws: Workspace, subject: UTF8String, input: InternalRow,
       key: Long): Any =
-    PerRow.explainMap(table, ws, subject, cluster.eval(input).asInstanceOf[UTF8String], keyed, seedForKeys, key)
+    PerRow.explainMap(table, ws, subject, cluster.eval(input).asInstanceOf[UTF8String], keyed, seedForKeys, key, this)
 
-  override protected def applyPlanCode(table: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
-    s"${PerRow.name}.explainMap($table, $ws, $subject, ${rowValues.head}, $keyed, ${seedForKeys}L, $key)"
+  override protected def applyPlanCode(table: String, ws: String, subject: String, key: String, rowValues: Seq[String],
+      shell: String): String =
+    s"${PerRow.name}.explainMap($table, $ws, $subject, ${rowValues.head}, $keyed, ${seedForKeys}L, $key, $shell)"
 }
 
 object SubjectMapExplainFunction {

@@ -48,7 +48,8 @@ case class SubjectMatchesExpression(subject: Expression, filter: Expression)
   override protected def applyPlan(f: SubjectFilter, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any =
     PerRow.matches(f, ws, subject)
 
-  override protected def applyPlanCode(f: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
+  override protected def applyPlanCode(f: String, ws: String, subject: String, key: String, rowValues: Seq[String],
+      shell: String): String =
     s"${PerRow.name}.matches($f, $ws, $subject)"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMatchesExpression =

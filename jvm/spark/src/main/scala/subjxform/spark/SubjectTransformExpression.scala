@@ -54,10 +54,11 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
 
   override protected def applyPlan(tr: SubjectTransform, ws: Workspace, subject: UTF8String, input: InternalRow,
       key: Long): Any =
-    PerRow.transform(tr, ws, subject, keyed, seedForKeys, key)
+    PerRow.transform(tr, ws, subject, keyed, seedForKeys, key, this)
 
-  override protected def applyPlanCode(tr: String, ws: String, subject: String, key: String, rowValues: Seq[String]): String =
-    s"${PerRow.name}.transform($tr, $ws, $subject, $keyed, ${seedForKeys}L, $key)"
+  override protected def applyPlanCode(tr: String, ws: String, subject: String, key: String, rowValues: Seq[String],
+      shell: String): String =
+    s"${PerRow.name}.transform($tr, $ws, $subject, $keyed, ${seedForKeys}L, $key, $shell)"
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
   override protected def randomForm: Option[Expression] =
