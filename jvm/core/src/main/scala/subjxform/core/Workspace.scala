@@ -23,7 +23,7 @@ final class Workspace(seed: Long) {
   private[core] var decidedPick: Int = -1
 
   /** Why the last result was [[Workspace.TooLong]]: its limit, the size asked for and the message. */
-  var tooLong: SubjectTooLongException = null
+  private[subjxform] var tooLong: SubjectTooLongException = null
 
   // A FilterIndex search's pending branches: (node, tokens consumed) pairs, grown like tokStart.
   private[core] var searchNode: Array[Int] = new Array[Int](32)
@@ -148,7 +148,7 @@ object Workspace {
    * because an exception handler in the caller's row loop (Spark's generated code) cost every row
    * ~30 ns, thrown or not.
    */
-  val TooLong: Array[Byte] = new Array[Byte](0)
+  private[subjxform] val TooLong: Array[Byte] = new Array[Byte](0)
 
   /** `out`, or the exception `ws` recorded when `out` is [[TooLong]]: the public bytes API throws it. */
   def orThrow(out: Array[Byte], ws: Workspace): Array[Byte] = if (out eq TooLong) throw ws.tooLong else out
