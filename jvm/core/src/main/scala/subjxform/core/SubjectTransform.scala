@@ -116,7 +116,8 @@ final class SubjectTransform private (
    * [[apply]] for a destination of literals, `$N` and `>` only, on a matched subject ending at `end`.
    * The commonest path of all: it must stay small enough for the JIT to inline it into [[run]]
    * (HotSpot's FreqInlineSize, 325 bytes of bytecode; tests/test_jit_budget.py), so its size and bound
-   * check are methods of their own. At 338 bytes it cost a reorder ~20 ns a row in Spark.
+   * check are methods of their own. At 338 bytes the JIT stopped inlining it (-XX:+PrintInlining: "hot
+   * method too big").
    */
   private def tokensOnly(in: Array[Byte], end: Int, ws: Workspace): Array[Byte] = {
     val fwcStart = if (filter.endsWithFwc) ws.tokStart(filter.length - 1) else end

@@ -142,9 +142,10 @@ object Workspace {
   final val MaxSubjectBytes: Int = 8 << 20
 
   /**
-   * What the engine's per-row entries (`run`) return for a result longer than [[MaxSubjectBytes]], with
-   * the workspace's `tooLong` saying why: a marker compared by reference, never a subject. They catch
-   * the [[SubjectTooLongException]] inside their own (never inlined) frame and return this instead,
+   * What the engine's per-row entries (SubjectTransform.run, and FilterTransforms.take and MappingTable.map,
+   * which pass on its result) return for a result longer than [[MaxSubjectBytes]], with the workspace's
+   * `tooLong` saying why: a marker compared by reference, never a subject. `run` catches the
+   * [[SubjectTooLongException]] in its own frame, too big to be inlined, and returns this instead,
    * because an exception handler in the caller's row loop (Spark's generated code) cost every row
    * ~30 ns, thrown or not.
    */
