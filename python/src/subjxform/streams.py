@@ -89,7 +89,9 @@ def stream_messages(
     they match the stream's ``subjects``; sourced ones when the source's filters take them, renamed by
     its transforms. The stored subject is the ingress-transformed one (unchanged where the ingress
     transform does not match); ``republished_subject`` is the republish transform of the stored
-    subject, NULL where it does not match. A message taken by two sources of the same stream is
+    subject, NULL where it does not match or builds a subject that is not valid (white space, an empty token:
+    nats-server from 2.14.1 on suppresses that message, older releases send it broken; `subjxform validate`
+    warns of those). A message taken by two sources of the same stream is
     stored twice, as NATS does. The result has ``df``'s columns plus the two new ones.
 
     ``explain=True`` adds an ``explanation`` struct, why each row is there (the rows and the two subjects
@@ -161,9 +163,12 @@ def stream_messages(
             ingress_applied = F.col(EXPLANATION).getField("ingress_applied")
         taken = taken.withColumn(STORED_SUBJECT, F.coalesce(renamed, stored))
     republish = plan["republish"]
+    # nats-server checks a republish only as a transform; `applied_as` names the server version whose
+    # subject_transform builds it alike (the newest line for a `left` 2.10-2.14 parse but do not list), None when
+    # it never builds a valid subject (white space): nothing is republished (docs/concepts/server-releases.md).
     republished = (
-        subject_transform(stored, republish["src"], republish["dest"], server_version=server_version) if republish
-        else F.lit(None).cast("string")
+        subject_transform(stored, republish["src"], republish["dest"], server_version=republish["applied_as"])
+        if republish and republish["applied_as"] else F.lit(None).cast("string")
     )
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
     if explain:

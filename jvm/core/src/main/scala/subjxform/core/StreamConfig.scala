@@ -40,18 +40,25 @@ final case class StreamPlan(
     subjects: Seq[String],
     ingress: Option[TransformConfig],
     origins: Seq[OriginPlan],
-    republish: Option[TransformConfig]) {
+    republish: Option[TransformConfig],
+    /**
+     * The server version whose `subject_transform` builds what the stream's line builds for the republish
+     * (see [[StreamConfig.appliedAs]]); None with a republish: it never builds a valid subject, so nothing
+     * is republished.
+     */
+    republishAppliedAs: Option[String] = None) {
 
   /** The plan as JSON, for the Python API (which reads it through the `stream_config_plan` SQL function). */
   def toJson: String = {
     def s(v: String) = JsonWriter.quote(v)
     def tr(t: TransformConfig) = s"""{"src":${s(t.src)},"dest":${s(t.dest)}}"""
     def opt(t: Option[TransformConfig]) = t.map(tr).getOrElse("null")
+    val rp = republish.map(r => s"""{"src":${s(r.src)},"dest":${s(r.dest)},"applied_as":${republishAppliedAs.map(s).getOrElse("null")}}""")
     val os = origins.map(o =>
       s"""{"name":${s(o.name)},"field":${s(o.field)},"subject_transforms":${o.transforms.map(tr).mkString("[", ",", "]")},""" +
         s""""inactive":${o.inactive.map(s).getOrElse("null")}}""")
     s"""{"subjects":${subjects.map(s).mkString("[", ",", "]")},"subject_transform":${opt(ingress)},""" +
-      s""""origins":${os.mkString("[", ",", "]")},"republish":${opt(republish)}}"""
+      s""""origins":${os.mkString("[", ",", "]")},"republish":${rp.getOrElse("null")}}"""
   }
 }
 
@@ -99,7 +106,7 @@ object StreamConfig {
       if (m.externalApi.isEmpty && !isValidAssetName(m.name)) {
         fail("mirror.name", "mirrored stream name is invalid", 10142)
       }
-      origin(m, "mirror")
+      origin(m, "mirror", version)
     }
 
     val seen = scala.collection.mutable.HashMap.empty[String, Int]
@@ -117,7 +124,7 @@ object StreamConfig {
       if (src.consumerName.isDefined && src.filterSubject.nonEmpty) {
         fail(s"$field.consumer", "stream source consumer config is invalid", 10215)
       }
-      origin(src, field)
+      origin(src, field, version)
     }
 
     checkSelfCycle(cfg)
@@ -126,7 +133,7 @@ object StreamConfig {
       if (cfg.subjects.isEmpty) { if (cfg.mirror.isEmpty && cfg.sources.isEmpty) Seq(cfg.name) else Nil }
       else checkSubjects(cfg.subjects, cfg.noAck, replicas)
 
-    val ingress = cfg.subjectTransform.flatMap { t =>
+    def checkIngress(): Option[TransformConfig] = cfg.subjectTransform.flatMap { t =>
       if (t.src.nonEmpty && !Subjects.isValidSubject(t.src)) {
         fail("subject_transform.src", s"stream transform source: invalid subject ${t.src}", 10155)
       }
@@ -146,12 +153,12 @@ object StreamConfig {
       if (t.dest.isEmpty) None else Some(t)
     }
 
-    val republish = cfg.republish.flatMap { rp =>
+    def checkRepublish(): Option[(TransformConfig, Option[String])] = cfg.republish.flatMap { rp =>
       var src = if (rp.src.isEmpty) ">" else rp.src
       var dest = rp.dest
       // The implicit republish: everything, under the subject the ingress transform gives.
-      if (dest == ">" && src == ">" && cfg.subjectTransform.isDefined && subjects.length == 1 &&
-          cfg.subjectTransform.get.src == subjects.head) {
+      if (version.implicitRepublish && dest == ">" && src == ">" && cfg.subjectTransform.isDefined &&
+          subjects.length == 1 && cfg.subjectTransform.get.src == subjects.head) {
         src = cfg.subjectTransform.get.dest
         dest = src
       }
@@ -160,21 +167,23 @@ object StreamConfig {
       }
       if (dest.isEmpty) None // nats-server creates the stream, but builds no republish transform: nothing is republished
       else {
-        // nats-server (every line) checks a republish only as a transform: white space in a literal passes.
-        // 2.10 is followed; on later lines the mapping checks stay, because the republish is applied through
-        // subject_transform, which has them (tests/test_server_lines_streams.py pins this known gap).
-        try {
-          if (version.streamTransformsCheckedAsMappings) SubjectTransform.compile(src, dest, false, version)
-          else SubjectTransform.compileTransformOnly(src, dest, version)
-        }
-        catch {
-          case _: InvalidTransformException =>
-            fail("republish", s"stream configuration for republish with transform from '$src' to '$dest' not valid",
-              InvalidConfig)
-        }
-        Some(TransformConfig(src, dest))
+        // nats-server (every line) checks a republish only as a transform: white space in a literal passes, and
+        // so does a function the line's parser reads though its mapping checks do not know it (2.10-2.14: left).
+        val transform =
+          try SubjectTransform.compileTransformOnly(src, dest, version)
+          catch {
+            case _: InvalidTransformException =>
+              fail("republish", s"stream configuration for republish with transform from '$src' to '$dest' not valid",
+                InvalidConfig)
+          }
+        Some((TransformConfig(src, dest), appliedAs(transform, version)))
       }
     }
+
+    // From nats-server PR #7515 on, the ingress transform is checked before the republish; before, after it.
+    val (ingress, republish) =
+      if (version.implicitRepublish) { val i = checkIngress(); (i, checkRepublish()) }
+      else { val r = checkRepublish(); (checkIngress(), r) }
 
     // addStream, after the checks: a plain filter must be a valid subject.
     for (m <- cfg.mirror if m.subjectTransforms.isEmpty && m.filterSubject.nonEmpty &&
@@ -187,8 +196,38 @@ object StreamConfig {
         CreateError)
     }
 
-    StreamPlan(subjects, ingress, mirrorOrigin.toSeq ++ sourceOrigins, republish)
+    StreamPlan(subjects, ingress, mirrorOrigin.toSeq ++ sourceOrigins, republish.map(_._1), republish.flatMap(_._2))
   }
+
+  /**
+   * The server version whose `subject_transform` applies a republish as `version` builds it: `version`
+   * itself when its mapping checks accept the destination; else (a function its parser reads that its list
+   * does not know) the newest line, which builds it alike; none when every subject it builds has white space
+   * (never a valid subject: nothing is republished, see [[invalidRepublish]]).
+   */
+  private[core] def appliedAs(t: SubjectTransform, version: ServerVersion): Option[String] = {
+    def builtAlike(v: ServerVersion) =
+      try SubjectTransform.compile(t.source, t.destination, false, v).tokensBuiltOtherwiseThan(t).isEmpty
+      catch { case _: InvalidTransformException => false }
+    if (builtAlike(version)) Some(version.name)
+    else if (builtAlike(ServerVersion.Newest)) Some(ServerVersion.Newest.name)
+    else None
+  }
+
+  /**
+   * What the plan's republish does with a subject it builds that is not a valid subject (white space, CR LF,
+   * an empty token), when it can build one: `version` suppresses it (nats-server PR #8127: nothing is
+   * republished), or sends it as built, a hazard (white space breaks a subscriber's protocol line, CR LF
+   * injects one into its stream). `stream_messages` gives no republished subject for it either way.
+   */
+  def invalidRepublish(plan: StreamPlan, version: ServerVersion): Option[String] =
+    plan.republish.filter(rp => SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).canBuildInvalidSubject)
+      .map { rp =>
+        val what = s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} can build an invalid subject (white space or an empty token)"
+        if (version.suppressesInvalidRepublish) s"$what: nats-server $version suppresses such a message (not republished)"
+        else s"$what: nats-server $version sends such a message as built, a hazard (white space breaks a subscriber's " +
+          "protocol line, CR LF injects one into its stream); 2.14.1 and later suppress it"
+      }
 
   /**
    * nats-server's source cycle check, for the one stream a config names: a stream that mirrors itself,
@@ -214,12 +253,20 @@ object StreamConfig {
     else if (s.filterSubject.nonEmpty) Seq((s.filterSubject, ""))
     else Nil
 
-  private def origin(s: SourceConfig, field: String) = {
+  private def origin(s: SourceConfig, field: String, version: ServerVersion) = {
     // The source/mirror consumer filters on the transforms' sources: nats-server rejects an empty one
-    // when building that consumer, after accepting the config, except a mirror's only one (no filter).
+    // when building that consumer, after accepting the config, except a mirror's only one (no filter);
+    // before 2.12.5, also two that collide (the config check only refuses nested ones).
     val emptySource = s.subjectTransforms.exists(_.src.isEmpty) && (field != "mirror" || s.subjectTransforms.length > 1)
-    val inactive = if (!emptySource) None else Some(s"$field.subject_transforms: an empty src makes nats-server's " +
-      "consumer for it fail (consumer filter in FilterSubjects cannot be empty, 10139): nothing is taken from " + s.name)
+    val srcs = s.subjectTransforms.map(_.src).filter(_.nonEmpty)
+    val colliding = !version.consumerFiltersMayCollide &&
+      srcs.indices.exists(i => srcs.indices.exists(j => i < j && Subjects.collide(srcs(i), srcs(j))))
+    val inactive =
+      if (emptySource) Some(s"$field.subject_transforms: an empty src makes nats-server's consumer for it fail " +
+        "(consumer filter in FilterSubjects cannot be empty, 10139): nothing is taken from " + s.name)
+      else if (colliding) Some(s"$field.subject_transforms: filters that overlap make nats-server $version's consumer " +
+        "for it fail (consumer subject filters cannot overlap, 10138; 2.12.5 and later take them): nothing is taken from " + s.name)
+      else None
     OriginPlan(s.name, field, pairs(s).map { case (a, b) => TransformConfig(a, b) }, inactive)
   }
 

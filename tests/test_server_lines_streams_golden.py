@@ -1,0 +1,82 @@
+"""stream_plan and stream_messages against tests/golden/servers/<line>/streams.jsonl, what each line's live
+JetStream server did with the same generated stream scenarios (tests/server_lines_streams_golden.py made them):
+the verdict (created, or refused with the same description and code), the subjects stored and the subjects a
+`>` subscriber received from the republish. No server is needed.
+
+A republished subject that is not a valid subject (an empty token: 2.14.0 and older send it, later releases
+suppress it) is no republished message here on every line (docs/concepts/server-releases.md)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections import Counter
+
+import pytest
+from pyspark.sql import functions as F
+
+from server_lines_golden import LINES, ROOT
+from subjxform.streams import stream_messages
+
+
+def records(line: str) -> list[dict]:
+    path = os.path.join(ROOT, "tests", "golden", "servers", line, "streams.jsonl")
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(x) for x in f if x.strip()]
+
+
+def is_valid_subject(s: str) -> bool:
+    return all(t and not any(c in " \t\r\n\f" for c in t) for t in s.split("."))
+
+
+def verdict(core, cfg: dict, version):
+    try:
+        core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(cfg)), version)
+        return None
+    except Exception as e:
+        java = getattr(e, "_origin", None) or getattr(e, "java_exception", None)
+        if java is None or java.getClass().getName() != "subjxform.core.InvalidStreamConfigException":
+            raise
+        return [java.description(), java.errCode()]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line):
+    recs = records(line)
+    assert len(recs) >= 200
+    core = spark._jvm.subjxform.core
+    version = core.ServerVersion.parse(line)
+    problems = [f"{json.dumps(r['config'])}: nats-server {line} {r['error']}, engine {ours}"
+                for r in recs if (ours := verdict(core, r["config"], version)) != r["error"]]
+    assert not problems, "\n".join(problems[:20])
+
+    accepted = [(i, r) for i, r in enumerate(recs) if r["error"] is None]
+    parts = []
+    for i, r in accepted:
+        df = spark.createDataFrame([(s, o) for s, o in r["messages"]], "subject string, stream string")
+        with pytest.warns(UserWarning) if r.get("inactive") else _no_warning():
+            out = stream_messages(df, r["config"], origin_col="stream", server_version=line)
+        parts.append(out.select(F.lit(i).alias("case"), "stored_subject", "republished_subject"))
+    rows = functools.reduce(lambda a, b: a.unionByName(b), parts).collect()
+    stored: dict[int, Counter] = {i: Counter() for i, _ in accepted}
+    republished: dict[int, list] = {i: [] for i, _ in accepted}
+    for row in rows:
+        stored[row.case][row.stored_subject] += 1
+        if row.republished_subject is not None:
+            republished[row.case].append(row.republished_subject)
+    for i, r in accepted:
+        if stored[i] != Counter(r["stored"]):
+            problems.append(f"{json.dumps(r['config'])}: stored {r['stored']}, engine {dict(stored[i])}")
+        theirs = sorted(s for s in r["republished"] if is_valid_subject(s))
+        if sorted(republished[i]) != theirs:
+            problems.append(f"{json.dumps(r['config'])}: republished {r['republished']}, engine {sorted(republished[i])}")
+    assert not problems, "\n".join(problems[:20])
+
+
+class _no_warning:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
