@@ -11,13 +11,14 @@ from __future__ import annotations
 import functools
 import json
 import os
+import warnings
 from collections import Counter
 
 import pytest
 from pyspark.sql import functions as F
 
 from server_lines_golden import LINES, ROOT
-from subjxform.streams import stream_messages
+from subjxform.streams import StreamConfigError, stream_messages
 
 
 def records(line: str) -> list[dict]:
@@ -53,11 +54,28 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
 
     accepted = [(i, r) for i, r in enumerate(recs) if r["error"] is None]
     parts = []
+    stored_cases = set()  # the accepted cases whose stored subjects subjxform builds
+    unbuilt = 0
     for i, r in accepted:
+        plan = json.loads(core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(r["config"])), version).toJson())
+        if any(v is None for f, v in plan.get("applied_as", {}).items() if f != "republish"):
+            # 2.10 stores subjects with white space through this transform: refused with a clear error here.
+            assert any(any(c.isspace() for c in s) for s in r["stored"]), r
+            with pytest.raises(StreamConfigError, match="does not build such subjects"):
+                stream_messages(spark.createDataFrame([], "subject string, stream string"), r["config"],
+                                origin_col="stream", server_version=line)
+            unbuilt += 1
+            continue
         df = spark.createDataFrame([(s, o) for s, o in r["messages"]], "subject string, stream string")
-        with pytest.warns(UserWarning) if r.get("inactive") else _no_warning():
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
             out = stream_messages(df, r["config"], origin_col="stream", server_version=line)
+        if bool(r["inactive"]) != any("nothing is taken" in str(w.message) for w in warned):
+            problems.append(f"{json.dumps(r['config'])}: nats-server {line}'s source failed with {r['inactive']}, "
+                            f"engine warned {[str(w.message) for w in warned]}")
         parts.append(out.select(F.lit(i).alias("case"), "stored_subject", "republished_subject"))
+        stored_cases.add(i)
+    assert unbuilt <= 10, unbuilt
     rows = functools.reduce(lambda a, b: a.unionByName(b), parts).collect()
     stored: dict[int, Counter] = {i: Counter() for i, _ in accepted}
     republished: dict[int, list] = {i: [] for i, _ in accepted}
@@ -66,6 +84,8 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
         if row.republished_subject is not None:
             republished[row.case].append(row.republished_subject)
     for i, r in accepted:
+        if i not in stored_cases:
+            continue
         if stored[i] != Counter(r["stored"]):
             problems.append(f"{json.dumps(r['config'])}: stored {r['stored']}, engine {dict(stored[i])}")
         theirs = sorted(s for s in r["republished"] if is_valid_subject(s))
@@ -73,10 +93,3 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
             problems.append(f"{json.dumps(r['config'])}: republished {r['republished']}, engine {sorted(republished[i])}")
     assert not problems, "\n".join(problems[:20])
 
-
-class _no_warning:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

@@ -4,8 +4,9 @@ ServerVersion.scala's table, through its real binary (JetStream on, installed by
 
 - the implicit republish `>` -> `>` (nats-server PR #7515): accepted from 2.11.11 and 2.12.2 on, a cycle before;
 - an empty destination token's error ends in "invalid transform in " on 2.12.0-2.12.4, "invalid transform" on;
-- a republish whose transformed subject is not valid (an empty token): sent by 2.14.0 and older, suppressed from
-  2.14.1 on (PR #8127); the project republishes nothing for it on every release, and says which ones send it.
+- a republish whose transformed subject has white space: sent (broken) by 2.14.0 and older, suppressed from
+  2.14.1 on (PR #8127); one with an empty token reaches no subscriber on any release. The project republishes
+  nothing for either on every release (and `validate` says which releases send the first).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ IMPLICIT = {"name": "IMPLICIT", "subjects": ["a.>"], "subject_transform": {"src"
             "republish": {"src": ">", "dest": ">"}}
 EMPTY_TOKEN = {"name": "EMPTY", "subjects": ["e.*"], "subject_transform": {"src": "e.*", "dest": "f..$1"}}
 # `split` of a token made only of separators leaves an empty token: `r.--` republishes as `rp.`
-INVALID_REPUBLISH = {"name": "INVALID", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.{{split(1,-)}}"}}
-CONFIGS = [IMPLICIT, EMPTY_TOKEN, INVALID_REPUBLISH]
+EMPTY_REPUBLISH = {"name": "EMPTYRP", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.{{split(1,-)}}"}}
+# every line checks a republish only as a transform: white space in a literal passes
+SPACED_REPUBLISH = {"name": "SPACED", "subjects": ["w.*"], "republish": {"src": "w.*", "dest": "rpw.a b.$1"}}
+CONFIGS = [IMPLICIT, EMPTY_TOKEN, EMPTY_REPUBLISH, SPACED_REPUBLISH]
 
 
 def binary(release: str) -> str:
@@ -45,7 +48,8 @@ def binary(release: str) -> str:
 
 def on_the_server(release: str):
     """Each config's verdict ((description, code), or None when created) and the subjects a `>` subscriber
-    received after publishing `r.--` and `r.x` to the INVALID stream."""
+    received after publishing `r.--`, `r.x` and `w.x` (a control line broken by white space reads as its
+    first word: `HMSG rpw.a b.x …` as `rpw.a`)."""
     store = tempfile.mkdtemp(prefix="subjxform-js-")
     port = free_port()
     proc = subprocess.Popen([binary(release), "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
@@ -61,13 +65,13 @@ def on_the_server(release: str):
                 r = client.request(f"$JS.API.STREAM.CREATE.{cfg['name']}", cfg)
                 verdicts.append((r["error"]["description"], r["error"]["err_code"]) if "error" in r else None)
             client.subscribe(">")  # an empty-token subject reaches `>` subscribers
-            for subject in ("r.--", "r.x"):
+            for subject in ("r.--", "r.x", "w.x"):
                 assert "error" not in client.request(subject, b"m")
             deadline = time.monotonic() + 5
             while not client.received("rp.x") and time.monotonic() < deadline:
                 time.sleep(0.05)
             time.sleep(0.2)
-            return verdicts, sorted(client.received("rp."))
+            return verdicts, sorted(client.received("rp"))
         finally:
             client.close()
     finally:
@@ -94,13 +98,15 @@ def test_each_release_creates_refuses_and_republishes_as_its_binary_does(spark, 
             description, code = verdict
             assert mine is not None and mine.endswith(f": {description} (nats-server error {code})"), (release, mine, verdict)
     version = spark._jvm.subjxform.core.ServerVersion.parse(release)
-    # The binary sends the republish built with an empty token exactly where the table says it does not suppress it.
-    assert ("rp." in republished) == (not version.suppressesInvalidRepublish()), (release, republished)
-    assert "rp.x" in republished
-    # What the project gives on every release: no republished subject for it (a valid subject for the rest).
-    df = spark.createDataFrame([("r.--",), ("r.x",)], "subject string")
-    rows = {r.subject: r.republished_subject for r in stream_messages(df, INVALID_REPUBLISH, server_version=release).collect()}
-    assert rows == {"r.--": None, "r.x": "rp.x"}
+    # The binary sends the republish with white space exactly where the table says it does not suppress it;
+    # the one with an empty token reaches no subscriber on any release.
+    assert ("rpw.a" in republished) == (not version.suppressesInvalidRepublish()), (release, republished)
+    assert "rp.x" in republished and "rp." not in republished
+    # What the project gives on every release: no republished subject for either (a valid subject for the rest).
+    df = spark.createDataFrame([("r.--",), ("r.x",), ("w.x",)], "subject string")
+    rows = {r.subject: r.republished_subject for cfg in (EMPTY_REPUBLISH, SPACED_REPUBLISH)
+            for r in stream_messages(df, cfg, server_version=release).where("stored_subject IS NOT NULL").collect()}
+    assert rows == {"r.--": None, "r.x": "rp.x", "w.x": None}
 
 
 def test_the_differences_fall_where_the_releases_say():
@@ -176,6 +182,6 @@ def test_a_release_never_published_is_refused_naming_the_nearest(spark, written,
 
 def test_what_nats_server_version_prints_is_taken_as_is(spark):
     out = stream_plan(spark, IMPLICIT, server_version="nats-server: v2.11.11")
-    assert out["republish"] == {"src": "b.>", "dest": "b.>", "applied_as": "2.11.11"}
+    assert out["republish"] == {"src": "b.>", "dest": "b.>"} and out["applied_as"]["republish"] == "2.11.11"
     with pytest.raises(StreamConfigError, match="forms a cycle"):
         stream_plan(spark, IMPLICIT, server_version="v2.11.10")

@@ -106,6 +106,9 @@ def stream_messages(
         raise TypeError(f"explain must be True or False, not {type(explain).__name__}: {explain!r}")
     # A plan carries no server version: every transform below is compiled for the line that checked it.
     plan = stream_plan(df.sparkSession, config, server_version)
+    # The version whose functions build each field's transforms as the stream's server does (2.10 checks its
+    # stream transforms, and every line a republish, only as transforms: `left` there is built as 2.15 builds it).
+    applied_as = plan.get("applied_as", {})  # absent: no transforms
     subject = F.col(subject_col)
     parts = []
 
@@ -129,7 +132,8 @@ def stream_messages(
             pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
             part = (
                 df.where(F.col(origin_col) == F.lit(origin["name"]))
-                .withColumn(STORED_SUBJECT, subject_filter_transform(subject, pairs, server_version=server_version))
+                .withColumn(STORED_SUBJECT, subject_filter_transform(
+                    subject, pairs, server_version=_stored_as(applied_as, origin["field"], server_version)))
                 .where(F.col(STORED_SUBJECT).isNotNull())
             )
             if explain:
@@ -157,18 +161,18 @@ def stream_messages(
     if ingress:
         # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
-        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])], server_version=server_version)
+        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])],
+                                           server_version=_stored_as(applied_as, "subject_transform", server_version))
         if explain:
             taken = taken.withColumn(EXPLANATION, F.col(EXPLANATION).withField("ingress_applied", renamed.isNotNull()))
             ingress_applied = F.col(EXPLANATION).getField("ingress_applied")
         taken = taken.withColumn(STORED_SUBJECT, F.coalesce(renamed, stored))
     republish = plan["republish"]
-    # nats-server checks a republish only as a transform; `applied_as` names the server version whose
-    # subject_transform builds it alike (the newest line for a `left` 2.10-2.14 parse but do not list), None when
-    # it never builds a valid subject (white space): nothing is republished (docs/concepts/server-releases.md).
+    # nats-server checks a republish only as a transform: a subject it builds with white space is never a valid
+    # subject, so nothing is republished (docs/concepts/server-releases.md).
     republished = (
-        subject_transform(stored, republish["src"], republish["dest"], server_version=republish["applied_as"])
-        if republish and republish["applied_as"] else F.lit(None).cast("string")
+        subject_transform(stored, republish["src"], republish["dest"], server_version=applied_as["republish"])
+        if republish and applied_as["republish"] else F.lit(None).cast("string")
     )
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
     if explain:
@@ -180,6 +184,18 @@ def stream_messages(
             F.col(REPUBLISHED_SUBJECT).isNotNull().alias("republished"), F.col(REPUBLISHED_SUBJECT).alias("republished_subject"),
         ))
     return taken
+
+
+def _stored_as(applied_as: dict, field: str, server_version: Optional[str]) -> Optional[str]:
+    """The version that builds `field`'s stored subjects; an error when none does: a 2.10 stream transform with
+    white space in a literal token stores such subjects, which subjxform does not build."""
+    if field not in applied_as:
+        return server_version
+    if applied_as[field] is None:
+        raise StreamConfigError(f"{field}: nats-server stores subjects with white space in a token through this "
+                                "transform (2.10 checks stream transforms only as transforms); subjxform does not "
+                                "build such subjects")
+    return applied_as[field]
 
 
 def _first_match(subject: Column, filters: list[str]) -> Column:

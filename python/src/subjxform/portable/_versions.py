@@ -175,7 +175,7 @@ def parse(text: Optional[str]) -> ServerVersion:
             f"unsupported nats-server version {go_quote(text)}: nats-server published no release {line}.{n} "
             f"(the nearest: {nearest}; the {line} releases known here are {line}.{published[0]} to "
             f"{line}.{published[-1]}, for a later one give the line '{line}')")
-    # The release measured for a line is what the line's name stands for: the same version.
+    # The release measured for a line is its line's row (the same object, so `parse("2.15.1") is NEWEST`).
     return line_version if line_version.release == f"{line}.{n}" else replace(_row_of(line, n), name=f"{line}.{n}")
 
 

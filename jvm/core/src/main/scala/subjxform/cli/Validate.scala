@@ -243,7 +243,7 @@ object Validate {
           try Right(StreamConfig.plan(StreamConfigJson.fromConf(doc), v))
           catch { case e: InvalidStreamConfigException => Left(e.getMessage) }
         def verdict(v: ServerVersion): Seq[(String, String)] = plan(v).left.toSeq.map(("stream", _))
-        // A republish that can build an invalid subject: sent on one release, suppressed on the other.
+        // A republish that builds white space: sent on one release, suppressed on the other.
         val republish = (plan(from), plan(to)) match {
           case (Right(a), Right(b)) if from.suppressesInvalidRepublish != to.suppressesInvalidRepublish =>
             (StreamConfig.invalidRepublish(a, from), StreamConfig.invalidRepublish(b, to)) match {

@@ -56,7 +56,7 @@ final class ServerVersion private (
     /**
      * nats-server PR #8127: a republish whose transformed subject is not a valid subject (white space, CR LF,
      * an empty token) is suppressed with a warning. Before, it is sent as built: white space breaks the
-     * subscriber's protocol line, CR LF injects a line into its stream, an empty token reaches `>` subscribers.
+     * subscriber's protocol line, CR LF injects a line into its stream (an empty token reaches no subscriber).
      */
     val suppressesInvalidRepublish: Boolean,
     /**
@@ -231,8 +231,7 @@ object ServerVersion {
               s"published no release $line.$n (the nearest: $nearest; the $line releases known here are " +
               s"$line.${published.head} to $line.${published.last}, for a later one give the line '$line')")
           }
-          // The release measured for a line is what the line's name stands for: the same version.
-          if (lineVersion.release == s"$line.$n") lineVersion else rowOf(line, n.toInt).named(s"$line.$n")
+          rowOf(line, n.toInt).named(s"$line.$n")
         }
       case _ => throw unsupported(" (not a version)")
     }

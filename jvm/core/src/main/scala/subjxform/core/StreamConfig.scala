@@ -42,23 +42,25 @@ final case class StreamPlan(
     origins: Seq[OriginPlan],
     republish: Option[TransformConfig],
     /**
-     * The server version whose `subject_transform` builds what the stream's line builds for the republish
-     * (see [[StreamConfig.appliedAs]]); None with a republish: it never builds a valid subject, so nothing
-     * is republished.
+     * For each field with transforms (`subject_transform`, `mirror`, `sources[i]`, `republish`): the server
+     * version whose `subject_filter_transform` / `subject_transform` builds what the stream's line builds
+     * (see [[StreamConfig.appliedAs]]); None where none does (white space in a literal token: never a valid
+     * subject, so nothing is republished, and a 2.10 stream that stores such subjects is not followed).
      */
-    republishAppliedAs: Option[String] = None) {
+    appliedAs: Map[String, Option[String]] = Map.empty) {
 
   /** The plan as JSON, for the Python API (which reads it through the `stream_config_plan` SQL function). */
   def toJson: String = {
     def s(v: String) = JsonWriter.quote(v)
     def tr(t: TransformConfig) = s"""{"src":${s(t.src)},"dest":${s(t.dest)}}"""
     def opt(t: Option[TransformConfig]) = t.map(tr).getOrElse("null")
-    val rp = republish.map(r => s"""{"src":${s(r.src)},"dest":${s(r.dest)},"applied_as":${republishAppliedAs.map(s).getOrElse("null")}}""")
     val os = origins.map(o =>
       s"""{"name":${s(o.name)},"field":${s(o.field)},"subject_transforms":${o.transforms.map(tr).mkString("[", ",", "]")},""" +
         s""""inactive":${o.inactive.map(s).getOrElse("null")}}""")
     s"""{"subjects":${subjects.map(s).mkString("[", ",", "]")},"subject_transform":${opt(ingress)},""" +
-      s""""origins":${os.mkString("[", ",", "]")},"republish":${rp.getOrElse("null")}}"""
+      s""""origins":${os.mkString("[", ",", "]")},"republish":${opt(republish)}""" +
+      (if (appliedAs.isEmpty) "}"
+       else s""","applied_as":${appliedAs.toSeq.sorted.map { case (k, v) => s"${s(k)}:${v.map(s).getOrElse("null")}" }.mkString("{", ",", "}")}}""")
   }
 }
 
@@ -153,7 +155,7 @@ object StreamConfig {
       if (t.dest.isEmpty) None else Some(t)
     }
 
-    def checkRepublish(): Option[(TransformConfig, Option[String])] = cfg.republish.flatMap { rp =>
+    def checkRepublish(): Option[TransformConfig] = cfg.republish.flatMap { rp =>
       var src = if (rp.src.isEmpty) ">" else rp.src
       var dest = rp.dest
       // The implicit republish: everything, under the subject the ingress transform gives.
@@ -169,14 +171,13 @@ object StreamConfig {
       else {
         // nats-server (every line) checks a republish only as a transform: white space in a literal passes, and
         // so does a function the line's parser reads though its mapping checks do not know it (2.10-2.14: left).
-        val transform =
-          try SubjectTransform.compileTransformOnly(src, dest, version)
-          catch {
-            case _: InvalidTransformException =>
-              fail("republish", s"stream configuration for republish with transform from '$src' to '$dest' not valid",
-                InvalidConfig)
-          }
-        Some((TransformConfig(src, dest), appliedAs(transform, version)))
+        try SubjectTransform.compileTransformOnly(src, dest, version)
+        catch {
+          case _: InvalidTransformException =>
+            fail("republish", s"stream configuration for republish with transform from '$src' to '$dest' not valid",
+              InvalidConfig)
+        }
+        Some(TransformConfig(src, dest))
       }
     }
 
@@ -196,34 +197,41 @@ object StreamConfig {
         CreateError)
     }
 
-    StreamPlan(subjects, ingress, mirrorOrigin.toSeq ++ sourceOrigins, republish.map(_._1), republish.flatMap(_._2))
+    val origins = mirrorOrigin.toSeq ++ sourceOrigins
+    val applied = ingress.map(t => "subject_transform" -> Seq((t.src, t.dest))) ++
+      origins.map(o => o.field -> o.transforms.map(t => (t.src, t.dest))) ++ republish.map(t => "republish" -> Seq((t.src, t.dest)))
+    StreamPlan(subjects, ingress, origins, republish, applied.map { case (f, ps) => f -> appliedAs(ps, version) }.toMap)
   }
 
   /**
-   * The server version whose `subject_transform` applies a republish as `version` builds it: `version`
-   * itself when its mapping checks accept the destination; else (a function its parser reads that its list
-   * does not know) the newest line, which builds it alike; none when every subject it builds has white space
-   * (never a valid subject: nothing is republished, see [[invalidRepublish]]).
+   * The server version whose functions (`subject_transform`, `subject_filter_transform`, which make the mapping
+   * checks) build the (src, dest) entries of an accepted config as `version`'s server builds them (a republish
+   * on every line, and 2.10's stream transforms, are checked only as transforms): `version` itself when its
+   * mapping checks accept them; else the newest line when it builds them alike (a function the parser reads
+   * that the line's list does not know, e.g. left on 2.10-2.14); else none (white space in a literal token).
    */
-  private[core] def appliedAs(t: SubjectTransform, version: ServerVersion): Option[String] = {
-    def builtAlike(v: ServerVersion) =
-      try SubjectTransform.compile(t.source, t.destination, false, v).tokensBuiltOtherwiseThan(t).isEmpty
+  private def appliedAs(pairs: Seq[(String, String)], version: ServerVersion): Option[String] = {
+    val built = pairs.filter(_._2.nonEmpty).map { case (src, dest) => (src, dest, SubjectTransform.compileTransformOnly(src, dest, version)) }
+    def builtAlike(v: ServerVersion) = built.forall { case (src, dest, t) =>
+      try SubjectTransform.compile(src, dest, false, v).tokensBuiltOtherwiseThan(t).isEmpty
       catch { case _: InvalidTransformException => false }
+    }
     if (builtAlike(version)) Some(version.name)
     else if (builtAlike(ServerVersion.Newest)) Some(ServerVersion.Newest.name)
     else None
   }
 
   /**
-   * What the plan's republish does with a subject it builds that is not a valid subject (white space, CR LF,
-   * an empty token), when it can build one: `version` suppresses it (nats-server PR #8127: nothing is
-   * republished), or sends it as built, a hazard (white space breaks a subscriber's protocol line, CR LF
-   * injects one into its stream). `stream_messages` gives no republished subject for it either way.
+   * What the plan's republish does with the subjects it builds when they have white space (a literal token
+   * with it): `version` suppresses them (nats-server PR #8127: nothing is republished), or sends them as
+   * built, a hazard (white space breaks a subscriber's protocol line, CR LF injects one into its stream).
+   * `stream_messages` gives no republished subject for them either way. (A subject with an empty token,
+   * which `split` can build, is suppressed too from PR #8127 on; before, no subscriber receives it.)
    */
   def invalidRepublish(plan: StreamPlan, version: ServerVersion): Option[String] =
-    plan.republish.filter(rp => SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).canBuildInvalidSubject)
+    plan.republish.filter(rp => SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).buildsWhiteSpace)
       .map { rp =>
-        val what = s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} can build an invalid subject (white space or an empty token)"
+        val what = s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} builds subjects with white space, not valid subjects"
         if (version.suppressesInvalidRepublish) s"$what: nats-server $version suppresses such a message (not republished)"
         else s"$what: nats-server $version sends such a message as built, a hazard (white space breaks a subscriber's " +
           "protocol line, CR LF injects one into its stream); 2.14.1 and later suppress it"

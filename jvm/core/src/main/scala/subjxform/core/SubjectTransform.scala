@@ -192,12 +192,11 @@ final class SubjectTransform private (
   }
 
   /**
-   * Whether this transform can build a subject that is not a valid one from a valid subject: a literal
-   * destination token with white space (a transform-only check, as a republish's, lets it pass) or a `split`
-   * (a token made only of separators leaves an empty token).
+   * Whether a literal destination token has white space (a transform-only check, as a republish's, lets it
+   * pass): every subject this transform builds is then not a valid subject.
    */
-  def canBuildInvalidSubject: Boolean =
-    ops.indices.exists(i => ops(i) == Op.Split || (ops(i) == Op.Literal && bytesArg(i).exists(b => Subjects.isNatsSpace(b.toChar))))
+  def buildsWhiteSpace: Boolean =
+    ops.indices.exists(i => ops(i) == Op.Literal && bytesArg(i).exists(b => Subjects.isNatsSpace(b.toChar)))
 
   /** Whether a destination token makes the server lose every matching message (2.10/2.11: `{{partition(0,…)}}`). */
   def losesMessages: Boolean = ops.contains(Op.Lost)

@@ -133,7 +133,7 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(parse("2.11.10") == V2_11_0 && parse("v2.11.11") == V2_11 && parse("nats-server: v2.11.11") == V2_11)
     assert(parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10)
     assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
-    assert(parse("2.14.6") eq V2_14) // the release measured for a line is the line
+    assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
     // a release measured is exact; another one of the same row follows it and says so
     assert(parse("2.14.1").note.isEmpty && parse("2.14").note.isEmpty)
     assert(parse("2.14.4").note.contains("nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)"))
@@ -178,9 +178,9 @@ class ServerVersionSuite extends AnyFunSuite {
       "stream configuration for republish with transform from 'b.{{split(1,-)}}.>' to 'b.{{split(1,-)}}.>' not valid", 10052)))
   }
 
-  test("releases: a republish that can build an invalid subject is suppressed from 2.14.1 (and 2.12.9) on") {
+  test("releases: a republish that builds white space is suppressed from 2.14.1 (and 2.12.9) on") {
     val plan = StreamConfig.plan(StreamConfigJson.parse(
-      """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.{{split(1,-)}}"}}"""))
+      """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.a b.$1"}}"""))
     assert(Seq("2.14.1", "2.14.6", "2.15.0", "2.12.9").forall(v => parse(v).suppressesInvalidRepublish))
     assert(Seq("2.14.0", "2.12.8", "2.11.17", "2.10.29").forall(v => !parse(v).suppressesInvalidRepublish))
     assert(StreamConfig.invalidRepublish(plan, parse("2.14.0")).exists(_.contains("nats-server 2.14.0 sends such a message as built, a hazard")))
@@ -194,14 +194,26 @@ class ServerVersionSuite extends AnyFunSuite {
       s"""{"name": "R", "subjects": ["s.*.*"], "republish": {"src": "s.*.*", "dest": "$dest"}}"""), v)
     for (v <- all) {
       val spaced = plan("rp.a b.$1", v)
-      assert(spaced.republish.contains(TransformConfig("s.*.*", "rp.a b.$1")) && spaced.republishAppliedAs.isEmpty, v)
+      assert(spaced.republish.contains(TransformConfig("s.*.*", "rp.a b.$1")) && spaced.appliedAs("republish").isEmpty, v)
       // 2.10-2.14 parse right() though their mapping list does not know it: built as 2.15 builds it
       val right = plan("rp.{{right(2,3)}}.{{Wildcard(1)}}", v)
-      assert(right.republishAppliedAs.contains("2.15"), v)
-      assert(plan("rp.$2.$1", v).republishAppliedAs.contains(v.name), v)
+      assert(right.appliedAs("republish").contains("2.15"), v)
+      assert(plan("rp.$2.$1", v).appliedAs("republish").contains(v.name), v)
     }
-    assert(plan("rp.$1", parse("2.14.0")).republishAppliedAs.contains("2.14.0"))
+    assert(plan("rp.$1", parse("2.14.0")).appliedAs("republish").contains("2.14.0"))
     assert(intercept[InvalidStreamConfigException](plan("rp.{{random(3)}}", V2_11)).errCode == 10052)
+  }
+
+  test("2.10 stores what its stream transforms build as transforms: applied with a version that builds it alike") {
+    val mirror = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "o.*.*", "dest": "m.{{left(1,2)}}.$2"}]}}"""), V2_10)
+    assert(mirror.appliedAs == Map("mirror" -> Some("2.15")))
+    val ingress = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.a b.$1"}}"""), V2_10)
+    assert(ingress.appliedAs == Map("subject_transform" -> None))
+    val plain = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.$1"}}"""), V2_10)
+    assert(plain.appliedAs == Map("subject_transform" -> Some("2.10")) && plain.toJson.endsWith(""""applied_as":{"subject_transform":"2.10"}}"""))
   }
 
   test("an import's to: a function the parser reads fails the import check on every line, not 'unknown function'") {
