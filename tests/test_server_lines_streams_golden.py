@@ -42,6 +42,21 @@ def verdict(core, cfg: dict, version):
         return [java.description(), java.errCode()]
 
 
+def differing_cases() -> set[int]:
+    """The scenarios some line's server answered otherwise than another's."""
+    outcomes = [[json.dumps({k: r.get(k) for k in ("error", "stored", "republished", "inactive")}, sort_keys=True)
+                 for r in records(line)] for line in LINES]
+    return {i for i in range(len(outcomes[0])) if len({o[i] for o in outcomes}) > 1}
+
+
+def same_verdict(ours, theirs) -> bool:
+    """Accepted by both, or refused with the same code and text (the engine may name the culprits after it,
+    in parentheses: `source filters can not overlap ("o.*.*" and "o.k.*")`)."""
+    if ours is None or theirs is None:
+        return ours == theirs
+    return ours[1] == theirs[1] and (ours[0] == theirs[0] or ours[0].startswith(theirs[0] + " ("))
+
+
 @pytest.mark.parametrize("line", LINES)
 def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line):
     recs = records(line)
@@ -49,10 +64,16 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
     core = spark._jvm.subjxform.core
     version = core.ServerVersion.parse(line)
     problems = [f"{json.dumps(r['config'])}: nats-server {line} {r['error']}, engine {ours}"
-                for r in recs if (ours := verdict(core, r["config"], version)) != r["error"]]
+                for r in recs if not same_verdict(verdict(core, r["config"], version), r["error"]) for ours in [verdict(core, r["config"], version)]]
     assert not problems, "\n".join(problems[:20])
 
-    accepted = [(i, r) for i, r in enumerate(recs) if r["error"] is None]
+    # Through stream_messages (a Spark query each): the cases whose outcome differs between lines, and a
+    # sample of the rest (every verdict above is checked).
+    differing = differing_cases()
+    accepted = [(i, r) for i, r in enumerate(recs) if r["error"] is None and (i in differing or i % 16 == 0)]
+    # One DataFrame of every case's messages; each case reads its own.
+    messages = spark.createDataFrame([(i, s, o) for i, r in accepted for s, o in r["messages"]],
+                                     "case int, subject string, stream string").cache()
     parts = []
     stored_cases = set()  # the accepted cases whose stored subjects subjxform builds
     unbuilt = 0
@@ -66,16 +87,18 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
                                 origin_col="stream", server_version=line)
             unbuilt += 1
             continue
-        df = spark.createDataFrame([(s, o) for s, o in r["messages"]], "subject string, stream string")
+        df = messages.where(F.col("case") == i).drop("case")
         with warnings.catch_warnings(record=True) as warned:
             warnings.simplefilter("always")
             out = stream_messages(df, r["config"], origin_col="stream", server_version=line)
-        if bool(r["inactive"]) != any("nothing is taken" in str(w.message) for w in warned):
+        # A source whose consumer fails shows the error in STREAM.INFO, or between two retries only stores nothing.
+        failed = bool(r["inactive"]) or (not r["stored"] and r["kind"] == "overlap")
+        if failed != any("nothing is taken" in str(w.message) for w in warned):
             problems.append(f"{json.dumps(r['config'])}: nats-server {line}'s source failed with {r['inactive']}, "
                             f"engine warned {[str(w.message) for w in warned]}")
         parts.append(out.select(F.lit(i).alias("case"), "stored_subject", "republished_subject"))
         stored_cases.add(i)
-    assert unbuilt <= 10, unbuilt
+    assert unbuilt <= 10 and len(parts) >= 20, (unbuilt, len(parts))
     rows = functools.reduce(lambda a, b: a.unionByName(b), parts).collect()
     stored: dict[int, Counter] = {i: Counter() for i, _ in accepted}
     republished: dict[int, list] = {i: [] for i, _ in accepted}

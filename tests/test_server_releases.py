@@ -22,6 +22,7 @@ import pytest
 from nats_client import NatsClient
 from processes import free_port, listening, stop, wait_until
 from server_lines_golden import ROOT
+from subjxform.functions import subject_transform
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
 
 # The releases on either side of each difference, and each line's measured one.
@@ -172,8 +173,12 @@ def test_the_portable_import_check_says_what_each_line_says():
 def test_a_release_never_published_is_refused_naming_the_nearest(spark, written, says):
     from subjxform.portable import _versions
 
-    with pytest.raises(Exception) as e:  # the analysis error on server_version
+    with pytest.raises(StreamConfigError) as e:
         stream_plan(spark, {"name": "S", "subjects": ["a"]}, server_version=written)
+    assert says in str(e.value), str(e.value)
+    df = spark.createDataFrame([("a.b",)], "subject string")
+    with pytest.raises(Exception) as e:  # Spark's analysis error on the argument
+        df.select(subject_transform("subject", "a.*", "b.$1", server_version=written)).collect()
     assert says in str(e.value) and "server_version" in str(e.value), str(e.value)
     with pytest.raises(_versions.UnsupportedServerVersion) as p:
         _versions.parse(written)
