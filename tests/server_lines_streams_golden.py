@@ -18,17 +18,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from nats_client import NatsClient  # noqa: E402
-from processes import free_port, listening, stop, wait_until  # noqa: E402
+from nats_client import NatsClient, jetstream_server  # noqa: E402
 from server_lines_golden import LINES, ROOT, binary  # noqa: E402
 
 SEED = 28
@@ -85,12 +81,7 @@ def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
 
 
 def run_line(line: str, cases: list[dict]) -> list[dict]:
-    store = tempfile.mkdtemp(prefix="subjxform-js-")
-    port = free_port()
-    proc = subprocess.Popen([binary(line), "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until("nats-server", lambda: listening(port), 10, [proc])
+    with jetstream_server(binary(line)) as port:
         client = NatsClient(port)
         try:
             assert "error" not in client.request(f"$JS.API.STREAM.CREATE.{ORIGIN}", {"name": ORIGIN, "subjects": ["o.>"]})
@@ -122,9 +113,6 @@ def run_line(line: str, cases: list[dict]) -> list[dict]:
             return out
         finally:
             client.close()
-    finally:
-        stop(proc, grace=10)
-        shutil.rmtree(store, ignore_errors=True)
 
 
 def _republish_prefix(cfg: dict) -> str | None:

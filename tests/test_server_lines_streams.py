@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import tempfile
 
 import pytest
 
-from nats_client import NatsClient
-from processes import free_port, listening, stop, wait_until
+from nats_client import NatsClient, jetstream_server
 from server_lines_golden import LINES, ROOT
 
 # (line, stream name) -> what the engine says where it knowingly differs from that line's binary (accepted).
@@ -42,12 +38,7 @@ def server_verdicts(line: str, cfgs: list[dict]) -> list[tuple[str | None, int |
     binary = os.path.join(ROOT, ".tools", "nats-server", line, "bin", "nats-server")
     if not os.access(binary, os.X_OK):
         pytest.skip(f"no nats-server {line}: run scripts/nats-servers.sh")
-    store = tempfile.mkdtemp(prefix="subjxform-js-")
-    port = free_port()
-    proc = subprocess.Popen([binary, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until("nats-server", lambda: listening(port), 10, [proc])
+    with jetstream_server(binary) as port:
         client = NatsClient(port)
         try:
             assert "error" not in client.request("$JS.API.STREAM.CREATE.O", {"name": "O", "subjects": ["a.*"]})
@@ -58,9 +49,6 @@ def server_verdicts(line: str, cfgs: list[dict]) -> list[tuple[str | None, int |
             return out
         finally:
             client.close()
-    finally:
-        stop(proc, grace=10)
-        shutil.rmtree(store, ignore_errors=True)
 
 
 @pytest.mark.parametrize("line", LINES)

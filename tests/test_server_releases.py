@@ -12,15 +12,12 @@ ServerVersion.scala's table, through its real binary (JetStream on, installed by
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 
 import pytest
 
-from nats_client import NatsClient
-from processes import free_port, listening, stop, wait_until
+from nats_client import NatsClient, jetstream_server
 from server_lines_golden import ROOT
 from subjxform.functions import subject_transform
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
@@ -51,12 +48,7 @@ def on_the_server(release: str):
     """Each config's verdict ((description, code), or None when created) and the subjects a `>` subscriber
     received after publishing `r.--`, `r.x` and `w.x` (a control line broken by white space reads as its
     first word: `HMSG rpw.a b.x …` as `rpw.a`)."""
-    store = tempfile.mkdtemp(prefix="subjxform-js-")
-    port = free_port()
-    proc = subprocess.Popen([binary(release), "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until("nats-server", lambda: listening(port), 10, [proc])
+    with jetstream_server(binary(release)) as port:
         client = NatsClient(port)
         try:
             out = subprocess.check_output([binary(release), "--version"], text=True).strip()
@@ -75,9 +67,6 @@ def on_the_server(release: str):
             return verdicts, sorted(client.received("rp"))
         finally:
             client.close()
-    finally:
-        stop(proc, grace=10)
-        shutil.rmtree(store, ignore_errors=True)
 
 
 def ours(spark, cfg: dict, release: str):

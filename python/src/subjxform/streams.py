@@ -53,10 +53,13 @@ def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = Non
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
-    ``republish``, nats-server's defaults applied.
+    ``republish``, nats-server's defaults applied, and ``applied_as`` (when there are transforms): for each
+    field, the server version whose functions build its subjects as the stream's server does (None where none
+    does: white space in a literal token, see docs/concepts/server-releases.md).
 
-    Raises :class:`StreamConfigError` for a config nats-server rejects. ``server_version`` (e.g. ``"2.10"``)
-    checks it as that nats-server line does; by default the session conf ``spark.subjxform.serverVersion``,
+    Raises :class:`StreamConfigError` for a config nats-server rejects. ``server_version`` (a line such as
+    ``"2.10"`` or a release such as ``"2.14.0"``) checks it as that nats-server line or release does; by
+    default the session conf ``spark.subjxform.serverVersion``,
     else the newest line.
     """
     config_json = _config_json(config)
