@@ -5,6 +5,8 @@ so they cannot drift from it.
   of the class SubjxformExtensions registers under NAME (what `DESCRIBE FUNCTION EXTENDED NAME` prints:
   usage, arguments, examples). A registered function without such a marker on the SQL reference page, or a
   marker naming no function, fails the build.
+- `<!-- scala-functions -->` becomes the list of `subjxform.spark.functions`' public overloads, read from
+  functions.scala, each with the scaladoc line above it.
 - `<!-- cli-help: subjxform [COMMAND] -->` becomes what `subjxform [COMMAND] --help` prints (run from this tree's
   python/src, so the argparse parsers and the JVM's usage text are what is shown).
 """
@@ -25,6 +27,7 @@ SCALA = ROOT / "jvm" / "spark" / "src" / "main" / "scala" / "subjxform" / "spark
 SQL_PAGE = "reference/sql-functions.md"
 
 SQL_MARKER = re.compile(r"<!-- sql-function: (\w+) -->")
+SCALA_MARKER = "<!-- scala-functions -->"
 CLI_MARKER = re.compile(r"<!-- cli-help: (subjxform(?: [\w-]+)*) -->")
 
 
@@ -86,6 +89,20 @@ def sql_function_entry(name: str) -> str:
     return "\n".join(lines)
 
 
+def scala_functions() -> str:
+    """A table of the public overloads in `object functions`, in source order, with their scaladoc."""
+    source = (SCALA / "functions.scala").read_text(encoding="utf-8")
+    body = source[source.index("object functions"):]
+    rows = []
+    for doc, signature in re.findall(r"(?:/\*\*((?:(?!\*/).)*)\*/\s*)?\n\s*def (\w+\([^)]*\)): Column", body, re.S):
+        what = " ".join(line.strip().lstrip("*").strip() for line in (doc or "").splitlines()).strip()
+        what = re.sub(r"\[\[(\w+)\]\]", r"`\1`", what).replace("|", "\\|")  # scaladoc links, table cells
+        rows.append(f"| `{signature}` | {what} |")
+    if not rows:
+        raise PluginError("no public def found in functions.scala")
+    return "\n".join(["| overload | note |", "| --- | --- |", *rows])
+
+
 @lru_cache(maxsize=None)
 def cli_help(command: str) -> str:
     """What `command --help` prints, as a console block; a command whose help fails fails the build."""
@@ -103,5 +120,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         missing = sorted(set(registered_functions()) - documented)
         if missing:
             raise PluginError(f"{SQL_PAGE} has no <!-- sql-function: NAME --> for {', '.join(missing)}")
+    if SCALA_MARKER in markdown:
+        markdown = markdown.replace(SCALA_MARKER, scala_functions())
     markdown = SQL_MARKER.sub(lambda m: sql_function_entry(m.group(1)), markdown)
     return CLI_MARKER.sub(lambda m: cli_help(m.group(1).strip()), markdown)
