@@ -120,6 +120,20 @@ def test_the_docs_site_builds_strict(tmp_path):
     assert "DESCRIBE FUNCTION EXTENDED" in reference and "shipments.42.eu" in reference
 
 
+API_MODULES = ["functions", "session", "streams", "accounts", "configs", "mappings", "scopes", "reports", "portable"]
+
+
+@pytest.mark.parametrize("module", API_MODULES)
+def test_the_api_reference_examples_that_need_no_session_are_true(module):
+    # The Python API page is the docstrings: their examples that need no Spark session run here (the
+    # others are marked `doctest: +SKIP` and shown as they are written).
+    import doctest
+    import importlib
+
+    failed, _ = doctest.testmod(importlib.import_module(f"subjxform.{module}"), optionflags=doctest.ELLIPSIS)
+    assert failed == 0
+
+
 def test_the_readme_and_the_docs_link_nothing_outside_the_repository():
     # The behaviour contract outside the repository (../shared/SPEC.md) is a dead link in a clone: the
     # deliberate differences are docs/concepts/differences.md.

@@ -265,7 +265,7 @@ def kv_source_transform(source_bucket: str, target_bucket: str) -> dict:
 
     Examples:
         >>> kv_source_transform("A", "B")
-    {'src': '$KV.A.>', 'dest': '$KV.B.>'}
+        {'src': '$KV.A.>', 'dest': '$KV.B.>'}
     """
     _check_bucket(source_bucket, "source")
     _check_bucket(target_bucket, "target")
@@ -288,6 +288,6 @@ def kv_source(source_bucket: str, target_bucket: str) -> dict:
 
     Examples:
         >>> kv_source("A", "B")
-    {'name': 'KV_A', 'subject_transforms': [{'src': '$KV.A.>', 'dest': '$KV.B.>'}]}
+        {'name': 'KV_A', 'subject_transforms': [{'src': '$KV.A.>', 'dest': '$KV.B.>'}]}
     """
     return {"name": f"KV_{source_bucket}", "subject_transforms": [kv_source_transform(source_bucket, target_bucket)]}
