@@ -27,7 +27,7 @@ import json
 from typing import Optional
 
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
@@ -42,7 +42,7 @@ class AccountsConfigError(ValueError):
     """nats-server would refuse this config (or these account JWTs): file:line, the entry, its words."""
 
 
-def accounts_plan(spark, config: Config, server_version: Optional[str] = None) -> dict:
+def accounts_plan(spark: SparkSession, config: Config, server_version: Optional[str] = None) -> dict:
     """The config's accounts checked as nats-server checks them, reduced to what decides deliveries:
     ``accounts`` (``name``, ``id``, ``mappings`` as a JSON mapping table; the top-level mappings as ``$G``),
     ``routes`` (one per import: ``kind``, ``importer``, ``exporter``, ``filter``, ``src``/``dest`` or

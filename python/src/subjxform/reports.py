@@ -36,7 +36,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any, Callable, Optional, Sequence, Union
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform.functions import (
@@ -132,7 +132,7 @@ def _cluster(cluster: Optional[ColumnOrName]) -> Column:
     return _column(cluster, "cluster")
 
 
-def mappings_plan(spark, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
+def mappings_plan(spark: SparkSession, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
     """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
     ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``).
@@ -392,11 +392,10 @@ def config_diff(
         messages: the recorded messages.
         old: the table deployed now, as ``subject_map`` takes it.
         new: the table to deploy.
-        subject: the subject column (a name or Column).
-        cluster: the column of the cluster each message entered (a name or a Column; ``F.lit("east")`` for
-            traffic that all entered ``east``); None: no cluster.
-        seed: the draws' seed (0 by default, as ``subjxform report``'s, so both give the same draws).
-        key: a per-message draw key (e.g. a message id): each message's draw is then its own.
+        subject: the subject column, as in :func:`rule_coverage`.
+        cluster: the cluster column, as in :func:`rule_coverage`.
+        seed: the draws' seed, as in :func:`rule_coverage`.
+        key: a per-message draw key, as in :func:`rule_coverage`.
         server_version: the nats-server line; None: the session's default.
 
     Returns:
@@ -461,7 +460,7 @@ def config_diff(
 _PARTITION = re.compile(r"\{\{\s*partition\s*\(\s*(\d+)\s*((?:,\s*\d+\s*)*)\)\s*\}\}", re.I)
 
 
-def partition_candidates(spark, mappings: MappingsValue,
+def partition_candidates(spark: SparkSession, mappings: MappingsValue,
                          server_version: Optional[str] = None) -> list[tuple[str, int, tuple[int, ...]]]:
     """(source, n, tokens) of every ``{{partition(n,t...)}}`` in the table's destinations.
 
@@ -641,11 +640,10 @@ def canary_check(
     Args:
         messages: the recorded messages.
         mappings: the mapping table, as ``subject_map`` takes it.
-        subject: the subject column (a name or Column).
-        cluster: the column of the cluster each message entered (a name or a Column; ``F.lit("east")`` for
-            traffic that all entered ``east``); None: no cluster.
-        seed: the draws' seed (0 by default, as ``subjxform report``'s, so both give the same draws).
-        key: a per-message draw key (e.g. a message id): each message's draw is then its own.
+        subject: the subject column, as in :func:`rule_coverage`.
+        cluster: the cluster column, as in :func:`rule_coverage`.
+        seed: the draws' seed, as in :func:`rule_coverage`.
+        key: a per-message draw key, as in :func:`rule_coverage`.
         confidence: the Wilson interval's confidence.
         delivered: the column of the subject a server delivered for each message (NULL: dropped).
         server_version: the nats-server line; None: the session's default.
@@ -795,11 +793,10 @@ def server_upgrade(
         mappings: the mapping table the servers apply, as ``subject_map`` takes it.
         from_version: the line the servers run now, e.g. ``"2.10"``.
         to_version: the line to move to, e.g. ``"2.15"``.
-        subject: the subject column (a name or Column).
-        cluster: the column of the cluster each message entered (a name or a Column; ``F.lit("east")`` for
-            traffic that all entered ``east``); None: no cluster.
-        seed: the draws' seed (0 by default, as ``subjxform report``'s, so both give the same draws).
-        key: a per-message draw key (e.g. a message id): each message's draw is then its own.
+        subject: the subject column, as in :func:`rule_coverage`.
+        cluster: the cluster column, as in :func:`rule_coverage`.
+        seed: the draws' seed, as in :func:`rule_coverage`.
+        key: a per-message draw key, as in :func:`rule_coverage`.
 
     Returns:
         The :class:`Report` (``facts``: ``becomes_invalid``, ``becomes_valid`` and the count of each change).

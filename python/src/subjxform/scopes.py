@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform.accounts import accounts_plan
@@ -56,7 +56,7 @@ class Server:
     server_version: Optional[str] = None
 
 
-def server_from_config(spark, config: Config, account: str = "$G", name: Optional[str] = None,
+def server_from_config(spark: SparkSession, config: Config, account: str = "$G", name: Optional[str] = None,
                        server_version: Optional[str] = None) -> Server:
     """Reads a nats-server config (a file: a ``pathlib.Path`` or a str naming one, with ``include`` and
     ``$VARIABLES`` as nats-server reads them; else the config's text: :mod:`subjxform.configs`) as the

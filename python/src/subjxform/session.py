@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:  # the command line imports this module for jar_path() alone: no PySpark at run time
     from pyspark.sql import SparkSession
+    from py4j.java_gateway import JavaClass
 
 EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
 
@@ -316,7 +317,7 @@ def _active_or_started_session():
     return session
 
 
-def jvm_class(spark: SparkSession, name: str, caller: str):
+def jvm_class(spark: SparkSession, name: str, caller: str) -> JavaClass:
     """The JVM class ``name`` of a classic session, or a RuntimeError that says what is missing.
 
     py4j answers a class it cannot load with a package object (calling it fails with "'JavaPackage'

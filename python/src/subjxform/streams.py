@@ -24,7 +24,7 @@ import warnings
 from typing import Any, Mapping, Optional, Union
 
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
@@ -50,7 +50,7 @@ def _config_json(config: StreamConfig) -> str:
     return config_text(config)[0]
 
 
-def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = None) -> dict:
+def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optional[str] = None) -> dict:
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numbers
 import random
 import sys
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from .._compat import transform_pairs
 from . import _build, _confsyntax, _expr, _map_build, _versions
@@ -268,9 +268,9 @@ def try_subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bo
         src: the source filter, a constant.
         dest: the destination, a constant.
         strict: import/export rules.
-        seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
-        key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
-        server_version: the nats-server line to follow; None: the newest (no session conf is read).
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column, NULL in every row for an invalid transform.
@@ -315,9 +315,9 @@ def subject_filter_transform(subject: ColumnOrName, transforms: list, seed: Opti
     Args:
         subject: the subject, a column name or Column.
         transforms: the ``subject_transforms`` list, a constant.
-        seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
-        key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
-        server_version: the nats-server line to follow; None: the newest (no session conf is read).
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column: the subject as the stream takes it, NULL when it is not taken.
@@ -342,9 +342,9 @@ def try_subject_filter_transform(subject: ColumnOrName, transforms: list, seed: 
     Args:
         subject: the subject, a column name or Column.
         transforms: the ``subject_transforms`` list, a constant.
-        seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
-        key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
-        server_version: the nats-server line to follow; None: the newest (no session conf is read).
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column, NULL in every row for an invalid list.
@@ -371,9 +371,9 @@ def subject_map(subject: ColumnOrName, mappings: Union[str, dict], cluster: Opti
         subject: the subject, a column name or Column.
         mappings: the mapping table, a constant: text in config syntax or JSON, or a dict.
         cluster: the cluster the message entered: a str (one name for every row) or a Column.
-        seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
-        key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
-        server_version: the nats-server line to follow; None: the newest (no session conf is read).
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column: the mapped subject, unchanged when no rule takes it, NULL when dropped.
@@ -400,9 +400,9 @@ def subject_map_explain(subject: ColumnOrName, mappings: Union[str, dict], clust
         subject: the subject, a column name or Column.
         mappings: the mapping table, a constant.
         cluster: the cluster the message entered, as for :func:`subject_map`.
-        seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
-        key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
-        server_version: the nats-server line to follow; None: the newest (no session conf is read).
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
 
     Returns:
         A STRUCT Column (``rule``, ``rule_index``, ``matched_as``, ``cluster``, ``destination``,
@@ -447,7 +447,7 @@ _KEYWORDS = {"subject_transform": {"strict", "seed", "key", "server_version"},
              "subject_map_explain": {"cluster", "seed", "key", "server_version"}}
 
 
-def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
+def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) -> str:
     """The SQL text of a portable function over the SQL expression `subject_sql` (a column name, or any
     SQL), for Spark SQL and SQL warehouses: ``sql_expression("subject_transform", "subject", "a.*", "b.$1")``.
     The constant arguments are as for the Python functions; ``key`` and ``cluster`` are SQL text (e.g.
@@ -491,7 +491,7 @@ def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
     return _expr.to_sql(_TREES[function_name](args, kw), inputs)
 
 
-def tree_of(function_name: str, *args, **kw) -> _expr.Node:
+def tree_of(function_name: str, *args: Any, **kw: Any) -> _expr.Node:
     """The expression tree of a portable function (for tools and tests; the subject is Input("subject")).
 
     Args:
