@@ -134,6 +134,13 @@ def test_the_api_reference_examples_that_need_no_session_are_true(module):
     assert failed == 0
 
 
+def test_the_readme_links_only_to_files_that_exist():
+    # mkdocs --strict checks the site's links; the README is not part of the site.
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README):
+        if "://" not in target:
+            assert (ROOT / target).exists(), target
+
+
 def test_the_readme_and_the_docs_link_nothing_outside_the_repository():
     # The behaviour contract outside the repository (../shared/SPEC.md) is a dead link in a clone: the
     # deliberate differences are docs/concepts/differences.md.
