@@ -56,7 +56,10 @@ def descriptions() -> dict[str, dict[str, str]]:
 
 
 def _unwrap(text: str) -> str:
-    return " ".join(line.strip() for line in text.strip().splitlines())
+    """One line of prose, with `<` outside code spans escaped: `ARRAY<STRUCT<src: ...>>` is a type, not HTML."""
+    line = " ".join(line.strip() for line in text.strip().splitlines())
+    parts = re.split(r"(`[^`]*`)", line)
+    return "".join(p if p.startswith("`") else p.replace("<", "&lt;") for p in parts)
 
 
 def sql_function_entry(name: str) -> str:
