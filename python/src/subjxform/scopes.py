@@ -99,6 +99,8 @@ def server_from_config(spark: SparkSession, config: Config, account: str = "$G",
 
 @dataclass(frozen=True)
 class Hop:
+    """One step of a chain: made by :func:`publish`, :func:`forward` and :func:`stream`, not by hand."""
+
     kind: str  # "publish", "forward" or "stream"
     server: Server
     via: Optional[str] = None  # forward: "leaf", "route" or "gateway"
@@ -106,6 +108,8 @@ class Hop:
 
     @property
     def label(self) -> str:
+        """How the hop is named in ``path`` and ``loop``: the server's name, ``name (via leaf)`` or
+        ``stream orders@store1``."""
         if self.kind == "stream":
             return f"stream {stream_name(self.config)}@{self.server.name}"
         return self.server.name if self.kind == "publish" else f"{self.server.name} (via {self.via})"
