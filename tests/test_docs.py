@@ -134,6 +134,12 @@ def test_the_api_reference_examples_that_need_no_session_are_true(module):
     assert failed == 0
 
 
+def test_no_example_is_marked_the_old_way():
+    # `<!-- readme-test -->` was the marker before the docs site: a block marked so would not run at all.
+    for page, text in TEXTS.items():
+        assert "<!-- readme-test" not in text, page
+
+
 def test_the_readme_links_only_to_files_that_exist():
     # mkdocs --strict checks the site's links; the README is not part of the site.
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README):
