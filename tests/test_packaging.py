@@ -49,6 +49,12 @@ def test_the_wheel_ships_every_lines_jar_and_the_command(wheel):
     assert requires and all("extra ==" in r for r in requires), requires
 
 
+def test_the_wheel_ships_py_typed_so_type_checkers_read_the_hints(wheel):
+    # PEP 561: without the marker, mypy and IDEs treat the installed package as untyped.
+    with zipfile.ZipFile(wheel) as z:
+        assert "subjxform/py.typed" in z.namelist()
+
+
 def test_version_comes_from_version_txt():
     assert subjxform.__version__ == (ROOT / "version.txt").read_text().strip()
 

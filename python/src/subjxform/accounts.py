@@ -27,7 +27,7 @@ import json
 from typing import Optional
 
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
@@ -42,7 +42,7 @@ class AccountsConfigError(ValueError):
     """nats-server would refuse this config (or these account JWTs): file:line, the entry, its words."""
 
 
-def accounts_plan(spark, config: Config, server_version: Optional[str] = None) -> dict:
+def accounts_plan(spark: SparkSession, config: Config, server_version: Optional[str] = None) -> dict:
     """The config's accounts checked as nats-server checks them, reduced to what decides deliveries:
     ``accounts`` (``name``, ``id``, ``mappings`` as a JSON mapping table; the top-level mappings as ``$G``),
     ``routes`` (one per import: ``kind``, ``importer``, ``exporter``, ``filter``, ``src``/``dest`` or
@@ -53,9 +53,21 @@ def accounts_plan(spark, config: Config, server_version: Optional[str] = None) -
     existing file: :mod:`subjxform.configs`; its ``include`` files and environment variables are then
     read as nats-server reads them, by the Spark driver), account JWTs (separated by white space), or a
     JWT's claims (as ``nsc describe account --json`` prints them, a str or a dict).
-    Raises :class:`AccountsConfigError` for a config nats-server refuses. ``server_version`` (e.g.
-    ``"2.10"``) checks it as that nats-server line does; by default the session conf
-    ``spark.subjxform.serverVersion``, else the newest line.
+
+    Args:
+        spark: a session with the jar (classic or Spark Connect).
+        config: the config, a path, account JWTs or claims, as above.
+        server_version: check it as that nats-server line does (e.g. ``"2.10"``); None: the session conf
+            ``spark.subjxform.serverVersion``, else the newest line.
+
+    Returns:
+        The plan as a dict (the ``accounts_plan`` SQL function's JSON).
+
+    Raises:
+        AccountsConfigError: a config nats-server refuses: file:line, the entry and nats-server's words.
+
+    Examples:
+        >>> accounts_plan(spark, "server.conf")["routes"]  # doctest: +SKIP
     """
     text, path = config_text(config)
     args = [F.lit(text), F.lit(path).cast("string"), *_server_version(server_version)]
@@ -106,8 +118,23 @@ def replay(
     per delivery, none for a message the publisher's mappings drop. ``cluster`` and ``seed`` are
     ``subject_map``'s (cluster-scoped destinations, reproducible weighted draws); ``cluster`` defaults to
     the config's own ``cluster { name: ... }``, the name the server chooses scoped destinations by.
-    ``config``: as :func:`accounts_plan` takes it. ``server_version`` is the nats-server line whose rules
-    apply (see :func:`accounts_plan`).
+    Args:
+        df: the messages.
+        config: the accounts, as :func:`accounts_plan` takes them.
+        subject_col: the name of ``df``'s subject column.
+        account_col: the name of ``df``'s column of the publishing account.
+        cluster: the cluster whose scoped destinations apply; None: the config's own cluster name.
+        seed: reproducible weighted draws, as in ``subject_map``.
+        server_version: the nats-server line whose rules apply (see :func:`accounts_plan`).
+
+    Returns:
+        A DataFrame, one row per delivery: ``df``'s columns, ``received_by``, ``received_subject``, ``via``.
+
+    Raises:
+        AccountsConfigError: a config nats-server refuses, before any data is read.
+
+    Examples:
+        >>> replay(day, "server.conf").groupBy("received_by", "via").count()  # doctest: +SKIP
     """
     # A plan carries no server version: its mappings and imports are compiled for the line that checked it.
     plan = accounts_plan(df.sparkSession, config, server_version)
@@ -175,9 +202,23 @@ def _public_key_bytes(key: str) -> bytes:
 def verify_account_jwt(token: str, trusted_keys: Optional[list[str]] = None) -> dict:
     """The claims of an account JWT once its ed25519 signature is checked against its issuer (``iss``).
 
-    ``trusted_keys``: the operator keys (and signing keys) allowed to issue it; when given, an issuer
-    outside it is refused too. Raises :class:`JwtSignatureError`. Needs the ``nkeys`` package
-    (``pip install 'subjxform[jwt]'``).
+    Needs the ``nkeys`` package (the ``jwt`` extra).
+
+    Args:
+        token: the account JWT.
+        trusted_keys: the operator keys (and signing keys) allowed to issue it; when given, an issuer
+            outside it is refused too.
+
+    Returns:
+        The JWT's claims, a dict.
+
+    Raises:
+        JwtSignatureError: not a signed JWT, an algorithm other than ed25519, an untrusted issuer, or a
+            signature that does not verify (claims altered after signing).
+
+    Examples:
+        >>> verify_account_jwt(token, trusted_keys=[operator_public_key])["name"]  # doctest: +SKIP
+        'orders'
     """
     from nacl.exceptions import BadSignatureError
     from nacl.signing import VerifyKey

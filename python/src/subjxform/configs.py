@@ -25,7 +25,26 @@ _FILE_NAME = re.compile(r"[^\s{}\[\]:=\"']+\.(?:conf|cfg|json|txt|jwt|creds)")
 
 
 def config_text(config: Config) -> tuple[str, Optional[str]]:
-    """The config's text and, when it was read from a file, that file's absolute path."""
+    """The config's text and, when it was read from a file, that file's absolute path.
+
+    One rule for every function that takes a whole config: a ``pathlib.Path``, or a one-line str that
+    names an existing file, is read from that file; any other str is the config's text; a dict or list
+    (JWT claims, a stream config) is sent as JSON.
+
+    Args:
+        config: a config text, a path, or a dict or list.
+
+    Returns:
+        ``(text, path)``: the text, and the file's absolute path (None for a text, dict or list).
+
+    Raises:
+        TypeError: a config of another type.
+        OSError: a file that cannot be read.
+
+    Examples:
+        >>> config_text({"name": "ORDERS"})
+        ('{"name": "ORDERS"}', None)
+    """
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
         path = os.fspath(config)
         with open(path, encoding="utf-8") as f:
@@ -39,7 +58,18 @@ def config_text(config: Config) -> tuple[str, Optional[str]]:
 
 def missing_file_note(config: Config) -> str:
     """For the error of a config that could not be read: a note when it was a str that looks like a
-    path to a file that does not exist (it was read as config text)."""
+    path to a file that does not exist (it was read as config text).
+
+    Args:
+        config: the config as it was given.
+
+    Returns:
+        The note, starting with a space, or ``""``.
+
+    Examples:
+        >>> missing_file_note("sever.conf")
+        " (there is no file 'sever.conf': a str is read as a file only when it names one, else as config text)"
+    """
     if isinstance(config, str) and _FILE_NAME.fullmatch(config.strip()):
         return f" (there is no file {config.strip()!r}: a str is read as a file only when it names one, else as config text)"
     return ""

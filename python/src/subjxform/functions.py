@@ -106,20 +106,37 @@ def subject_transform(
 ) -> Column:
     """Applies the NATS subject transform ``src`` -> ``dest`` to ``subject``, as nats-server does.
 
-    ``subject`` is a column name or Column; ``src`` and ``dest`` are strings (constants, compiled once;
-    an invalid transform fails the query before any data is read) or Columns. Returns NULL when the
-    subject does not match ``src`` (or is not a literal subject, or the result has an empty token).
-    ``strict=True`` accepts only what an import/export mapping accepts. ``{{random(n)}}`` draws: ``seed``
-    (an int) makes them reproducible for the same input in the same partitioning, like ``rand(seed)``;
-    ``key`` (a column name or Column, e.g. a message id) makes each a pure function of (seed, key, the
-    token), the same whatever the partitioning, micro-batching or upstream filtering. ``server_version``
-    (``"2.10"``, ``"2.11"``, ``"2.12"``, ``"2.14"``, ``"2.15"`` or a release such as ``"2.10.26"``) follows
-    that nats-server line; by default the session conf ``spark.subjxform.serverVersion``, else the newest.
+    Args:
+        subject: the subject, a column name or Column.
+        src: the source filter (``*`` one token, a trailing ``>`` the rest; ``""`` means ``>``): a str is a
+            constant, compiled once, and an invalid one fails the query before any data is read; a Column
+            varies per row.
+        dest: the destination (``$N``, ``{{wildcard(N)}}``, ``{{partition(n,N,...)}}``, ``{{split(N,sep)}}``,
+            ... and a trailing ``>``; ``""`` means no transformation): a str or a Column, as ``src``.
+        strict: accept only what an import/export mapping accepts (wildcards only, every ``*`` used).
+        seed: makes ``{{random(n)}}`` draws reproducible for the same input in the same partitioning, like
+            ``rand(seed)``; None: one seed chosen when the column is built.
+        key: a column name or Column (e.g. a message id): each draw is then a pure function of (seed, key,
+            the token), the same whatever the partitioning, micro-batching or upstream filtering.
+        server_version: the nats-server line to follow (``"2.10"``, ``"2.11"``, ``"2.12"``, ``"2.14"``,
+            ``"2.15"`` or a release such as ``"2.10.26"``); None: the session conf
+            ``spark.subjxform.serverVersion``, else the newest.
 
-    >>> df.select(subject_transform("subject", "orders.*.*", "shipments.{{wildcard(2)}}.$1"))  # doctest: +SKIP
-    orders.eu.42 -> shipments.42.eu
-    >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
-    unchanged when not matching, as Core NATS mappings behave
+    Returns:
+        A STRING Column: the transformed subject; NULL when an argument is NULL, the subject is not a
+        literal subject or does not match ``src``, or the result has an empty token.
+
+    Raises:
+        TypeError: an argument of the wrong type (``strict="yes"``, ``seed=1.9``), before Spark sees it.
+        pyspark.errors.AnalysisException: an invalid constant transform or server version, when the query
+            is analysed (nats-server's reason in the message).
+        pyspark.errors.IllegalArgumentException: an invalid transform from a column, when the row is reached.
+
+    Examples:
+        >>> df.select(subject_transform("subject", "orders.*.*", "shipments.{{wildcard(2)}}.$1"))  # doctest: +SKIP
+        orders.eu.42 -> shipments.42.eu
+        >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
+        unchanged when not matching, as Core NATS mappings behave
     """
     return _call("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
                  _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
@@ -136,7 +153,23 @@ def try_subject_transform(
 ) -> Column:
     """Like :func:`subject_transform`, but an invalid transform gives NULL instead of an error.
 
-    >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
+    Args:
+        subject: the subject, a column name or Column.
+        src: the source filter, a str (constant) or Column.
+        dest: the destination, a str (constant) or Column.
+        strict: import/export rules, as in :func:`subject_transform`.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column: as :func:`subject_transform`, and NULL where the transform is invalid.
+
+    Raises:
+        TypeError: an argument of the wrong type, before Spark sees it.
+
+    Examples:
+        >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
     return _call("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
                  _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
@@ -145,7 +178,19 @@ def try_subject_transform(
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
     """Whether subscription interest on ``filter`` receives ``subject`` (``*`` one token, ``>`` the rest).
 
-    >>> df.where(subject_matches("subject", "orders.*.>"))  # doctest: +SKIP
+    Args:
+        subject: the subject, a column name or Column.
+        filter: the subject filter, a str (constant) or Column.
+
+    Returns:
+        A BOOLEAN Column: NULL when an argument is NULL; false for a subject that is not literal.
+
+    Raises:
+        TypeError: an argument of the wrong type.
+        pyspark.errors.AnalysisException: an invalid constant filter (``a.>.b``).
+
+    Examples:
+        >>> df.where(subject_matches("subject", "orders.*.>"))  # doctest: +SKIP
     """
     return _call("subject_matches", _column(subject), _value(filter, "filter"))
 
@@ -172,17 +217,35 @@ def subject_map(
 ) -> Column:
     """Applies a Core NATS account mapping table to ``subject``, as nats-server does.
 
-    ``mappings`` is the content of a nats-server ``mappings { }`` block, in its config syntax or as
-    JSON, or a Python dict in the JSON shape (``{"orders.*": "orders.central.{{wildcard(1)}}",
-    "svc": [{"destination": "svc.v2", "weight": "2%"}, ...]}``), or a Column. An invalid table fails the
-    query before any data is read. One rule applies (a literal rule equal to the subject, else the
-    first matching wildcard rule); no match leaves the subject unchanged; a dropped message (artificial
-    loss) is NULL. ``cluster`` (a string or Column) picks a rule's cluster-scoped destinations.
-    Weighted choices are random; ``seed`` makes them reproducible (like ``rand(seed)``), ``key`` (e.g.
-    ``"msg_id"``) gives each message the same destination in every run, whatever the partitioning.
-    ``server_version`` follows that nats-server line (see :func:`subject_transform`).
+    One rule applies (a literal rule equal to the subject, else the first matching wildcard rule); no
+    match leaves the subject unchanged; a dropped message (artificial loss) is NULL.
 
-    >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
+    Args:
+        subject: the subject, a column name or Column.
+        mappings: the content of a nats-server ``mappings { }`` block, in its config syntax or as JSON, or
+            a dict in the JSON shape (``{"orders.*": "orders.central.{{wildcard(1)}}", "svc":
+            [{"destination": "svc.v2", "weight": "2%"}, ...]}``): a constant, checked before any data is
+            read; or a Column, a table per row.
+        cluster: the cluster the message entered (a str: one name for every row, or a Column): picks a
+            rule's cluster-scoped destinations.
+        seed: makes the weighted draws reproducible (like ``rand(seed)``); None: one seed chosen when the
+            column is built.
+        key: a column name or Column (e.g. ``"msg_id"``): each message gets the same destination in every
+            run, whatever the partitioning.
+        server_version: the nats-server line to follow (see :func:`subject_transform`).
+
+    Returns:
+        A STRING Column: the mapped subject, the subject unchanged when no rule takes it, NULL when it is
+        dropped or an argument is NULL.
+
+    Raises:
+        TypeError: an argument of the wrong type (a mappings value that is not a str, dict or Column).
+        pyspark.errors.AnalysisException: an invalid constant table, naming the rule, the destination and
+            nats-server's reason.
+
+    Examples:
+        >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
+        >>> df.select(subject_map("subject", "orders.* orders.v2.$1", key="msg_id", server_version="2.11"))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
     return _call("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
@@ -207,7 +270,23 @@ def subject_map_explain(
     each message's draw is its own, whatever the partitioning). NULL when the subject is NULL or not a
     literal subject.
 
-    >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
+    Args:
+        subject: the subject, a column name or Column.
+        mappings: the mapping table, as for :func:`subject_map`.
+        cluster: the cluster the message entered, as for :func:`subject_map`.
+        seed: the draws' seed, as for :func:`subject_map`.
+        key: a per-message draw key, as for :func:`subject_map`.
+        server_version: the nats-server line, as for :func:`subject_map`.
+
+    Returns:
+        A STRUCT Column with the fields above.
+
+    Raises:
+        TypeError: an argument of the wrong type.
+        pyspark.errors.AnalysisException: an invalid constant table.
+
+    Examples:
+        >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
     return _call("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
@@ -237,11 +316,28 @@ def subject_filter_transform(
 
     The message is taken when ``subject`` matches one of the ``src`` filters and renamed by the first
     entry with a non-empty ``dest`` whose ``src`` matches (``dest`` ``""``: kept as is); NULL when it is
-    not taken. ``transforms`` is a list of ``(src, dest)`` pairs or ``{"src", "dest"}`` dicts (a
-    constant) or an ``ARRAY<STRUCT<src, dest>>`` Column.
+    not taken.
 
-    >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
-    foo -> foo-transformed, bar -> bar, baz -> NULL
+    Args:
+        subject: the subject, a column name or Column.
+        transforms: a list of ``(src, dest)`` pairs or ``{"src", "dest"}`` dicts (a constant, checked before
+            any data is read) or an ``ARRAY<STRUCT<src, dest>>`` Column.
+        seed: the seed of ``{{random(n)}}`` draws, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column: the subject as the stream takes it (renamed or not), NULL when it is not taken. A
+        renamed subject with an empty token is kept, as the stream stores it.
+
+    Raises:
+        TypeError: a list entry that is not a pair or a ``{"src", "dest"}`` dict.
+        pyspark.errors.AnalysisException: an invalid constant list (a bad ``src`` or ``dest``, or one ``src``
+            inside another).
+
+    Examples:
+        >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
+        foo -> foo-transformed, bar -> bar, baz -> NULL
     """
     return _call("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key),
                  *_server_version(server_version))
@@ -254,6 +350,23 @@ def try_subject_filter_transform(
     key: Optional[ColumnOrName] = None,
     server_version: Optional[str] = None,
 ) -> Column:
-    """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error."""
+    """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error.
+
+    Args:
+        subject: the subject, a column name or Column.
+        transforms: the ``subject_transforms`` list, as for :func:`subject_filter_transform`.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column: as :func:`subject_filter_transform`, and NULL where the list is invalid.
+
+    Raises:
+        TypeError: a list entry that is not a pair or a ``{"src", "dest"}`` dict.
+
+    Examples:
+        >>> df.select(try_subject_filter_transform("subject", F.col("transforms")))  # doctest: +SKIP
+    """
     return _call("try_subject_filter_transform", _column(subject), _transform_list(transforms),
                  _seed(seed, key), _key(key), *_server_version(server_version))

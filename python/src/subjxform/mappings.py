@@ -38,8 +38,24 @@ def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] 
     in the JVM of ``spark`` (default: the active session), so it is exactly the one ``subject_map`` makes.
     It needs a classic session (under Spark Connect, ``subject_map`` itself reports errors when the
     query is analysed). ``server_version`` (e.g. ``"2.10"``) checks the table as that nats-server line does;
-    by default the session conf ``spark.subjxform.serverVersion``, else the newest line. An unsupported
-    version is a ValueError naming the supported lines.
+    by default the session conf ``spark.subjxform.serverVersion``, else the newest line.
+
+    Args:
+        mappings: the table: a str in JSON or nats-server config syntax, or a dict in the JSON shape.
+        spark: a classic session with the jar; None: the active session, else the one this process started.
+        server_version: the nats-server line whose checks apply (e.g. ``"2.10"``).
+
+    Returns:
+        The problems, errors and warnings, in the table's order; empty when there is none.
+
+    Raises:
+        TypeError: a table that is neither a str nor a dict, or a server version that is not a str.
+        ValueError: an unsupported server version (the message names the supported lines).
+        RuntimeError: no session, a Spark Connect session, or a session without the jar.
+
+    Examples:
+        >>> validate_mappings('foo.*: "bar.$2"')  # doctest: +SKIP
+        [MappingProblem(rule='foo.*', destination='bar.$2', severity='error', message='Error adding mapping for "foo.*" to "bar.$2" : invalid mapping destination: wildcard index out of range in $2: [2]')]
     """
     text = json.dumps(mappings) if isinstance(mappings, dict) else mappings
     if not isinstance(text, str):

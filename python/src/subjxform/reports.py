@@ -36,7 +36,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any, Callable, Optional, Sequence, Union
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform.functions import (
@@ -56,7 +56,14 @@ OUTCOMES = ("mapped", "unchanged", "dropped", "no_match")
 
 @dataclass
 class Report:
-    """One report: ``df`` (Spark DataFrame of its rows), ``text`` (readable table), ``facts`` (findings)."""
+    """One report: ``df`` (Spark DataFrame of its rows), ``text`` (readable table), ``facts`` (findings).
+
+    ``str(report)`` is its ``text``; :meth:`chart` draws its picture.
+
+    Examples:
+        >>> report = rule_coverage(traffic, table, key="id")  # doctest: +SKIP
+        >>> print(report); report.facts["never_fire"]; report.chart("coverage.png")  # doctest: +SKIP
+    """
 
     title: str
     df: DataFrame
@@ -69,11 +76,26 @@ class Report:
 
     @property
     def has_chart(self) -> bool:
+        """Whether the report has a picture (:meth:`chart` draws it)."""
         return self._draw is not None
 
     def chart(self, path: Union[str, Path]) -> Optional[Path]:
         """Writes the report's picture as a PNG at ``path`` (its folder made if need be); None when the
-        report has none."""
+        report has none.
+
+        Args:
+            path: the PNG file to write (10 x 4.2 inches at 100 dpi).
+
+        Returns:
+            The path written, or None.
+
+        Raises:
+            ImportError: matplotlib is not installed (the ``reports`` extra).
+
+        Examples:
+            >>> report.chart("target/coverage.png")  # doctest: +SKIP
+            PosixPath('target/coverage.png')
+        """
         if self._draw is None:
             return None
         try:
@@ -110,10 +132,26 @@ def _cluster(cluster: Optional[ColumnOrName]) -> Column:
     return _column(cluster, "cluster")
 
 
-def mappings_plan(spark, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
+def mappings_plan(spark: SparkSession, mappings: MappingsValue, server_version: Optional[str] = None) -> list[dict]:
     """The table's rules in written order as ``subject_map`` applies them (``mappings_plan`` in SQL):
     ``rule_index``, ``rule``, ``matched_as``, ``destinations`` (``index``, ``destination``, ``weight``,
-    ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``)."""
+    ``cluster``) and ``scopes`` (``cluster``, ``remainder``, ``remainder_drops``).
+
+    Args:
+        spark: a session with the jar.
+        mappings: the mapping table, as ``subject_map`` takes it (text or dict).
+        server_version: the nats-server line whose checks apply; None: the session's default.
+
+    Returns:
+        One dict per rule, in written order.
+
+    Raises:
+        pyspark.errors.AnalysisException: a table nats-server would refuse.
+
+    Examples:
+        >>> mappings_plan(spark, "svc: [{destination: svc.v2, weight: 5%}]")[0]["scopes"]  # doctest: +SKIP
+        [{'cluster': None, 'remainder': 95, 'remainder_drops': False}]
+    """
     text = _mappings_text(mappings)
     return json.loads(spark.range(1).select(_call("mappings_plan", text, *_server_version(server_version)).alias("p"))
                       .head()["p"])
@@ -173,7 +211,29 @@ def rule_coverage(
     earlier rule (or to a literal rule); and the subjects no rule takes (the ``top_unmatched`` most
     frequent). ``shadow_check_limit`` bounds how many rules are checked for shadowing (the never-fired
     ones first), since each costs a ``subject_matches`` per message. ``cluster``: the column of the
-    cluster each message entered (a name or a Column), as in every report."""
+    cluster each message entered (a name or a Column), as in every report.
+
+    Args:
+        messages: the recorded messages.
+        mappings: the mapping table, as ``subject_map`` takes it.
+        subject: the subject column (a name or Column).
+        cluster: the column of the cluster each message entered (a name or a Column; ``F.lit("east")`` for
+            traffic that all entered ``east``); None: no cluster.
+        seed: the draws' seed (0 by default, as ``subjxform report``'s, so both give the same draws).
+        key: a per-message draw key (e.g. a message id): each message's draw is then its own.
+        top_unmatched: how many of the subjects no rule takes to name.
+        shadow_check_limit: how many rules at most are checked for shadowing.
+        server_version: the nats-server line; None: the session's default.
+
+    Returns:
+        The :class:`Report` (``facts``: ``never_fire``, ``shadowed``, the outcomes, ...).
+
+    Raises:
+        pyspark.errors.AnalysisException: a table nats-server would refuse.
+
+    Examples:
+        >>> print(rule_coverage(traffic, table, key="id"))  # doctest: +SKIP
+    """
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings, server_version)
     ex = _explained(messages, subject, mappings, cluster, seed, key, server_version=server_version).cache()
@@ -326,7 +386,27 @@ def config_diff(
     show. Without it each table draws from its own seeded random source in row order, and a table that
     adds or removes a weighted rule shifts the draws of the rows after it: changes of weighted
     destinations that are only a different draw. ``cluster``: the column of the cluster each message
-    entered (a name or a Column), as in every report."""
+    entered (a name or a Column), as in every report.
+
+    Args:
+        messages: the recorded messages.
+        old: the table deployed now, as ``subject_map`` takes it.
+        new: the table to deploy.
+        subject: the subject column, as in :func:`rule_coverage`.
+        cluster: the cluster column, as in :func:`rule_coverage`.
+        seed: the draws' seed, as in :func:`rule_coverage`.
+        key: a per-message draw key, as in :func:`rule_coverage`.
+        server_version: the nats-server line; None: the session's default.
+
+    Returns:
+        The :class:`Report` (``facts``: ``total`` and ``totals``, the count of each category).
+
+    Raises:
+        pyspark.errors.AnalysisException: either table nats-server would refuse.
+
+    Examples:
+        >>> print(config_diff(traffic, old_table, new_table, key="id"))  # doctest: +SKIP
+    """
     spark = _spark(messages)
     cl = _cluster(cluster)
     both = messages.select(
@@ -380,9 +460,22 @@ def config_diff(
 _PARTITION = re.compile(r"\{\{\s*partition\s*\(\s*(\d+)\s*((?:,\s*\d+\s*)*)\)\s*\}\}", re.I)
 
 
-def partition_candidates(spark, mappings: MappingsValue,
+def partition_candidates(spark: SparkSession, mappings: MappingsValue,
                          server_version: Optional[str] = None) -> list[tuple[str, int, tuple[int, ...]]]:
-    """(source, n, tokens) of every ``{{partition(n,t...)}}`` in the table's destinations."""
+    """(source, n, tokens) of every ``{{partition(n,t...)}}`` in the table's destinations.
+
+    Args:
+        spark: a session with the jar.
+        mappings: the mapping table.
+        server_version: the nats-server line; None: the session's default.
+
+    Returns:
+        The distinct triples, in the table's order.
+
+    Examples:
+        >>> partition_candidates(spark, 'orders.*.*: "orders.{{partition(4,2)}}.$1.$2"')  # doctest: +SKIP
+        [('orders.*.*', 4, (2,))]
+    """
     out = []
     for p in mappings_plan(spark, mappings, server_version):
         for d in p["destinations"]:
@@ -408,7 +501,27 @@ def partition_balance(
     ``mappings``, or ``candidates``: ``(n, tokens)`` pairs over the wildcards of ``source``, or
     ``(source, n, tokens)`` triples. The
     partition is computed by ``subject_transform`` with nats-server's hash, over the messages
-    ``source`` matches."""
+    ``source`` matches.
+
+    Args:
+        messages: the recorded messages.
+        source: the source filter whose wildcards ``candidates`` pairs hash.
+        candidates: ``(n, tokens)`` pairs (with ``source``) or ``(source, n, tokens)`` triples.
+        mappings: a mapping table whose ``{{partition(...)}}`` destinations are the candidates.
+        subject: the subject column (a name or Column).
+        top_keys: how many of the hottest keys to name per candidate.
+        server_version: the nats-server line; None: the session's default.
+
+    Returns:
+        The :class:`Report` (``facts``: per candidate the counts, min, max and skew).
+
+    Raises:
+        ValueError: neither ``mappings`` nor candidates given, a table without ``{{partition(n,...)}}``, or a
+            candidate with a count below 1.
+
+    Examples:
+        >>> print(partition_balance(traffic, "orders.*.*", candidates=[(8, [2]), (8, [1, 2])]))  # doctest: +SKIP
+    """
     spark = _spark(messages)
     if mappings is not None:
         # A table's {{partition(0,…)}} sends everything to 0 (or, before 2.12, loses it): nothing to balance.
@@ -479,7 +592,20 @@ def partition_balance(
 
 
 def wilson_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion k/n at ``confidence`` (two-sided)."""
+    """The Wilson score interval of a binomial proportion k/n at ``confidence`` (two-sided).
+
+    Args:
+        k: successes.
+        n: trials (0 gives the whole interval, 0 to 1).
+        confidence: e.g. 0.99.
+
+    Returns:
+        ``(low, high)``, within 0 and 1.
+
+    Examples:
+        >>> tuple(round(x, 4) for x in wilson_interval(50, 100, 0.95))
+        (0.4038, 0.5962)
+    """
     if n == 0:
         return 0.0, 1.0
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
@@ -509,7 +635,28 @@ def canary_check(
     With ``delivered`` (a column: the subject a server actually delivered for each message, NULL when it
     was dropped), each message is attributed to the destination that gives that subject: a check of
     recorded traffic against the configured weights. ``cluster``: the column of the cluster each message
-    entered (a name or a Column), as in every report: each cluster scope is checked on its own messages."""
+    entered (a name or a Column), as in every report: each cluster scope is checked on its own messages.
+
+    Args:
+        messages: the recorded messages.
+        mappings: the mapping table, as ``subject_map`` takes it.
+        subject: the subject column, as in :func:`rule_coverage`.
+        cluster: the cluster column, as in :func:`rule_coverage`.
+        seed: the draws' seed, as in :func:`rule_coverage`.
+        key: a per-message draw key, as in :func:`rule_coverage`.
+        confidence: the Wilson interval's confidence.
+        delivered: the column of the subject a server delivered for each message (NULL: dropped).
+        server_version: the nats-server line; None: the session's default.
+
+    Returns:
+        The :class:`Report` (``facts``: ``rows``, each destination's observed share, interval and ``ok``; ``all_ok``).
+
+    Raises:
+        pyspark.errors.AnalysisException: a table nats-server would refuse.
+
+    Examples:
+        >>> print(canary_check(traffic, table, key="id"))  # doctest: +SKIP
+    """
     spark = _spark(messages)
     plan = mappings_plan(spark, mappings, server_version)
     extra = [] if delivered is None else [_column(delivered, "delivered").alias("delivered")]
@@ -639,7 +786,27 @@ def server_upgrade(
     draw with the same ``seed`` (and ``key``), so weighted choices differ only where
     the lines do. A table one line refuses is refused whole by that line's server: its messages are
     counted on the other line, under the rule that takes them there, as ``becomes_valid`` or
-    ``becomes_invalid``. The rules' errors are found in the session's JVM (a classic session)."""
+    ``becomes_invalid``. The rules' errors are found in the session's JVM (a classic session).
+
+    Args:
+        messages: the recorded messages.
+        mappings: the mapping table the servers apply, as ``subject_map`` takes it.
+        from_version: the line the servers run now, e.g. ``"2.10"``.
+        to_version: the line to move to, e.g. ``"2.15"``.
+        subject: the subject column, as in :func:`rule_coverage`.
+        cluster: the cluster column, as in :func:`rule_coverage`.
+        seed: the draws' seed, as in :func:`rule_coverage`.
+        key: a per-message draw key, as in :func:`rule_coverage`.
+
+    Returns:
+        The :class:`Report` (``facts``: ``becomes_invalid``, ``becomes_valid`` and the count of each change).
+
+    Raises:
+        RuntimeError: a Spark Connect session, or a session without the jar.
+
+    Examples:
+        >>> print(server_upgrade(traffic, table, "2.10", "2.15"))  # doctest: +SKIP
+    """
     spark = _spark(messages)
     errors = {v: _errors_by_rule(spark, mappings, v) for v in (from_version, to_version)}
     before_errors, after_errors = errors[from_version], errors[to_version]

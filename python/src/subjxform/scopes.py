@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform.accounts import accounts_plan
@@ -56,14 +56,35 @@ class Server:
     server_version: Optional[str] = None
 
 
-def server_from_config(spark, config: Config, account: str = "$G", name: Optional[str] = None,
+def server_from_config(spark: SparkSession, config: Config, account: str = "$G", name: Optional[str] = None,
                        server_version: Optional[str] = None) -> Server:
     """Reads a nats-server config (a file: a ``pathlib.Path`` or a str naming one, with ``include`` and
     ``$VARIABLES`` as nats-server reads them; else the config's text: :mod:`subjxform.configs`) as the
     ``accounts_plan`` SQL function checks it; ``account`` is the account whose messages are followed
     (``$G``: the top-level ``mappings``). The server's name: ``name``, else its ``server_name``, else the
     file's stem (``"server"`` for a text without ``server_name``). ``server_version``: the nats-server line
-    the server runs."""
+    the server runs.
+
+    Args:
+        spark: a session with the jar.
+        config: the server's config: a file (a ``pathlib.Path`` or a str naming one) or its text.
+        account: the account whose messages are followed; ``"$G"``: the top-level ``mappings``.
+        name: the server's name in paths and labels; None: as above.
+        server_version: the nats-server line the server runs; None: the session's default.
+
+    Returns:
+        The :class:`Server`: its name, the account's mappings (a JSON table, None without any), its
+        cluster name and the rest of the config's server facts.
+
+    Raises:
+        AccountsConfigError: a config nats-server refuses.
+        ValueError: no such account in the config.
+
+    Examples:
+        >>> hub = server_from_config(spark, "hub.conf")  # doctest: +SKIP
+        >>> hub.name, hub.cluster  # doctest: +SKIP
+        ('hub', 'hub')
+    """
     _, path = config_text(config)
     where = path or "the config"
     plan = accounts_plan(spark, config, server_version)
@@ -78,6 +99,8 @@ def server_from_config(spark, config: Config, account: str = "$G", name: Optiona
 
 @dataclass(frozen=True)
 class Hop:
+    """One step of a chain: made by :func:`publish`, :func:`forward` and :func:`stream`, not by hand."""
+
     kind: str  # "publish", "forward" or "stream"
     server: Server
     via: Optional[str] = None  # forward: "leaf", "route" or "gateway"
@@ -85,19 +108,45 @@ class Hop:
 
     @property
     def label(self) -> str:
+        """How the hop is named in ``path`` and ``loop``: the server's name, ``name (via leaf)`` or
+        ``stream orders@store1``."""
         if self.kind == "stream":
             return f"stream {stream_name(self.config)}@{self.server.name}"
         return self.server.name if self.kind == "publish" else f"{self.server.name} (via {self.via})"
 
 
 def publish(server: Server) -> Hop:
-    """A client publishes on ``server``: its account's mappings apply, with its cluster."""
+    """A client publishes on ``server``: its account's mappings apply, with its cluster. A chain starts here.
+
+    Args:
+        server: where the message is published.
+
+    Returns:
+        The first :class:`Hop` of a chain.
+
+    Examples:
+        >>> publish(hub)  # doctest: +SKIP
+    """
     return Hop("publish", server)
 
 
 def forward(server: Server, via: str) -> Hop:
     """The message travels to ``server`` over a ``via`` connection (``"leaf"``: re-mapped there;
-    ``"route"`` or ``"gateway"``: not)."""
+    ``"route"`` or ``"gateway"``: not).
+
+    Args:
+        server: where the message arrives.
+        via: the connection: ``"leaf"``, ``"route"`` or ``"gateway"``.
+
+    Returns:
+        A :class:`Hop`.
+
+    Raises:
+        ValueError: another ``via``.
+
+    Examples:
+        >>> forward(store1, via="leaf")  # doctest: +SKIP
+    """
     if via not in LINKS:
         raise ValueError(f"via must be one of {LINKS}, not {via!r}")
     return Hop("forward", server, via)
@@ -105,11 +154,34 @@ def forward(server: Server, via: str) -> Hop:
 
 def stream(server: Server, config: Any) -> Hop:
     """A stream on ``server`` (its config as nats uses it): stores, renames by its ingress transform,
-    republishes (not re-mapped); the message goes on as the republished subject."""
+    republishes (not re-mapped); the message goes on as the republished subject.
+
+    Args:
+        server: the server the stream is on (the message must be there at that point of the chain).
+        config: the stream config, a dict or its JSON text (or a file, as :mod:`subjxform.configs` reads it).
+
+    Returns:
+        A :class:`Hop`.
+
+    Examples:
+        >>> stream(store1, {"name": "orders", "subjects": ["orders.local.*"]})  # doctest: +SKIP
+    """
     return Hop("stream", server, config=config)
 
 
 def stream_name(config: Any) -> str:
+    """A stream config's ``name`` (``"?"`` without one), for labels.
+
+    Args:
+        config: the stream config, a dict, its JSON text or a file.
+
+    Returns:
+        The name.
+
+    Examples:
+        >>> stream_name({"name": "orders"})
+        'orders'
+    """
     return (dict(config) if isinstance(config, Mapping) else json.loads(config_text(config)[0])).get("name", "?")
 
 
@@ -147,7 +219,26 @@ def chain(
     stream hop ``hop<i>_stored`` (the subject it stores under; the hop's own column is the republished
     subject, what goes on); then ``final`` (the subject at the end), ``path`` (``server: subject`` at
     each hop) and ``loop`` (NULL, or why the message would circulate). Draws as ``subject_map``'s
-    (``seed``, ``key``)."""
+    (``seed``, ``key``).
+
+    Args:
+        messages: the messages.
+        hops: the hops, starting with :func:`publish`, then :func:`forward` and :func:`stream` hops.
+        subject: the subject column (a name or Column).
+        seed: reproducible weighted draws, as in ``subject_map``.
+        key: a per-message draw key, as in ``subject_map``.
+
+    Returns:
+        ``messages`` with the columns above.
+
+    Raises:
+        ValueError: a chain nats-server cannot make (not starting with a publish, a forward back over the
+            connection the message came from, a stream on a server the message is not on).
+        StreamConfigError: a stream config nats-server rejects, before any data is read.
+
+    Examples:
+        >>> chain(msgs, [publish(hub), forward(store1, via="leaf"), stream(store1, orders)]).select("path")  # doctest: +SKIP
+    """
     _check(hops)
     spark = messages.sparkSession
     for hop in hops:

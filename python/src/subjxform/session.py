@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:  # the command line imports this module for jar_path() alone: no PySpark at run time
     from pyspark.sql import SparkSession
+    from py4j.java_gateway import JavaClass
 
 EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
 
@@ -24,10 +25,20 @@ SCALA_ENV = "SUBJXFORM_SCALA_VERSION"
 
 
 class UnsupportedSparkError(RuntimeError):
-    """The running (or requested) Spark or Scala version has no subjxform jar."""
+    """The running (or requested) Spark or Scala version has no subjxform jar; the message names the
+    supported lines."""
 
 
 def supported_lines() -> str:
+    """The Spark lines that have a jar, as text for messages.
+
+    Returns:
+        e.g. ``"3.5 (Scala 2.12, 2.13), 4.0 (Scala 2.13), ..."``.
+
+    Examples:
+        >>> supported_lines()  # doctest: +SKIP
+        '3.5 (Scala 2.12, 2.13), 4.0 (Scala 2.13), 4.1 (Scala 2.13), 4.2 (Scala 2.13), 4.3 (Scala 2.13)'
+    """
     by_spark: dict[str, list[str]] = {}
     for spark, scala in LINES:
         by_spark.setdefault(spark, []).append(scala)
@@ -101,6 +112,21 @@ def spark_line(spark: "str | SparkSession | None" = None, scala: Optional[str] =
     In order: the arguments (``spark`` a version such as "3.5" or "3.5.1", or a session), the environment
     (``SUBJXFORM_SPARK_VERSION``, ``SUBJXFORM_SCALA_VERSION``), the active session's JVM, the installed
     pyspark. Scala defaults to what that pyspark ships, else 2.12 for Spark 3 and 2.13 for Spark 4.
+
+    Args:
+        spark: a Spark version (``"3.5"``, ``"3.5.1"``) or a session; None: found as above.
+        scala: a Scala version (``"2.12"``, ``"2.13"``); None: found as above.
+
+    Returns:
+        The (Spark, Scala) pair of a line that has a jar.
+
+    Raises:
+        UnsupportedSparkError: no pyspark and no version given, or a line without a jar (the message names
+            the supported lines).
+
+    Examples:
+        >>> spark_line("3.5.1")
+        ('3.5', '2.12')
     """
     spark_version: Optional[str] = None
     session_scala: Optional[str] = None
@@ -136,6 +162,19 @@ def spark_line(spark: "str | SparkSession | None" = None, scala: Optional[str] =
 
 
 def jar_name(spark: str, scala: str) -> str:
+    """The file name of a line's jar.
+
+    Args:
+        spark: the Spark line, e.g. ``"3.5"``.
+        scala: the Scala line, e.g. ``"2.12"``.
+
+    Returns:
+        e.g. ``"subjxform-spark-3.5_2.12.jar"`` (the Maven artifact's name, without the version).
+
+    Examples:
+        >>> jar_name("3.5", "2.12")
+        'subjxform-spark-3.5_2.12.jar'
+    """
     return f"subjxform-spark-{spark}_{scala}.jar"
 
 
@@ -145,6 +184,21 @@ def jar_path(spark: "str | SparkSession | None" = None, scala: Optional[str] = N
     The line is the one :func:`spark_line` finds: by default the running session's, else the installed
     pyspark's; ``spark``/``scala`` (or ``SUBJXFORM_SPARK_VERSION``/``SUBJXFORM_SCALA_VERSION``) choose
     another, e.g. for a cluster or a Spark Connect server whose Spark differs from the local pyspark.
+
+    Args:
+        spark: a Spark version or a session, as for :func:`spark_line`.
+        scala: a Scala version, as for :func:`spark_line`.
+
+    Returns:
+        The jar's absolute path (inside the installed package).
+
+    Raises:
+        UnsupportedSparkError: a line without a jar.
+        FileNotFoundError: the package lacks the line's jar (a source checkout where it was not built).
+
+    Examples:
+        >>> jar_path(spark="3.5", scala="2.13")  # doctest: +SKIP
+        '/.../site-packages/subjxform/jars/subjxform-spark-3.5_2.13.jar'
     """
     line = spark_line(spark, scala)
     path = Path(str(resources.files("subjxform") / "jars" / jar_name(*line)))
@@ -163,7 +217,24 @@ def configure(
 
     The jar is the one for the installed pyspark (``spark``/``scala`` choose another). The jar alone is
     enough (Spark finds the extension through its service entry); naming the extension as well makes
-    the functions available however the session is created.
+    the functions available however the session is created. On a session that is already running,
+    ``getOrCreate()`` returns it unchanged (a running session cannot load a jar): the first function call
+    then says so in one line.
+
+    Args:
+        builder: a ``SparkSession.Builder`` (``SparkSession.builder``, with any other settings).
+        spark: the Spark line whose jar to add, as for :func:`jar_path`.
+        scala: the Scala line, as for :func:`jar_path`.
+
+    Returns:
+        The same builder, with ``spark.jars`` and ``spark.sql.extensions`` set.
+
+    Raises:
+        UnsupportedSparkError: a line without a jar.
+        FileNotFoundError: the package lacks the line's jar.
+
+    Examples:
+        >>> spark = configure(SparkSession.builder.master("local[2]")).getOrCreate()  # doctest: +SKIP
     """
     return builder.config("spark.jars", jar_path(spark, scala)).config("spark.sql.extensions", EXTENSIONS_CLASS)
 
@@ -171,7 +242,20 @@ def configure(
 def register(spark: SparkSession) -> None:
     """Registers the functions in a session that is already running (with the jar on its classpath).
 
-    Under Spark Connect the server owns the functions: start it with the jar instead.
+    Under Spark Connect the server owns the functions: start it with the jar instead. The Python API's
+    functions do this by themselves; call it before running SQL text in a session started with
+    ``--jars`` alone on PySpark 3.5.
+
+    Args:
+        spark: a classic session whose classpath has the jar.
+
+    Raises:
+        RuntimeError: a Spark Connect session, or a session without the jar on its classpath (the message
+            says how to start one with it).
+
+    Examples:
+        >>> register(spark)  # doctest: +SKIP
+        >>> spark.sql("SELECT subject_transform('a.b', 'a.*', 'x.$1')")  # doctest: +SKIP
     """
     jvm_session = getattr(spark, "_jsparkSession", None)
     if jvm_session is None:
@@ -195,7 +279,18 @@ def ensure_functions(spark: Optional[SparkSession] = None) -> None:
     classpath, however the session was started (PySpark 3.5 with ``--jars`` alone applies no service
     entry). A session without the jar is a RuntimeError that says what to do; under Spark Connect the
     server owns the functions: they are only looked for (one request per session), so that a server
-    without the jar gets the same one line instead of Spark's UNRESOLVED_ROUTINE."""
+    without the jar gets the same one line instead of Spark's UNRESOLVED_ROUTINE.
+
+    Args:
+        spark: the session; None: the active session (or the one this process started).
+
+    Raises:
+        RuntimeError: a session without the jar, classic or Spark Connect (the message says what to do,
+            including ``subjxform.portable`` where no jar can be loaded).
+
+    Examples:
+        >>> ensure_functions(spark)  # doctest: +SKIP
+    """
     session = spark if spark is not None else _active_or_started_session()
     if session is None or getattr(session, "_subjxform_functions", False):
         return
@@ -222,11 +317,25 @@ def _active_or_started_session():
     return session
 
 
-def jvm_class(spark: SparkSession, name: str, caller: str):
+def jvm_class(spark: SparkSession, name: str, caller: str) -> JavaClass:
     """The JVM class ``name`` of a classic session, or a RuntimeError that says what is missing.
 
     py4j answers a class it cannot load with a package object (calling it fails with "'JavaPackage'
     object is not callable"), so the class is looked up first.
+
+    Args:
+        spark: a classic session.
+        name: the class's full name, e.g. ``"subjxform.spark.SubjxformFunctions"``.
+        caller: what needs it, named in the error.
+
+    Returns:
+        The py4j ``JavaClass``.
+
+    Raises:
+        RuntimeError: a Spark Connect session, or the jar is not on the session's classpath.
+
+    Examples:
+        >>> jvm_class(spark, "subjxform.spark.SubjxformFunctions", "register()")  # doctest: +SKIP
     """
     from py4j.java_gateway import JavaClass
 

@@ -24,7 +24,7 @@ import warnings
 from typing import Any, Mapping, Optional, Union
 
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
@@ -41,7 +41,8 @@ _BUCKET = re.compile(r"^[a-zA-Z0-9_-]+$")  # nats.go's bucket name rule
 
 
 class StreamConfigError(ValueError):
-    """nats-server would reject this stream config; the message names the field and gives its error."""
+    """nats-server would reject this stream config; the message names the field and gives its error
+    (e.g. ``subjects: stream mirrors can not contain subjects (nats-server error 10034)``)."""
 
 
 def _config_json(config: StreamConfig) -> str:
@@ -49,7 +50,7 @@ def _config_json(config: StreamConfig) -> str:
     return config_text(config)[0]
 
 
-def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = None) -> dict:
+def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optional[str] = None) -> dict:
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
@@ -57,10 +58,29 @@ def stream_plan(spark, config: StreamConfig, server_version: Optional[str] = Non
     field, the server version whose functions build its subjects as the stream's server does (None where none
     does: white space in a literal token, see docs/concepts/server-releases.md).
 
+<<<<<<< HEAD
     Raises :class:`StreamConfigError` for a config nats-server rejects. ``server_version`` (a line such as
     ``"2.10"`` or a release such as ``"2.14.0"``) checks it as that nats-server line or release does; by
     default the session conf ``spark.subjxform.serverVersion``,
     else the newest line.
+=======
+    Args:
+        spark: a session with the jar (classic or Spark Connect).
+        config: the stream config: a dict, its JSON text (as ``nats stream info --json`` prints it, or the
+            create request), or a file (a ``pathlib.Path``, or a str naming an existing file).
+        server_version: check it as that nats-server line does (e.g. ``"2.10"``); None: the session conf
+            ``spark.subjxform.serverVersion``, else the newest line.
+
+    Returns:
+        The plan as a dict (the ``stream_config_plan`` SQL function's JSON).
+
+    Raises:
+        StreamConfigError: a config nats-server rejects: the field, nats-server's words and error code.
+
+    Examples:
+        >>> stream_plan(spark, {"name": "ORDERS"})  # doctest: +SKIP
+        {'subjects': ['ORDERS'], 'subject_transform': None, 'origins': [], 'republish': None}
+>>>>>>> main
     """
     config_json = _config_json(config)
     version = _server_version(server_version)
@@ -104,6 +124,26 @@ def stream_messages(
     ``transform_index`` (the entry whose ``dest`` renamed it, NULL when none did), ``sourced_subject``
     (the subject as it reached the stream), ``ingress_applied`` (whether the ingress
     ``subject_transform`` renamed it), ``stored_subject``, ``republished`` and ``republished_subject``.
+
+    Args:
+        df: the messages.
+        config: the stream config, as for :func:`stream_plan`.
+        subject_col: the name of ``df``'s subject column.
+        origin_col: the name of the column naming each message's origin stream (NULL: a direct publish);
+            None: every message is a direct publish.
+        explain: add the ``explanation`` struct.
+        server_version: the nats-server line, as for :func:`stream_plan`.
+
+    Returns:
+        A DataFrame of the stored messages: ``df``'s columns, ``stored_subject``, ``republished_subject``
+        (and ``explanation``).
+
+    Raises:
+        StreamConfigError: a config nats-server rejects.
+        TypeError: ``explain`` is not a bool.
+
+    Examples:
+        >>> stream_messages(archive, {"name": "S", "sources": [{"name": "A"}]}, origin_col="stream")  # doctest: +SKIP
     """
     if not isinstance(explain, bool):
         raise TypeError(f"explain must be True or False, not {type(explain).__name__}: {explain!r}")
@@ -243,8 +283,19 @@ def _check_bucket(bucket: str, what: str) -> None:
 def kv_source_transform(source_bucket: str, target_bucket: str) -> dict:
     """The transform bucket ``target_bucket`` needs to source bucket ``source_bucket`` (ADR-36).
 
-    >>> kv_source_transform("A", "B")
-    {'src': '$KV.A.>', 'dest': '$KV.B.>'}
+    Args:
+        source_bucket: the KV bucket sourced from.
+        target_bucket: the KV bucket that sources it.
+
+    Returns:
+        A ``subject_transforms`` entry: ``{"src", "dest"}``.
+
+    Raises:
+        ValueError: a bucket name nats.go would refuse (letters, digits, ``_`` and ``-`` only).
+
+    Examples:
+        >>> kv_source_transform("A", "B")
+        {'src': '$KV.A.>', 'dest': '$KV.B.>'}
     """
     _check_bucket(source_bucket, "source")
     _check_bucket(target_bucket, "target")
@@ -255,7 +306,18 @@ def kv_source(source_bucket: str, target_bucket: str) -> dict:
     """The ``sources[]`` entry of bucket ``target_bucket``'s stream (``KV_<bucket>``) sourcing ``source_bucket``,
     as the clients write it.
 
-    >>> kv_source("A", "B")
-    {'name': 'KV_A', 'subject_transforms': [{'src': '$KV.A.>', 'dest': '$KV.B.>'}]}
+    Args:
+        source_bucket: the KV bucket sourced from.
+        target_bucket: the KV bucket that sources it.
+
+    Returns:
+        The ``sources[]`` entry, with its ``subject_transforms``.
+
+    Raises:
+        ValueError: a bucket name nats.go would refuse.
+
+    Examples:
+        >>> kv_source("A", "B")
+        {'name': 'KV_A', 'subject_transforms': [{'src': '$KV.A.>', 'dest': '$KV.B.>'}]}
     """
     return {"name": f"KV_{source_bucket}", "subject_transforms": [kv_source_transform(source_bucket, target_bucket)]}

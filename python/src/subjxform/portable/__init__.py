@@ -27,7 +27,7 @@ from __future__ import annotations
 import numbers
 import random
 import sys
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from .._compat import transform_pairs
 from . import _build, _confsyntax, _expr, _map_build, _versions
@@ -46,7 +46,15 @@ _random = random.Random()
 class InvalidArgumentValue(ValueError):
     """An invalid constant argument, with the text of the jar's analysis error
     (``[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `dest` in `subject_transform` is
-    invalid: ...``). ``parameter``, ``function`` and ``reason`` are its parts."""
+    invalid: ...``). ``parameter``, ``function`` and ``reason`` are its parts.
+
+    Examples:
+        >>> try:
+        ...     sql_expression("subject_transform", "s", "a.*", "b.$2")
+        ... except InvalidArgumentValue as e:
+        ...     print(e.reason)
+        invalid subject transform from "a.*" to "b.$2": invalid mapping destination: wildcard index out of range in $2: [2]
+    """
 
     def __init__(self, function: str, parameter: str, reason: str):
         self.function = function
@@ -57,7 +65,8 @@ class InvalidArgumentValue(ValueError):
 
 
 class NeedsTheJar(TypeError):
-    """A form the portable functions cannot build: a transform, filter or list from a Column."""
+    """A form the portable functions cannot build: a transform, filter or list from a Column. Use the jar's
+    functions (:mod:`subjxform.functions`) where the jar can be loaded."""
 
 
 def _type_name(v: object) -> str:
@@ -221,52 +230,192 @@ def _column(tree: _expr.Node, subject, key, function: str, cluster=None):
 ColumnOrName = Union["Column", str]  # noqa: F821
 
 
-def subject_transform(subject, src, dest, strict: bool = False, seed: Optional[int] = None, key=None,
-                      server_version: Optional[str] = None):
-    """:func:`subjxform.subject_transform` from built-in functions: `src` and `dest` must be str."""
+def subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bool = False, seed: Optional[int] = None,
+                      key: Optional[ColumnOrName] = None, server_version: Optional[str] = None) -> "Column":  # noqa: F821
+    """:func:`subjxform.subject_transform` from built-in functions: `src` and `dest` must be str.
+
+    Args:
+        subject: the subject, a column name or Column.
+        src: the source filter, a constant.
+        dest: the destination, a constant.
+        strict: import/export rules (wildcards only, every ``*`` used).
+        seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
+        key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
+        server_version: the nats-server line to follow; None: the newest (no session conf is read).
+
+    Returns:
+        A STRING Column: the jar's answer (NULL where the transform does not apply).
+
+    Raises:
+        InvalidArgumentValue: an invalid constant, with the jar's analysis error text, when the column is built.
+        NeedsTheJar: an argument from a Column where a constant is needed.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.select(portable.subject_transform("subject", "orders.*.*", "orders.{{partition(4,2)}}.$1.$2"))  # doctest: +SKIP
+    """
     tree = _transform_tree("subject_transform", src, dest, strict, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_transform")
 
 
-def try_subject_transform(subject, src, dest, strict: bool = False, seed: Optional[int] = None, key=None,
-                          server_version: Optional[str] = None):
-    """:func:`subjxform.try_subject_transform`: an invalid transform gives NULL in every row."""
+def try_subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bool = False,
+                          seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
+                          server_version: Optional[str] = None) -> "Column":  # noqa: F821
+    """:func:`subjxform.try_subject_transform`: an invalid transform gives NULL in every row.
+
+    Args:
+        subject: the subject, a column name or Column.
+        src: the source filter, a constant.
+        dest: the destination, a constant.
+        strict: import/export rules.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column, NULL in every row for an invalid transform.
+
+    Raises:
+        NeedsTheJar: ``src`` or ``dest`` from a Column.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.select(portable.try_subject_transform("subject", "a.*", "x.{{wildcard(3)}}"))  # doctest: +SKIP
+    """
     tree = _transform_tree("try_subject_transform", src, dest, strict, seed, key is not None, server_version)
     return _column(tree, subject, key, "try_subject_transform")
 
 
-def subject_matches(subject, filter):
-    """:func:`subjxform.subject_matches`: `filter` must be a str."""
+def subject_matches(subject: ColumnOrName, filter: str) -> "Column":  # noqa: F821
+    """:func:`subjxform.subject_matches`: `filter` must be a str.
+
+    Args:
+        subject: the subject, a column name or Column.
+        filter: the subject filter, a constant.
+
+    Returns:
+        A BOOLEAN Column.
+
+    Raises:
+        InvalidArgumentValue: an invalid constant, with the jar's analysis error text, when the column is built.
+        NeedsTheJar: an argument from a Column where a constant is needed.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.where(portable.subject_matches("subject", "orders.>"))  # doctest: +SKIP
+    """
     return _column(_matches_tree(filter), subject, None, "subject_matches")
 
 
-def subject_filter_transform(subject, transforms, seed: Optional[int] = None, key=None,
-                             server_version: Optional[str] = None):
-    """:func:`subjxform.subject_filter_transform`: `transforms` a list of (src, dest) pairs or dicts."""
+def subject_filter_transform(subject: ColumnOrName, transforms: list, seed: Optional[int] = None,
+                             key: Optional[ColumnOrName] = None,
+                             server_version: Optional[str] = None) -> "Column":  # noqa: F821
+    """:func:`subjxform.subject_filter_transform`: `transforms` a list of (src, dest) pairs or dicts.
+
+    Args:
+        subject: the subject, a column name or Column.
+        transforms: the ``subject_transforms`` list, a constant.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column: the subject as the stream takes it, NULL when it is not taken.
+
+    Raises:
+        InvalidArgumentValue: an invalid constant, with the jar's analysis error text, when the column is built.
+        NeedsTheJar: an argument from a Column where a constant is needed.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.select(portable.subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
+    """
     tree = _filter_transform_tree("subject_filter_transform", transforms, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_filter_transform")
 
 
-def try_subject_filter_transform(subject, transforms, seed: Optional[int] = None, key=None,
-                                 server_version: Optional[str] = None):
-    """:func:`subjxform.try_subject_filter_transform`: an invalid list gives NULL in every row."""
+def try_subject_filter_transform(subject: ColumnOrName, transforms: list, seed: Optional[int] = None,
+                                 key: Optional[ColumnOrName] = None,
+                                 server_version: Optional[str] = None) -> "Column":  # noqa: F821
+    """:func:`subjxform.try_subject_filter_transform`: an invalid list gives NULL in every row.
+
+    Args:
+        subject: the subject, a column name or Column.
+        transforms: the ``subject_transforms`` list, a constant.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column, NULL in every row for an invalid list.
+
+    Raises:
+        NeedsTheJar: a list from a Column.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.select(portable.try_subject_filter_transform("subject", [("a.>", ""), ("a.b", "x")]))  # doctest: +SKIP
+    """
     tree = _filter_transform_tree("try_subject_filter_transform", transforms, seed, key is not None, server_version)
     return _column(tree, subject, key, "try_subject_filter_transform")
 
 
-def subject_map(subject, mappings, cluster=None, seed: Optional[int] = None, key=None,
-                server_version: Optional[str] = None):
+def subject_map(subject: ColumnOrName, mappings: Union[str, dict], cluster: Optional[ColumnOrName] = None,
+                seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
+                server_version: Optional[str] = None) -> "Column":  # noqa: F821
     """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, or a dict).
     With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
-    frequencies, not the jar's numbers)."""
+    frequencies, not the jar's numbers).
+
+    Args:
+        subject: the subject, a column name or Column.
+        mappings: the mapping table, a constant: text in config syntax or JSON, or a dict.
+        cluster: the cluster the message entered: a str (one name for every row) or a Column.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRING Column: the mapped subject, unchanged when no rule takes it, NULL when dropped.
+
+    Raises:
+        InvalidArgumentValue: an invalid constant, with the jar's analysis error text, when the column is built.
+        NeedsTheJar: an argument from a Column where a constant is needed.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.select(portable.subject_map("subject", {"orders.*.*": "shipments.$2.$1"}))  # doctest: +SKIP
+    """
     tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map", cluster)
 
 
-def subject_map_explain(subject, mappings, cluster=None, seed: Optional[int] = None, key=None,
-                        server_version: Optional[str] = None):
+def subject_map_explain(subject: ColumnOrName, mappings: Union[str, dict], cluster: Optional[ColumnOrName] = None,
+                        seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
+                        server_version: Optional[str] = None) -> "Column":  # noqa: F821
     """:func:`subjxform.subject_map_explain`: the jar's struct, field for field, and the same ``result``
-    as :func:`subject_map` with the same arguments."""
+    as :func:`subject_map` with the same arguments.
+
+    Args:
+        subject: the subject, a column name or Column.
+        mappings: the mapping table, a constant.
+        cluster: the cluster the message entered, as for :func:`subject_map`.
+        seed: the draws' seed, as in :func:`subject_transform`.
+        key: a per-message draw key, as in :func:`subject_transform`.
+        server_version: the nats-server line, as in :func:`subject_transform`.
+
+    Returns:
+        A STRUCT Column (``rule``, ``rule_index``, ``matched_as``, ``cluster``, ``destination``,
+        ``destination_index``, ``remainder``, ``weight``, ``outcome``, ``result``).
+
+    Raises:
+        InvalidArgumentValue: an invalid constant, with the jar's analysis error text, when the column is built.
+        NeedsTheJar: an argument from a Column where a constant is needed.
+        TypeError: an argument of the wrong type.
+
+    Examples:
+        >>> df.select(portable.subject_map_explain("subject", "orders.* orders.v2.$1").alias("why"))  # doctest: +SKIP
+    """
     tree = _map_tree("subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map_explain", cluster)
 
@@ -298,11 +447,30 @@ _KEYWORDS = {"subject_transform": {"strict", "seed", "key", "server_version"},
              "subject_map_explain": {"cluster", "seed", "key", "server_version"}}
 
 
-def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
+def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) -> str:
     """The SQL text of a portable function over the SQL expression `subject_sql` (a column name, or any
     SQL), for Spark SQL and SQL warehouses: ``sql_expression("subject_transform", "subject", "a.*", "b.$1")``.
     The constant arguments are as for the Python functions; ``key`` and ``cluster`` are SQL text (e.g.
-    ``"msg_id"``, ``"'east'"`` for every message entering cluster east)."""
+    ``"msg_id"``, ``"'east'"`` for every message entering cluster east). Needs Python alone (no pyspark).
+
+    Args:
+        function_name: one of the portable functions' names, e.g. ``"subject_map"``.
+        subject_sql: the subject's SQL expression.
+        *args: the function's constant arguments after the subject (``src, dest``; a table; a filter).
+        **kw: its keyword arguments (``strict``, ``cluster``, ``seed``, ``key``, ``server_version``).
+
+    Returns:
+        The SQL expression, built-in functions only.
+
+    Raises:
+        ValueError: an unknown function name.
+        TypeError: the wrong number or type of arguments, or an unknown keyword.
+        InvalidArgumentValue: an invalid constant, with the jar's text.
+
+    Examples:
+        >>> sql_expression("subject_transform", "subject", "orders.*", "x.$1")[:30]
+        'concat(CASE WHEN (((((NOT cont'
+    """
     if function_name not in _TREES:
         raise ValueError(f"no portable SQL for {function_name!r}: one of {', '.join(sorted(_TREES))}")
     if not isinstance(subject_sql, str):
@@ -323,6 +491,22 @@ def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
     return _expr.to_sql(_TREES[function_name](args, kw), inputs)
 
 
-def tree_of(function_name: str, *args, **kw) -> _expr.Node:
-    """The expression tree of a portable function (for tools and tests; the subject is Input("subject"))."""
+def tree_of(function_name: str, *args: Any, **kw: Any) -> _expr.Node:
+    """The expression tree of a portable function (for tools and tests; the subject is Input("subject")).
+
+    Args:
+        function_name: one of the portable functions' names.
+        *args: its constant arguments after the subject.
+        **kw: its keyword arguments.
+
+    Returns:
+        The tree's root node.
+
+    Raises:
+        KeyError: an unknown function name.
+        InvalidArgumentValue: an invalid constant.
+
+    Examples:
+        >>> tree_of("subject_matches", "orders.>")  # doctest: +SKIP
+    """
     return _TREES[function_name](args, kw)
