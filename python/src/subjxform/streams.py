@@ -58,17 +58,12 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optio
     field, the server version whose functions build its subjects as the stream's server does (None where none
     does: white space in a literal token, see docs/concepts/server-releases.md).
 
-<<<<<<< HEAD
-    Raises :class:`StreamConfigError` for a config nats-server rejects. ``server_version`` (a line such as
-    ``"2.10"`` or a release such as ``"2.14.0"``) checks it as that nats-server line or release does; by
-    default the session conf ``spark.subjxform.serverVersion``,
-    else the newest line.
-=======
     Args:
         spark: a session with the jar (classic or Spark Connect).
         config: the stream config: a dict, its JSON text (as ``nats stream info --json`` prints it, or the
             create request), or a file (a ``pathlib.Path``, or a str naming an existing file).
-        server_version: check it as that nats-server line does (e.g. ``"2.10"``); None: the session conf
+        server_version: check it as that nats-server line or release does (a line such as ``"2.10"``, or a
+            release such as ``"2.14.0"``: docs/concepts/server-releases.md); None: the session conf
             ``spark.subjxform.serverVersion``, else the newest line.
 
     Returns:
@@ -80,7 +75,6 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optio
     Examples:
         >>> stream_plan(spark, {"name": "ORDERS"})  # doctest: +SKIP
         {'subjects': ['ORDERS'], 'subject_transform': None, 'origins': [], 'republish': None}
->>>>>>> main
     """
     config_json = _config_json(config)
     version = _server_version(server_version)
@@ -132,7 +126,7 @@ def stream_messages(
         origin_col: the name of the column naming each message's origin stream (NULL: a direct publish);
             None: every message is a direct publish.
         explain: add the ``explanation`` struct.
-        server_version: the nats-server line, as for :func:`stream_plan`.
+        server_version: the nats-server line or release, as for :func:`stream_plan`.
 
     Returns:
         A DataFrame of the stored messages: ``df``'s columns, ``stored_subject``, ``republished_subject``
