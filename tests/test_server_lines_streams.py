@@ -2,33 +2,22 @@
 scripts/nats-servers.sh into .tools/nats-server/<line>/) creates or refuses a stream with transforms that the
 lines judge differently; `StreamConfig.plan(cfg, ServerVersion.parse(line))` must agree: accepted, or refused
 with the same description and error code. 2.10 checks a stream's transforms only as transforms (white space
-and `left` pass; other texts, code 10049). Every line checks a republish that way too; KNOWN_GAPS pins where
-the engine still refuses such a republish on 2.11+ (it is applied through subject_transform, which
-refuses it: for the lead to decide)."""
+and `left` pass; other texts, code 10049). Every line checks a republish that way too."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import tempfile
 
 import pytest
 
-from nats_client import NatsClient
-from processes import free_port, listening, stop, wait_until
+from nats_client import NatsClient, jetstream_server
 from server_lines_golden import LINES, ROOT
 
 # (line, stream name) -> what the engine says where it knowingly differs from that line's binary (accepted).
-# White space in a literal (R1), and on 2.11-2.14 `left` (R0), which their parsers read though their mapping
-# checks do not know it.
-KNOWN_GAPS = {
-    **{(line, "R1"): ("stream configuration for republish with transform from 'r1.*' to 'xb c.$1' not valid", 10052)
-       for line in ("2.11", "2.12", "2.14", "2.15")},
-    **{(line, "R0"): ("stream configuration for republish with transform from 'r0.*' to 'xb.{{left(1,2)}}' not valid", 10052)
-       for line in ("2.11", "2.12", "2.14")},
-}
+# None: every line's republish is checked as a transform (white space in a literal, and on 2.11-2.14 `left`,
+# which their parsers read though their mapping checks do not know it, pass there as in the binaries).
+KNOWN_GAPS: dict[tuple[str, str], tuple[str, int]] = {}
 
 DESTINATIONS = ["b.{{left(1,2)}}", "b c.$1", "b..$1", "b.{{random(3)}}", "b.{{unknown(1)}}", "b.{{partition(0,1)}}",
                 "b.$2", "b.{{partition(2147483648,1)}}", "b.{{slicefromleft(1,2147483648)}}"]
@@ -49,12 +38,7 @@ def server_verdicts(line: str, cfgs: list[dict]) -> list[tuple[str | None, int |
     binary = os.path.join(ROOT, ".tools", "nats-server", line, "bin", "nats-server")
     if not os.access(binary, os.X_OK):
         pytest.skip(f"no nats-server {line}: run scripts/nats-servers.sh")
-    store = tempfile.mkdtemp(prefix="subjxform-js-")
-    port = free_port()
-    proc = subprocess.Popen([binary, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_until("nats-server", lambda: listening(port), 10, [proc])
+    with jetstream_server(binary) as port:
         client = NatsClient(port)
         try:
             assert "error" not in client.request("$JS.API.STREAM.CREATE.O", {"name": "O", "subjects": ["a.*"]})
@@ -65,9 +49,6 @@ def server_verdicts(line: str, cfgs: list[dict]) -> list[tuple[str | None, int |
             return out
         finally:
             client.close()
-    finally:
-        stop(proc, grace=10)
-        shutil.rmtree(store, ignore_errors=True)
 
 
 @pytest.mark.parametrize("line", LINES)

@@ -54,13 +54,16 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optio
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
-    ``republish``, nats-server's defaults applied.
+    ``republish``, nats-server's defaults applied, and ``applied_as`` (when there are transforms): for each
+    field, the server version whose functions build its subjects as the stream's server does (None where none
+    does: white space in a literal token, see docs/concepts/server-releases.md).
 
     Args:
         spark: a session with the jar (classic or Spark Connect).
         config: the stream config: a dict, its JSON text (as ``nats stream info --json`` prints it, or the
             create request), or a file (a ``pathlib.Path``, or a str naming an existing file).
-        server_version: check it as that nats-server line does (e.g. ``"2.10"``); None: the session conf
+        server_version: check it as that nats-server line or release does (a line such as ``"2.10"``, or a
+            release such as ``"2.14.0"``: docs/concepts/server-releases.md); None: the session conf
             ``spark.subjxform.serverVersion``, else the newest line.
 
     Returns:
@@ -103,7 +106,9 @@ def stream_messages(
     they match the stream's ``subjects``; sourced ones when the source's filters take them, renamed by
     its transforms. The stored subject is the ingress-transformed one (unchanged where the ingress
     transform does not match); ``republished_subject`` is the republish transform of the stored
-    subject, NULL where it does not match. A message taken by two sources of the same stream is
+    subject, NULL where it does not match or builds a subject that is not valid (white space, an empty token:
+    nats-server from 2.14.1 on suppresses that message, older releases send it broken; `subjxform validate`
+    warns of those). A message taken by two sources of the same stream is
     stored twice, as NATS does. The result has ``df``'s columns plus the two new ones.
 
     ``explain=True`` adds an ``explanation`` struct, why each row is there (the rows and the two subjects
@@ -121,7 +126,7 @@ def stream_messages(
         origin_col: the name of the column naming each message's origin stream (NULL: a direct publish);
             None: every message is a direct publish.
         explain: add the ``explanation`` struct.
-        server_version: the nats-server line, as for :func:`stream_plan`.
+        server_version: the nats-server line or release, as for :func:`stream_plan`.
 
     Returns:
         A DataFrame of the stored messages: ``df``'s columns, ``stored_subject``, ``republished_subject``
@@ -138,6 +143,9 @@ def stream_messages(
         raise TypeError(f"explain must be True or False, not {type(explain).__name__}: {explain!r}")
     # A plan carries no server version: every transform below is compiled for the line that checked it.
     plan = stream_plan(df.sparkSession, config, server_version)
+    # The version whose functions build each field's transforms as the stream's server does (2.10 checks its
+    # stream transforms, and every line a republish, only as transforms: `left` there is built as 2.15 builds it).
+    applied_as = plan.get("applied_as", {})  # absent: no transforms
     subject = F.col(subject_col)
     parts = []
 
@@ -161,7 +169,8 @@ def stream_messages(
             pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
             part = (
                 df.where(F.col(origin_col) == F.lit(origin["name"]))
-                .withColumn(STORED_SUBJECT, subject_filter_transform(subject, pairs, server_version=server_version))
+                .withColumn(STORED_SUBJECT, subject_filter_transform(
+                    subject, pairs, server_version=_stored_as(applied_as, origin["field"], server_version)))
                 .where(F.col(STORED_SUBJECT).isNotNull())
             )
             if explain:
@@ -189,15 +198,18 @@ def stream_messages(
     if ingress:
         # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
-        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])], server_version=server_version)
+        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])],
+                                           server_version=_stored_as(applied_as, "subject_transform", server_version))
         if explain:
             taken = taken.withColumn(EXPLANATION, F.col(EXPLANATION).withField("ingress_applied", renamed.isNotNull()))
             ingress_applied = F.col(EXPLANATION).getField("ingress_applied")
         taken = taken.withColumn(STORED_SUBJECT, F.coalesce(renamed, stored))
     republish = plan["republish"]
+    # nats-server checks a republish only as a transform: a subject it builds with white space is never a valid
+    # subject, so nothing is republished (docs/concepts/server-releases.md).
     republished = (
-        subject_transform(stored, republish["src"], republish["dest"], server_version=server_version) if republish
-        else F.lit(None).cast("string")
+        subject_transform(stored, republish["src"], republish["dest"], server_version=applied_as["republish"])
+        if republish and applied_as["republish"] else F.lit(None).cast("string")
     )
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
     if explain:
@@ -209,6 +221,18 @@ def stream_messages(
             F.col(REPUBLISHED_SUBJECT).isNotNull().alias("republished"), F.col(REPUBLISHED_SUBJECT).alias("republished_subject"),
         ))
     return taken
+
+
+def _stored_as(applied_as: dict, field: str, server_version: Optional[str]) -> Optional[str]:
+    """The version that builds `field`'s stored subjects; an error when none does: a 2.10 stream transform with
+    white space in a literal token stores such subjects, which subjxform does not build."""
+    if field not in applied_as:
+        return server_version
+    if applied_as[field] is None:
+        raise StreamConfigError(f"{field}: nats-server stores subjects with white space in a token through this "
+                                "transform (2.10 checks stream transforms only as transforms); subjxform does not "
+                                "build such subjects")
+    return applied_as[field]
 
 
 def _first_match(subject: Column, filters: list[str]) -> Column:

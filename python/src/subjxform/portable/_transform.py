@@ -300,8 +300,9 @@ def _parse_token(token: str, t: str, version: ServerVersion) -> _Parsed:
     raise _SyntaxError(in_token(UNKNOWN_FUNCTION, token))
 
 
-def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion) -> Optional[str]:
-    """The token checks nats-server's ValidateMapping makes before it builds a transform, in its order."""
+def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, strict: bool = False) -> Optional[str]:
+    """The token checks nats-server's ValidateMapping makes before it builds a transform, in its order (as
+    SubjectTransform.checkDestinationTokens: a strict one's function the parser reads fails the import check)."""
     invalid = version.invalid_destination_error
     after_fwc = False
     for t in dtoks:
@@ -310,7 +311,10 @@ def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion) -> O
         c = canonical(t)
         if looks_like_function(c):
             if not names_known_function(c, version):
-                return in_token(UNKNOWN_FUNCTION, t)
+                # An import's `to` is built without the mapping checks: a function its parser reads fails the
+                # strict check there (2.10-2.14: left/right), any other is unknown.
+                parsed = strict and any(_PATTERNS[f].search(c) for f in version.parsed_functions)
+                return in_token(NOT_FOR_IMPORT if parsed else UNKNOWN_FUNCTION, t)
         elif t == ">":
             after_fwc = True
         elif any(is_nats_space(ch) for ch in t):
@@ -430,7 +434,7 @@ def compile_transform(src: str, dest: str, strict: bool = False, server_version=
 
     dtoks = tokens(dest)
     if mapping_checks:
-        err = _check_destination_tokens(dtoks, version)
+        err = _check_destination_tokens(dtoks, version, strict)
         if err is not None:
             fail(err)
     elif any(t == "" for t in dtoks) or ">" in dtoks[:-1]:

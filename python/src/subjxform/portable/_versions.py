@@ -1,6 +1,7 @@
-"""The nats-server release lines and what each one's binary does differently when it compiles a subject
-transform: a port of the jar's capability table (jvm/core/.../ServerVersion.scala), field for field, so
-that the portable grammar accepts, refuses and builds exactly what the jar does for every line."""
+"""The nats-server release lines (and the releases within a line that differ) and what each one's binary does
+differently when it compiles a subject transform or a stream config: a port of the jar's capability table
+(jvm/core/.../ServerVersion.scala), row for row and field for field, so that the portable grammar accepts,
+refuses and builds exactly what the jar does for every line and release."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from typing import FrozenSet, Optional, Tuple
 from ._quote import go_quote
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ServerVersion:
-    """One line's capabilities (the fields mean what ServerVersion.scala's do)."""
+    """One row's capabilities (the fields mean what ServerVersion.scala's do): a line, or the releases of a
+    line from ``since`` on, named ``name`` (the line, or the release asked for)."""
 
     line: str
-    measured: str
+    since: str
+    # the releases whose binaries were measured to behave as this row says (empty: from nats-server's source)
+    measured: Tuple[str, ...]
     # mapping functions the line knows (its ValidateMapping list); any other is "unknown function"
     functions: FrozenSet[str]
     # functions its token parser reads, in its order of trial (2.10-2.14 parse left/right, then refuse them)
@@ -29,14 +33,55 @@ class ServerVersion:
     invalid_destination_error: str
     empty_token_error_says_in: bool
     stream_transforms_checked_as_mappings: bool
+    implicit_republish: bool
+    suppresses_invalid_republish: bool
+    consumer_filters_may_collide: bool
+    name: str
 
     def __str__(self) -> str:
-        return self.line
+        return self.name
+
+    # Two versions are equal when they are the same row: they behave alike, whatever they were named.
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ServerVersion) and other.since == self.since
+
+    def __hash__(self) -> int:
+        return hash(self.since)
+
+    @property
+    def release(self) -> str:
+        """The release this version stands for: the one named, or for a line the release measured for it."""
+        return self.measured[-1] if self.name == self.line else self.name
+
+    @property
+    def note(self) -> Optional[str]:
+        """Why this version's behaviour was not measured with its own binary, if it was not."""
+        if self.name == self.line or self.name in self.measured:
+            return None
+        if not self.measured:
+            return (f"nats-server {self.name} was not measured (no binary on the package index): it follows "
+                    f"nats-server's source from {self.since} on")
+        return (f"nats-server {self.name} was not measured: it follows {', '.join(self.measured)} (the releases from "
+                f"{self.since} on that were)")
+
+
+def _next(row: ServerVersion, since: str, *measured: str, **changes) -> ServerVersion:
+    """The row from release `since` on: `row` with what its binaries were measured to do differently."""
+    return replace(row, line=_line_of(since), since=since, measured=measured, name=since, **changes)
+
+
+def _line_of(release: str) -> str:
+    return ".".join(release.split(".")[:2])
+
+
+def _patch_of(release: str) -> int:
+    return int(release.split(".")[2])
 
 
 V2_10 = ServerVersion(
     line="2.10",
-    measured="2.10.26",
+    since="2.10.0",
+    measured=("2.10.25", "2.10.26"),
     functions=frozenset({"wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft",
                          "slicefromright", "split"}),
     parsed_functions=("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft",
@@ -49,32 +94,55 @@ V2_10 = ServerVersion(
     invalid_destination_error="invalid mapping destination: invalid subject",
     empty_token_error_says_in=True,
     stream_transforms_checked_as_mappings=False,
+    implicit_republish=False,
+    suppresses_invalid_republish=False,
+    consumer_filters_may_collide=False,
+    name="2.10",
 )
-V2_11 = replace(V2_10, line="2.11", measured="2.11.11", character_counts_bound_to_32_bits=True,
+V2_11_0 = _next(V2_10, "2.11.0", "2.11.0", "2.11.10", character_counts_bound_to_32_bits=True,
                 invalid_destination_error="invalid mapping destination: invalid transform",
                 stream_transforms_checked_as_mappings=True)
-V2_12 = replace(V2_11, line="2.12", measured="2.12.8", functions=V2_11.functions | {"random"},
+V2_11 = replace(_next(V2_11_0, "2.11.11", "2.11.11", implicit_republish=True), name="2.11")  # PR #7515
+V2_12_0 = _next(V2_11_0, "2.12.0", "2.12.0", "2.12.1", functions=V2_11.functions | {"random"},
                 parsed_functions=V2_11.parsed_functions + ("random",), partition_of_whole_subject=True,
-                functions_need_a_source_wildcard=False, counts_bound_to_32_bits=True,
-                partition_by_zero_is_zero=True, empty_token_error_says_in=False)
-# 2.14.6 was measured to do exactly what 2.12.8 does.
-V2_14 = replace(V2_12, line="2.14", measured="2.14.6")
-V2_15 = replace(V2_14, line="2.15", measured="2.15.1", functions=V2_14.functions | {"left", "right"})
+                functions_need_a_source_wildcard=False, counts_bound_to_32_bits=True, partition_by_zero_is_zero=True)
+V2_12_2 = _next(V2_12_0, "2.12.2", "2.12.2", "2.12.4", implicit_republish=True)  # PR #7515
+V2_12 = replace(_next(V2_12_2, "2.12.5", "2.12.5", "2.12.8", empty_token_error_says_in=False,
+                      consumer_filters_may_collide=True), name="2.12")
+# PR #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
+V2_12_9 = _next(V2_12, "2.12.9", suppresses_invalid_republish=True)
+V2_14_0 = _next(V2_12, "2.14.0", "2.14.0")  # does exactly what 2.12.8 does
+V2_14 = replace(_next(V2_14_0, "2.14.1", "2.14.1", "2.14.6", suppresses_invalid_republish=True), name="2.14")
+V2_15 = replace(_next(V2_14, "2.15.0", "2.15.0", "2.15.1", functions=V2_14.functions | {"left", "right"}),
+                name="2.15")
 
+ROWS: Tuple[ServerVersion, ...] = (V2_10, V2_11_0, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
 ALL: Tuple[ServerVersion, ...] = (V2_10, V2_11, V2_12, V2_14, V2_15)
 NEWEST = V2_15
 SUPPORTED = ", ".join(v.line for v in ALL)
+# The patch releases nats-server published of each line (ServerVersion.Published).
+PUBLISHED = {
+    "2.10": (*range(0, 13), 14, *range(16, 30)),
+    "2.11": (*range(0, 13), *range(14, 18)),
+    "2.12": (*range(0, 13), 14, 15),
+    "2.14": tuple(range(0, 7)),
+    "2.15": (0, 1),
+}
 
-# Java's \d is ASCII only: spelled out, as Python's \d takes any Unicode digit.
-_SPELLING = re.compile(r"v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
+# Java's \d is ASCII only: spelled out, as Python's \d takes any Unicode digit; Java's \s is ASCII white space.
+_SPELLING = re.compile(r"(?:nats-server:[ \t\n\x0b\f\r]*)?(v?)([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 
 
 class UnsupportedServerVersion(ValueError):
-    """A server_version that names no supported line; the jar's words."""
+    """A server_version that names no supported line or published release; the jar's words."""
+
+
+def _row_of(line: str, patch: int) -> ServerVersion:
+    return [r for r in ROWS if r.line == line and _patch_of(r.since) <= patch][-1]
 
 
 def parse(text: Optional[str]) -> ServerVersion:
-    """The line of '2.10', '2.10.26' or 'v2.10.26' (surrounding spaces ignored), as ServerVersion.parse."""
+    """The version of '2.10' (a line), '2.10.26' or 'v2.10.26' (a release), as ServerVersion.parse."""
 
     def unsupported(why: str) -> UnsupportedServerVersion:
         return UnsupportedServerVersion(
@@ -89,11 +157,26 @@ def parse(text: Optional[str]) -> ServerVersion:
     m = _SPELLING.fullmatch(trimmed)
     if not m:
         raise unsupported(" (not a version)")
-    line = f"{int(m.group(1))}.{int(m.group(2))}"
-    for v in ALL:
-        if v.line == line:
-            return v
-    raise unsupported("")
+    v, major, minor, patch = m.groups()
+    line = f"{int(major)}.{int(minor)}"
+    line_version = next((x for x in ALL if x.line == line), None)
+    if line_version is None:
+        raise unsupported("")
+    if patch is None:
+        if v:
+            raise unsupported(f" (a 'v' names a release, as nats-server --version prints it: write the line as "
+                              f"'{line}' or a release like 'v{line_version.release}')")
+        return line_version
+    published, n = PUBLISHED[line], int(patch)
+    if n not in published:
+        nearest = " or ".join(f"{line}.{p}" for p in ([p for p in published if p < n][-1:] +
+                                                       [p for p in published if p > n][:1]))
+        raise UnsupportedServerVersion(
+            f"unsupported nats-server version {go_quote(text)}: nats-server published no release {line}.{n} "
+            f"(the nearest: {nearest}; the {line} releases known here are {line}.{published[0]} to "
+            f"{line}.{published[-1]}, for a later one give the line '{line}')")
+    # The release measured for a line is its line's row (the same object, so `parse("2.15.1") is NEWEST`).
+    return line_version if line_version.release == f"{line}.{n}" else replace(_row_of(line, n), name=f"{line}.{n}")
 
 
 def _java_trim(s: str) -> str:

@@ -177,8 +177,8 @@ object Main {
       return 2
     }
     def again(file: String): List[Array[Byte]] =
-      (version.map(v => List("--server-version", v.line)).getOrElse(Nil) ++
-        upgradeTo.map(v => List("--upgrade-to", v.line)).getOrElse(Nil) ++ List(file)).map(_.getBytes(UTF_8))
+      (version.map(v => List("--server-version", v.name)).getOrElse(Nil) ++
+        upgradeTo.map(v => List("--upgrade-to", v.name)).getOrElse(Nil) ++ List(file)).map(_.getBytes(UTF_8))
     val forced = args.collect {
       case "--mappings" => Validate.Mappings
       case "--stream" => Validate.Stream

@@ -2,7 +2,7 @@ package subjxform.cli
 
 import java.io.PrintStream
 
-import subjxform.core.{Accounts, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem, GoQuote,
+import subjxform.core.{Accounts, StreamPlan, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem, GoQuote,
   InvalidStreamConfigException, InvalidTransformException, MappingProblem, MappingTable, ServerVersion, StreamConfig,
   StreamConfigJson, SubjectTransform}
 import subjxform.core.ConfValue._
@@ -28,9 +28,10 @@ object Validate {
 
   val Usage: String =
     """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...   (FILE '-' reads stdin)
-      |  --server-version V: check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like
-      |  2.10.26; default the newest). --upgrade-to W: then list the rules that become invalid or valid, and
-      |  those whose destination behaves otherwise, on line W. Exit code: 0 valid on V, 1 not, 2 usage.""".stripMargin
+      |  --server-version V: check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15: the release measured
+      |  for it) or as release V does (like 2.14.0 or v2.14.0); default the newest. --upgrade-to W: then list the
+      |  rules that become invalid or valid, and those whose destination behaves otherwise, on W (a line or a
+      |  release). Exit code: 0 valid on V, 1 not, 2 usage.""".stripMargin
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",
@@ -48,6 +49,7 @@ object Validate {
    */
   def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
       env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest): Int = {
+    version.note.foreach(n => out.println(s"$name: note: $n"))
     if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, name, out, version)
     val file =
       try ConfSyntax.parseText(text, name, env)
@@ -169,14 +171,16 @@ object Validate {
       val plan = StreamConfig.plan(cfg, version)
       // nats-server accepts these configs but its source consumer fails later: worth knowing.
       val inactive = plan.origins.flatMap(_.inactive)
-      inactive.foreach(w => out.println(s"$name: warning: $w"))
+      val hazard = StreamConfig.invalidRepublish(plan, version).filterNot(_ => version.suppressesInvalidRepublish)
+      val warnings = inactive ++ hazard
+      warnings.foreach(w => out.println(s"$name: warning: $w"))
       val parts = Seq(
         Some(plural(plan.subjects.size, "subject")).filter(_ => plan.subjects.nonEmpty || plan.origins.isEmpty),
         cfg.mirror.map(_ => "mirror"),
         Some(plural(cfg.sources.size, "source")).filter(_ => cfg.sources.nonEmpty),
         plan.ingress.map(t => s"subject_transform ${GoQuote(t.src)} -> ${GoQuote(t.dest)}"),
         plan.republish.map(t => s"republish ${GoQuote(t.src)} -> ${GoQuote(t.dest)}")).flatten
-      val warned = if (inactive.nonEmpty) s", ${plural(inactive.size, "warning")}" else ""
+      val warned = if (warnings.nonEmpty) s", ${plural(warnings.size, "warning")}" else ""
       out.println(s"OK: stream ${GoQuote(cfg.name)} (${parts.mkString(", ")})$warned")
       0
     } catch {
@@ -212,10 +216,10 @@ object Validate {
     if (code == 2) return code
     val changes = changesBetween(text, name, forced, env, from, to)
     out.println()
-    out.println(s"Upgrade from nats-server ${from.line} to ${to.line}: " +
+    out.println(s"Upgrade from nats-server $from to $to: " +
       (if (changes.isEmpty) "no rule changes" else plural(changes.size, "change")))
     if (changes.nonEmpty) {
-      val header = Seq("WHERE", "RULE / ENTRY", "CHANGE", s"ON ${from.line}", s"ON ${to.line}")
+      val header = Seq("WHERE", "RULE / ENTRY", "CHANGE", s"ON $from", s"ON $to")
       val rows = changes.map(c => Seq(s"${c.file}:${c.line}", c.what, c.change, c.before, c.after))
       val widths = header.indices.map(i => (header +: rows).map(_(i).length).max)
       for (r <- header +: rows) out.println(r.zip(widths).map { case (v, w) => v.padTo(w, ' ') }.mkString("  ").trim)
@@ -235,10 +239,24 @@ object Validate {
     val doc = file.root
     forced.getOrElse(kindOf(doc)) match {
       case Stream =>
-        def verdict(v: ServerVersion): Seq[(String, String)] =
-          try { StreamConfig.plan(StreamConfigJson.fromConf(doc), v); Nil }
-          catch { case e: InvalidStreamConfigException => Seq(("stream", e.getMessage)) }
-        verdictChanges(verdict(from), verdict(to)).map { case (w, c, b, a) => Change(name, doc.line, w, c, b, a) }
+        def plan(v: ServerVersion): Either[String, StreamPlan] =
+          try Right(StreamConfig.plan(StreamConfigJson.fromConf(doc), v))
+          catch { case e: InvalidStreamConfigException => Left(e.getMessage) }
+        def verdict(v: ServerVersion): Seq[(String, String)] = plan(v).left.toSeq.map(("stream", _))
+        // A republish that builds white space: sent on one release, suppressed on the other.
+        val republish = (plan(from), plan(to)) match {
+          case (Right(a), Right(b)) if from.suppressesInvalidRepublish != to.suppressesInvalidRepublish =>
+            (StreamConfig.invalidRepublish(a, from), StreamConfig.invalidRepublish(b, to)) match {
+              case (Some(_), Some(_)) =>
+                def how(v: ServerVersion) = if (v.suppressesInvalidRepublish) "suppresses a message whose subject is invalid"
+                  else "sends a message whose subject is invalid as built (a hazard)"
+                Some(Change(name, doc.line, s"republish ${GoQuote(a.republish.get.src)} -> ${GoQuote(a.republish.get.dest)}",
+                  "deliver otherwise", how(from), how(to)))
+              case _ => None
+            }
+          case _ => None
+        }
+        verdictChanges(verdict(from), verdict(to)).map { case (w, c, b, a) => Change(name, doc.line, w, c, b, a) } ++ republish
       case Mappings =>
         val blocks: Seq[Obj] =
           if (isServerConfig(doc)) {

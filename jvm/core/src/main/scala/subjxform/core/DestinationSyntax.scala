@@ -89,6 +89,10 @@ private[core] object DestinationSyntax {
   def namesKnownFunction(canonicalToken: String, version: ServerVersion): Boolean =
     version.functions.exists(f => patterns(f).matcher(canonicalToken).find())
 
+  /** Whether a function pattern `version`'s token parser reads occurs in the token (a wider list before 2.15). */
+  def namesParsedFunction(canonicalToken: String, version: ServerVersion): Boolean =
+    version.parsedFunctions.exists(f => patterns(f).matcher(canonicalToken).find())
+
   private def args(pattern: Pattern, token: String): Array[String] = {
     val m = pattern.matcher(token)
     if (m.find()) argSeparator.split(m.group(1), -1) else null

@@ -40,7 +40,14 @@ final case class StreamPlan(
     subjects: Seq[String],
     ingress: Option[TransformConfig],
     origins: Seq[OriginPlan],
-    republish: Option[TransformConfig]) {
+    republish: Option[TransformConfig],
+    /**
+     * For each field with transforms (`subject_transform`, `mirror`, `sources[i]`, `republish`): the server
+     * version whose `subject_filter_transform` / `subject_transform` builds what the stream's line builds
+     * (see [[StreamConfig.appliedAs]]); None where none does (white space in a literal token: never a valid
+     * subject, so nothing is republished, and a 2.10 stream that stores such subjects is not followed).
+     */
+    appliedAs: Map[String, Option[String]] = Map.empty) {
 
   /** The plan as JSON, for the Python API (which reads it through the `stream_config_plan` SQL function). */
   def toJson: String = {
@@ -51,7 +58,9 @@ final case class StreamPlan(
       s"""{"name":${s(o.name)},"field":${s(o.field)},"subject_transforms":${o.transforms.map(tr).mkString("[", ",", "]")},""" +
         s""""inactive":${o.inactive.map(s).getOrElse("null")}}""")
     s"""{"subjects":${subjects.map(s).mkString("[", ",", "]")},"subject_transform":${opt(ingress)},""" +
-      s""""origins":${os.mkString("[", ",", "]")},"republish":${opt(republish)}}"""
+      s""""origins":${os.mkString("[", ",", "]")},"republish":${opt(republish)}""" +
+      (if (appliedAs.isEmpty) "}"
+       else s""","applied_as":${appliedAs.toSeq.sorted.map { case (k, v) => s"${s(k)}:${v.map(s).getOrElse("null")}" }.mkString("{", ",", "}")}}""")
   }
 }
 
@@ -99,7 +108,7 @@ object StreamConfig {
       if (m.externalApi.isEmpty && !isValidAssetName(m.name)) {
         fail("mirror.name", "mirrored stream name is invalid", 10142)
       }
-      origin(m, "mirror")
+      origin(m, "mirror", version)
     }
 
     val seen = scala.collection.mutable.HashMap.empty[String, Int]
@@ -117,7 +126,7 @@ object StreamConfig {
       if (src.consumerName.isDefined && src.filterSubject.nonEmpty) {
         fail(s"$field.consumer", "stream source consumer config is invalid", 10215)
       }
-      origin(src, field)
+      origin(src, field, version)
     }
 
     checkSelfCycle(cfg)
@@ -126,7 +135,7 @@ object StreamConfig {
       if (cfg.subjects.isEmpty) { if (cfg.mirror.isEmpty && cfg.sources.isEmpty) Seq(cfg.name) else Nil }
       else checkSubjects(cfg.subjects, cfg.noAck, replicas)
 
-    val ingress = cfg.subjectTransform.flatMap { t =>
+    def checkIngress(): Option[TransformConfig] = cfg.subjectTransform.flatMap { t =>
       if (t.src.nonEmpty && !Subjects.isValidSubject(t.src)) {
         fail("subject_transform.src", s"stream transform source: invalid subject ${t.src}", 10155)
       }
@@ -146,12 +155,12 @@ object StreamConfig {
       if (t.dest.isEmpty) None else Some(t)
     }
 
-    val republish = cfg.republish.flatMap { rp =>
+    def checkRepublish(): Option[TransformConfig] = cfg.republish.flatMap { rp =>
       var src = if (rp.src.isEmpty) ">" else rp.src
       var dest = rp.dest
       // The implicit republish: everything, under the subject the ingress transform gives.
-      if (dest == ">" && src == ">" && cfg.subjectTransform.isDefined && subjects.length == 1 &&
-          cfg.subjectTransform.get.src == subjects.head) {
+      if (version.implicitRepublish && dest == ">" && src == ">" && cfg.subjectTransform.isDefined &&
+          subjects.length == 1 && cfg.subjectTransform.get.src == subjects.head) {
         src = cfg.subjectTransform.get.dest
         dest = src
       }
@@ -160,13 +169,9 @@ object StreamConfig {
       }
       if (dest.isEmpty) None // nats-server creates the stream, but builds no republish transform: nothing is republished
       else {
-        // nats-server (every line) checks a republish only as a transform: white space in a literal passes.
-        // 2.10 is followed; on later lines the mapping checks stay, because the republish is applied through
-        // subject_transform, which has them (tests/test_server_lines_streams.py pins this known gap).
-        try {
-          if (version.streamTransformsCheckedAsMappings) SubjectTransform.compile(src, dest, false, version)
-          else SubjectTransform.compileTransformOnly(src, dest, version)
-        }
+        // nats-server (every line) checks a republish only as a transform: white space in a literal passes, and
+        // so does a function the line's parser reads though its mapping checks do not know it (2.10-2.14: left).
+        try SubjectTransform.compileTransformOnly(src, dest, version)
         catch {
           case _: InvalidTransformException =>
             fail("republish", s"stream configuration for republish with transform from '$src' to '$dest' not valid",
@@ -175,6 +180,11 @@ object StreamConfig {
         Some(TransformConfig(src, dest))
       }
     }
+
+    // From nats-server PR #7515 on, the ingress transform is checked before the republish; before, after it.
+    val (ingress, republish) =
+      if (version.implicitRepublish) { val i = checkIngress(); (i, checkRepublish()) }
+      else { val r = checkRepublish(); (checkIngress(), r) }
 
     // addStream, after the checks: a plain filter must be a valid subject.
     for (m <- cfg.mirror if m.subjectTransforms.isEmpty && m.filterSubject.nonEmpty &&
@@ -187,8 +197,45 @@ object StreamConfig {
         CreateError)
     }
 
-    StreamPlan(subjects, ingress, mirrorOrigin.toSeq ++ sourceOrigins, republish)
+    val origins = mirrorOrigin.toSeq ++ sourceOrigins
+    val applied = ingress.map(t => "subject_transform" -> Seq((t.src, t.dest))) ++
+      origins.map(o => o.field -> o.transforms.map(t => (t.src, t.dest))) ++ republish.map(t => "republish" -> Seq((t.src, t.dest)))
+    StreamPlan(subjects, ingress, origins, republish, applied.map { case (f, ps) => f -> appliedAs(ps, version) }.toMap)
   }
+
+  /**
+   * The server version whose functions (`subject_transform`, `subject_filter_transform`, which make the mapping
+   * checks) build the (src, dest) entries of an accepted config as `version`'s server builds them (a republish
+   * on every line, and 2.10's stream transforms, are checked only as transforms): `version` itself when its
+   * mapping checks accept them; else the newest line when it builds them alike (a function the parser reads
+   * that the line's list does not know, e.g. left on 2.10-2.14); else none (white space in a literal token).
+   */
+  private def appliedAs(pairs: Seq[(String, String)], version: ServerVersion): Option[String] = {
+    val built = pairs.filter(_._2.nonEmpty).map { case (src, dest) => (src, dest, SubjectTransform.compileTransformOnly(src, dest, version)) }
+    def builtAlike(v: ServerVersion) = built.forall { case (src, dest, t) =>
+      try SubjectTransform.compile(src, dest, false, v).tokensBuiltOtherwiseThan(t).isEmpty
+      catch { case _: InvalidTransformException => false }
+    }
+    if (builtAlike(version)) Some(version.name)
+    else if (builtAlike(ServerVersion.Newest)) Some(ServerVersion.Newest.name)
+    else None
+  }
+
+  /**
+   * What the plan's republish does with the subjects it builds when they have white space (a literal token
+   * with it): `version` suppresses them (nats-server PR #8127: nothing is republished), or sends them as
+   * built, a hazard (white space breaks a subscriber's protocol line, CR LF injects one into its stream).
+   * `stream_messages` gives no republished subject for them either way. (A subject with an empty token,
+   * which `split` can build, is suppressed too from PR #8127 on; before, no subscriber receives it.)
+   */
+  def invalidRepublish(plan: StreamPlan, version: ServerVersion): Option[String] =
+    plan.republish.filter(rp => SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).buildsWhiteSpace)
+      .map { rp =>
+        val what = s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} builds subjects with white space, not valid subjects"
+        if (version.suppressesInvalidRepublish) s"$what: nats-server $version suppresses such a message (not republished)"
+        else s"$what: nats-server $version sends such a message as built, a hazard (white space breaks a subscriber's " +
+          "protocol line, CR LF injects one into its stream); 2.14.1 and later suppress it"
+      }
 
   /**
    * nats-server's source cycle check, for the one stream a config names: a stream that mirrors itself,
@@ -214,12 +261,20 @@ object StreamConfig {
     else if (s.filterSubject.nonEmpty) Seq((s.filterSubject, ""))
     else Nil
 
-  private def origin(s: SourceConfig, field: String) = {
+  private def origin(s: SourceConfig, field: String, version: ServerVersion) = {
     // The source/mirror consumer filters on the transforms' sources: nats-server rejects an empty one
-    // when building that consumer, after accepting the config, except a mirror's only one (no filter).
+    // when building that consumer, after accepting the config, except a mirror's only one (no filter);
+    // before 2.12.5, also two that collide (the config check only refuses nested ones).
     val emptySource = s.subjectTransforms.exists(_.src.isEmpty) && (field != "mirror" || s.subjectTransforms.length > 1)
-    val inactive = if (!emptySource) None else Some(s"$field.subject_transforms: an empty src makes nats-server's " +
-      "consumer for it fail (consumer filter in FilterSubjects cannot be empty, 10139): nothing is taken from " + s.name)
+    val srcs = s.subjectTransforms.map(_.src).filter(_.nonEmpty)
+    val colliding = !version.consumerFiltersMayCollide &&
+      srcs.indices.exists(i => srcs.indices.exists(j => i < j && Subjects.collide(srcs(i), srcs(j))))
+    val inactive =
+      if (emptySource) Some(s"$field.subject_transforms: an empty src makes nats-server's consumer for it fail " +
+        "(consumer filter in FilterSubjects cannot be empty, 10139): nothing is taken from " + s.name)
+      else if (colliding) Some(s"$field.subject_transforms: filters that overlap make nats-server $version's consumer " +
+        "for it fail (consumer subject filters cannot overlap, 10138; 2.12.5 and later take them): nothing is taken from " + s.name)
+      else None
     OriginPlan(s.name, field, pairs(s).map { case (a, b) => TransformConfig(a, b) }, inactive)
   }
 

@@ -191,6 +191,13 @@ final class SubjectTransform private (
     ops.indices.filterNot(same).map(i => if (i < dtoks.length) dtoks(i) else destination)
   }
 
+  /**
+   * Whether a literal destination token has white space (a transform-only check, as a republish's, lets it
+   * pass): every subject this transform builds is then not a valid subject.
+   */
+  def buildsWhiteSpace: Boolean =
+    ops.indices.exists(i => ops(i) == Op.Literal && bytesArg(i).exists(b => Subjects.isNatsSpace(b.toChar)))
+
   /** Whether a destination token makes the server lose every matching message (2.10/2.11: `{{partition(0,…)}}`). */
   def losesMessages: Boolean = ops.contains(Op.Lost)
 
@@ -256,7 +263,7 @@ object SubjectTransform {
     if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
 
     val dtoks = Subjects.tokens(dest)
-    if (mappingChecks) checkDestinationTokens(dtoks, version).foreach(fail)
+    if (mappingChecks) checkDestinationTokens(dtoks, version, strict).foreach(fail)
     // The transform's own check of the destination as a subject: no empty token, `>` last only.
     else if (dtoks.exists(_.isEmpty) || dtoks.init.contains(">")) fail(InvalidSubject)
 
@@ -316,14 +323,19 @@ object SubjectTransform {
   private val NoTokens = Array.empty[Array[Int]]
 
   /** The token checks nats-server's `ValidateMapping` makes before it builds a transform, in its order. */
-  private def checkDestinationTokens(dtoks: Array[String], version: ServerVersion): Option[String] = {
+  private def checkDestinationTokens(dtoks: Array[String], version: ServerVersion, strict: Boolean = false): Option[String] = {
     val invalid = version.invalidDestinationError
     var afterFwc = false
     for (t <- dtoks) {
       if (t.isEmpty || afterFwc) return Some(if (t.isEmpty && version.emptyTokenErrorSaysIn) invalid + " in " else inToken(invalid, t))
       val c = canonical(t)
       if (looksLikeFunction(c)) {
-        if (!namesKnownFunction(c, version)) return Some(inToken(UnknownFunction, t))
+        if (!namesKnownFunction(c, version)) {
+          // An import's `to` is built without the mapping checks: a function its parser reads fails the strict
+          // check there (2.10-2.14: left/right), any other is unknown.
+          val parsed = strict && DestinationSyntax.namesParsedFunction(c, version)
+          return Some(inToken(if (parsed) NotForImport else UnknownFunction, t))
+        }
       } else if (t == ">") afterFwc = true
       else if (t.exists(Subjects.isNatsSpace)) return Some(invalid)
     }

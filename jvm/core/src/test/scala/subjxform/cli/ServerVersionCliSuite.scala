@@ -94,4 +94,28 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(code == 1)
     assert(lines.exists(l => l.contains("become valid") && l.contains("unknown function")), lines.mkString("\n"))
   }
+
+  test("validate --upgrade-to between releases: 2.14.0 -> 2.14.6 reports the republish of an invalid subject") {
+    val stream = """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.a b.$1"}}"""
+    val (code, lines) = validate(stream, "--server-version", "2.14.0", "--upgrade-to", "2.14.6")
+    assert(code == 0, lines)
+    assert(lines.exists(_.contains("warning: republish \"r.*\" -> \"rp.a b.$1\" builds subjects with white space")), lines)
+    assert(lines.contains("Upgrade from nats-server 2.14.0 to 2.14.6: 1 change"), lines)
+    assert(lines.exists(l => l.contains("deliver otherwise") && l.contains("sends a message whose subject is invalid as built (a hazard)") &&
+      l.contains("suppresses a message whose subject is invalid")), lines)
+    // on a release that suppresses it, no hazard; the same release on both sides, no change
+    assert(!validate(stream, "--server-version", "2.14.1")._2.exists(_.contains("warning")))
+    assert(validate(stream, "--server-version", "2.14.1", "--upgrade-to", "2.14.6")._2.contains("Upgrade from nats-server 2.14.1 to 2.14.6: no rule changes"))
+    // the implicit republish becomes valid from 2.11.10 to 2.11.11
+    val implicitAll = """{"name": "T", "subjects": ["a.>"], "subject_transform": {"src": "a.>", "dest": "b.>"}, "republish": {"src": ">", "dest": ">"}}"""
+    val (was, upgraded) = validate(implicitAll, "--server-version", "2.11.10", "--upgrade-to", "v2.11.11")
+    assert(was == 1 && upgraded.exists(l => l.contains("become valid") && l.contains("forms a cycle")), upgraded)
+  }
+
+  test("validate: an unmeasured release says what it follows; one never published is a usage error naming the nearest") {
+    val (code, lines) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.4")
+    assert(code == 0 && lines.head == "f.conf: note: nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)", lines)
+    val (bad, out) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.99")
+    assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
+  }
 }

@@ -22,7 +22,7 @@ class ServerVersionSuite extends AnyFunSuite {
   private val OutOfRange = "invalid mapping destination: wildcard index out of range in "
 
   test("parse: a line or a release of it; anything else names the supported lines; the newest is the default") {
-    assert(parse("2.10") == V2_10 && parse("2.10.26") == V2_10 && parse(" v2.15.1 ") == V2_15 && parse("2.12.0") == V2_12)
+    assert(parse("2.10") == V2_10 && parse("2.10.26") == V2_10 && parse(" v2.15.1 ") == V2_15 && parse("2.12.8") == V2_12)
     assert(all.map(_.line) == Seq("2.10", "2.11", "2.12", "2.14", "2.15"))
     assert(Newest == V2_15)
     for (bad <- Seq("2.13", "2.9", "3.0", "2", "two", "", "2.10.x", null)) {
@@ -125,6 +125,113 @@ class ServerVersionSuite extends AnyFunSuite {
     val republish = """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "x b.$1"}}"""
     assert(plan(republish, V2_10).isRight)
     assert(plan(republish.replace("x b.$1", "x..$1"), V2_10).isLeft)
+  }
+
+  test("parse: a release decides where releases of its line differ; a line is its measured release") {
+    assert(parse("2.12.0") == V2_12_0 && parse("2.12.1") == V2_12_0 && parse("2.12.2") == V2_12_2 && parse("2.12.4") == V2_12_2)
+    assert(parse("2.12.5") == V2_12 && parse("2.12.9") == V2_12_9 && parse("2.12.15") == V2_12_9)
+    assert(parse("2.11.10") == V2_11_0 && parse("v2.11.11") == V2_11 && parse("nats-server: v2.11.11") == V2_11)
+    assert(parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10)
+    assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
+    assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
+    // a release measured is exact; another one of the same row follows it and says so
+    assert(parse("2.14.1").note.isEmpty && parse("2.14").note.isEmpty)
+    assert(parse("2.14.4").note.contains("nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)"))
+    assert(parse("2.12.10").note.exists(_.contains("no binary on the package index")))
+    assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r => r.measured.forall(_.startsWith(r.line + "."))))
+  }
+
+  test("parse: a release never published names the nearest published ones; 'v' needs a release") {
+    def refused(text: String) = intercept[IllegalArgumentException](parse(text)).getMessage
+    assert(refused("2.11.99") == "unsupported nats-server version \"2.11.99\": nats-server published no release 2.11.99 " +
+      "(the nearest: 2.11.17; the 2.11 releases known here are 2.11.0 to 2.11.17, for a later one give the line '2.11')")
+    assert(refused("2.10.13").contains("(the nearest: 2.10.12 or 2.10.14;"))
+    assert(refused("2.15.2").contains("the nearest: 2.15.1;"))
+    assert(refused("v2.11").contains("(a 'v' names a release, as nats-server --version prints it: write the line as '2.11' or a release like 'v2.11.11')"))
+    assert(refused("2.13.0").contains("supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"))
+    assert(refused("2.14.0-RC.1").contains("(not a version)"))
+  }
+
+  test("releases: an empty destination token's error ends in \" in \" up to 2.12.4, not from 2.12.5") {
+    def reason(v: ServerVersion) =
+      try { SubjectTransform.compile("a.*", "b..$1", false, v); "" } catch { case e: InvalidTransformException => e.reason }
+    assert(reason(parse("2.12.4")) == "invalid mapping destination: invalid transform in ")
+    assert(reason(parse("2.12.5")) == "invalid mapping destination: invalid transform")
+    assert(reason(parse("2.11.17")) == reason(parse("2.12.0")) && reason(parse("2.14.0")) == reason(V2_12))
+  }
+
+  test("releases: the implicit republish > -> > (PR #7515) from 2.11.11 and 2.12.2 on; a cycle before") {
+    def plan(json: String, v: ServerVersion): Either[(String, Int), StreamPlan] =
+      try Right(StreamConfig.plan(StreamConfigJson.parse(json), v))
+      catch { case e: InvalidStreamConfigException => Left((e.description, e.errCode)) }
+    val implicitAll = """{"name": "T", "subjects": ["a.>"], "subject_transform": {"src": "a.>", "dest": "%s"},
+      "republish": {"src": ">", "dest": ">"}}"""
+    val cycle = Left(("stream configuration for republish destination forms a cycle", 10052))
+    for (v <- Seq("2.10.26", "2.11.0", "2.11.10", "2.12.0", "2.12.1")) assert(plan(implicitAll.format("b.>"), parse(v)) == cycle, v)
+    for (v <- Seq("2.11.11", "2.12.2", "2.12.8", "2.14.0", "2.15.1")) {
+      assert(plan(implicitAll.format("b.>"), parse(v)).map(_.republish) == Right(Some(TransformConfig("b.>", "b.>"))), v)
+    }
+    // with a function, the implicit republish is not a valid transform: refused by every release, in other words
+    val split = implicitAll.format("b.{{split(1,-)}}.>").replace("\"a.>\"", "\"a.*.>\"")
+    assert(plan(split, parse("2.11.10")) == cycle)
+    assert(plan(split, parse("2.11.11")) == Left((
+      "stream configuration for republish with transform from 'b.{{split(1,-)}}.>' to 'b.{{split(1,-)}}.>' not valid", 10052)))
+  }
+
+  test("releases: a republish that builds white space is suppressed from 2.14.1 (and 2.12.9) on") {
+    val plan = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.a b.$1"}}"""))
+    assert(Seq("2.14.1", "2.14.6", "2.15.0", "2.12.9").forall(v => parse(v).suppressesInvalidRepublish))
+    assert(Seq("2.14.0", "2.12.8", "2.11.17", "2.10.29").forall(v => !parse(v).suppressesInvalidRepublish))
+    assert(StreamConfig.invalidRepublish(plan, parse("2.14.0")).exists(_.contains("nats-server 2.14.0 sends such a message as built, a hazard")))
+    assert(StreamConfig.invalidRepublish(plan, parse("2.14.1")).exists(_.contains("nats-server 2.14.1 suppresses such a message")))
+    val plain = StreamConfig.plan(StreamConfigJson.parse("""{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.$1"}}"""))
+    assert(StreamConfig.invalidRepublish(plain, parse("2.14.0")).isEmpty)
+  }
+
+  test("every line checks a republish only as a transform: white space and a function its parser reads pass") {
+    def plan(dest: String, v: ServerVersion) = StreamConfig.plan(StreamConfigJson.parse(
+      s"""{"name": "R", "subjects": ["s.*.*"], "republish": {"src": "s.*.*", "dest": "$dest"}}"""), v)
+    for (v <- all) {
+      val spaced = plan("rp.a b.$1", v)
+      assert(spaced.republish.contains(TransformConfig("s.*.*", "rp.a b.$1")) && spaced.appliedAs("republish").isEmpty, v)
+      // 2.10-2.14 parse right() though their mapping list does not know it: built as 2.15 builds it
+      val right = plan("rp.{{right(2,3)}}.{{Wildcard(1)}}", v)
+      assert(right.appliedAs("republish").contains("2.15"), v)
+      assert(plan("rp.$2.$1", v).appliedAs("republish").contains(v.name), v)
+    }
+    assert(plan("rp.$1", parse("2.14.0")).appliedAs("republish").contains("2.14.0"))
+    assert(intercept[InvalidStreamConfigException](plan("rp.{{random(3)}}", V2_11)).errCode == 10052)
+  }
+
+  test("2.10 stores what its stream transforms build as transforms: applied with a version that builds it alike") {
+    val mirror = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "o.*.*", "dest": "m.{{left(1,2)}}.$2"}]}}"""), V2_10)
+    assert(mirror.appliedAs == Map("mirror" -> Some("2.15")))
+    val ingress = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.a b.$1"}}"""), V2_10)
+    assert(ingress.appliedAs == Map("subject_transform" -> None))
+    val plain = StreamConfig.plan(StreamConfigJson.parse(
+      """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.$1"}}"""), V2_10)
+    assert(plain.appliedAs == Map("subject_transform" -> Some("2.10")) && plain.toJson.endsWith(""""applied_as":{"subject_transform":"2.10"}}"""))
+  }
+
+  test("an import's to: a function the parser reads fails the import check on every line, not 'unknown function'") {
+    def reason(v: ServerVersion, dest: String) =
+      try { SubjectTransform.compile("a.*", dest, true, v); "" } catch { case e: InvalidTransformException => e.reason }
+    val notForImport = "invalid mapping destination: the only mapping function allowed for import transforms is {{Wildcard()}} in "
+    for (v <- all) assert(reason(v, "b.{{left(1,2)}}") == notForImport + "{{left(1,2)}}", v)
+    assert(reason(V2_10, "b.{{random(3)}}") == Unknown + "{{random(3)}}") // 2.10 does not parse random
+    assert(reason(V2_12, "b.{{random(3)}}") == notForImport + "{{random(3)}}")
+  }
+
+  test("releases: a source whose filters collide (not nested) takes nothing before 2.12.5 (its consumer fails, 10138)") {
+    val cfg = StreamConfigJson.parse("""{"name": "S", "sources": [{"name": "O", "subject_transforms": [
+      {"src": "al.*.m", "dest": "x.$1"}, {"src": "al.k.*", "dest": "y.$1"}]}]}""")
+    for (v <- Seq("2.10.26", "2.11.11", "2.12.0", "2.12.4")) {
+      assert(StreamConfig.plan(cfg, parse(v)).origins.head.inactive.exists(_.contains("consumer subject filters cannot overlap, 10138")), v)
+    }
+    for (v <- Seq("2.12.5", "2.14.0", "2.15")) assert(StreamConfig.plan(cfg, parse(v)).origins.head.inactive.isEmpty, v)
   }
 
   test("tokensBuiltOtherwiseThan names the destination tokens two lines build differently, and only those") {

@@ -1,0 +1,141 @@
+"""Per-line stream goldens: generated stream scenarios (ingress, source and mirror transforms, republish, the
+implicit republish, overlapping source filters; the kinds of issue 28 among them) replayed through each line's
+live JetStream server, written to tests/golden/servers/<line>/streams.jsonl. tests/test_server_lines_streams_golden.py
+checks stream_plan / stream_messages against them without servers.
+
+Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
+
+    bash scripts/nats-servers.sh && python3 tests/server_lines_streams_golden.py
+
+One record a scenario: `config` (the stream), `messages` ([subject, origin] published: origin "O" for the stream
+every source and mirror reads, null for a direct publish), the server's `error` ([description, code]) or its
+`stored` subjects with their counts, `inactive` (a source's error code when its consumer failed) and the subjects
+a `>` subscriber received as `republished`. Each line's binary answers for itself; the scenarios are the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from nats_client import NatsClient, jetstream_server  # noqa: E402
+from server_lines_golden import LINES, ROOT, binary  # noqa: E402
+
+SEED = 28
+PER_LINE = 240
+ORIGIN = "O"
+ORIGIN_SUBJECTS = ["o.ab.cd", "o.--.x", "o.k.m", "o.z.m", "o.k.q", "o.abcd.e-f"]
+
+# Destination tails after a scenario's own prefix, for a source `<p>.*.*` (two wildcards): functions every line
+# knows, ones only later lines know or only parsers read (left/right/random), white space, empty pieces.
+DESTS = ["$1.$2", "{{wildcard(2)}}.$1", "{{split(1,-)}}.$2", "{{left(1,2)}}.$2", "{{right(1,2)}}", "a b.$1",
+         "{{partition(3,1,2)}}", "{{splitfromleft(1,1)}}.$2", "{{slicefromright(1,2)}}", "$2", "{{unknown(1)}}",
+         "{{wildcard(3)}}", "x..$1", "{{ Split(1,-) }}.$2"]
+
+
+def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        kind = ["ingress", "source", "mirror", "republish", "implicit", "overlap"][i % 6]
+        d = rng.choice(DESTS)
+        d2 = rng.choice(DESTS)
+        name = f"T{i}"
+        if kind == "ingress":
+            cfg = {"name": name, "subjects": [f"i{i}.*.*"], "subject_transform": {"src": f"i{i}.*.*", "dest": f"v{i}.{d}"}}
+            msgs = [[f"i{i}.{s[2:]}", None] for s in ORIGIN_SUBJECTS]
+        elif kind == "source":
+            ts = [{"src": "o.*.*", "dest": f"s{i}.{d}"}]
+            if rng.random() < 0.3:
+                ts = [{"src": "o.k.*", "dest": f"s{i}.k.{d2.replace('$2', '$1')}"}, {"src": "o.z.*", "dest": ""}]
+            cfg = {"name": name, "sources": [{"name": ORIGIN, "subject_transforms": ts}]}
+            msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
+        elif kind == "mirror":
+            cfg = {"name": name, "mirror": {"name": ORIGIN, "subject_transforms": [{"src": "o.*.*", "dest": f"m{i}.{d}"}]}}
+            msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
+        elif kind == "republish":
+            cfg = {"name": name, "subjects": [f"r{i}.*.*"], "republish": {"src": f"r{i}.*.*", "dest": f"rp{i}.{d}"}}
+            msgs = [[f"r{i}.{s[2:]}", None] for s in ORIGIN_SUBJECTS]
+        elif kind == "implicit":
+            ingress = rng.choice([f"w{i}.>", f"w{i}.$1.>", f"w{i}.{{{{split(1,-)}}}}.>", f"w{i}.x.>"])
+            src = f"u{i}.*.>" if "$1" in ingress or "split" in ingress else f"u{i}.>"
+            cfg = {"name": name, "subjects": [src], "subject_transform": {"src": src, "dest": ingress},
+                   "republish": {"src": ">", "dest": ">"}}
+            msgs = [[f"u{i}.{s[2:]}", None] for s in ORIGIN_SUBJECTS]
+        else:
+            a, b = rng.choice([("o.*.m", "o.k.*"), ("o.*.*", "o.k.*"), ("o.ab.*", "o.k.*"), ("o.*.x", "o.--.*")])
+            cfg = {"name": name, "sources": [{"name": ORIGIN, "subject_transforms": [
+                {"src": a, "dest": f"ov{i}.a.$1"}, {"src": b, "dest": f"ov{i}.b.$1"}]}]}
+            msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
+        # White space in a republished subject breaks a subscriber's protocol line on the releases that send it.
+        if "republish" in cfg and any(c.isspace() for c in cfg["republish"]["dest"]):
+            cfg["republish"]["dest"] = cfg["republish"]["dest"].replace(" ", "_")
+        out.append({"kind": kind, "config": cfg, "messages": msgs})
+    return out
+
+
+def run_line(line: str, cases: list[dict]) -> list[dict]:
+    with jetstream_server(binary(line)) as port:
+        client = NatsClient(port)
+        try:
+            assert "error" not in client.request(f"$JS.API.STREAM.CREATE.{ORIGIN}", {"name": ORIGIN, "subjects": ["o.>"]})
+            client.subscribe(">")
+            errors = []
+            for c in cases:
+                r = client.request(f"$JS.API.STREAM.CREATE.{c['config']['name']}", c["config"])
+                errors.append([r["error"]["description"], r["error"]["err_code"]] if "error" in r else None)
+            for s in ORIGIN_SUBJECTS:
+                assert "error" not in client.request(s, b"m")
+            for c, e in zip(cases, errors):
+                if e is None:
+                    for subject, origin in c["messages"]:
+                        if origin is None:
+                            client.request(subject, b"m")
+            time.sleep(3)  # sourcing and mirroring are asynchronous
+            out = []
+            for c, e in zip(cases, errors):
+                rec = {"kind": c["kind"], "config": c["config"], "messages": c["messages"], "error": e}
+                if e is None:
+                    info = client.request(f"$JS.API.STREAM.INFO.{c['config']['name']}", {"subjects_filter": ">"})
+                    rec["stored"] = info["state"].get("subjects", {})
+                    failed = [s["error"]["err_code"] for s in (info.get("sources") or []) + [info.get("mirror") or {}]
+                              if s.get("error")]
+                    rec["inactive"] = failed[0] if failed else None
+                    prefix = _republish_prefix(c["config"]) if "republish" in c["config"] else None
+                    rec["republished"] = sorted(client.received(prefix)) if prefix else []
+                out.append(rec)
+            return out
+        finally:
+            client.close()
+
+
+def _republish_prefix(cfg: dict) -> str | None:
+    """The first token every republished subject of this scenario starts with (unique to it)."""
+    rp = cfg["republish"]
+    dest = rp["dest"]
+    if dest == ">" and "subject_transform" in cfg:
+        dest = cfg["subject_transform"]["dest"]
+    first = dest.split(".")[0]
+    return first + "." if first not in (">", "*") else None
+
+
+def main() -> None:
+    cases = scenarios()
+    for line in LINES:
+        records = run_line(line, cases)
+        path = os.path.join(ROOT, "tests", "golden", "servers", line, "streams.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            for r in records:
+                f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+        print(f"{line}: {sum(r['error'] is None for r in records)} created, "
+              f"{sum(r['error'] is not None for r in records)} refused -> {path}")
+
+
+if __name__ == "__main__":
+    main()

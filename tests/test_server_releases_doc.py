@@ -1,0 +1,43 @@
+"""docs/concepts/server-releases.md's table is the capability table: the page matches what
+tests/server_releases_doc.py renders from subjxform.portable._versions, and that port matches the jar's
+ServerVersion row for row and field for field (the jar's table is the one the functions follow)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from server_releases_doc import PAGE, page_table, render
+from subjxform.portable import _versions
+
+ALL_FUNCTIONS = ("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
+                 "split", "left", "right", "random")
+
+
+def test_the_page_shows_the_table_in_the_code():
+    with open(PAGE, encoding="utf-8") as f:
+        assert page_table(f.read()) == render(), "run: PYTHONPATH=python/src python3 tests/server_releases_doc.py"
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def test_the_portable_table_is_the_jars_row_for_row(spark):
+    jvm = spark._jvm.subjxform.core.ServerVersion
+    rows = jvm.rows()
+    assert rows.length() == len(_versions.ROWS)
+    for i, py in enumerate(_versions.ROWS):
+        sc = rows.apply(i)
+        for f in dataclasses.fields(_versions.ServerVersion):
+            mine = getattr(py, f.name)
+            theirs = getattr(sc, _camel(f.name))()
+            if f.name == "functions":
+                assert mine == frozenset(n for n in ALL_FUNCTIONS if theirs.contains(n)), (py.since, f.name)
+            elif isinstance(mine, tuple):
+                assert ",".join(mine) == theirs.mkString(","), (py.since, f.name)
+            else:
+                assert mine == theirs, (py.since, f.name, mine, theirs)
+    for line, patches in _versions.PUBLISHED.items():
+        assert ",".join(map(str, patches)) == jvm.Published().apply(line).mkString(","), line
+    assert [v.name for v in _versions.ALL] == [jvm.all().apply(i).name() for i in range(jvm.all().length())]
