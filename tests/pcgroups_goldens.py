@@ -99,7 +99,13 @@ def validation_cases() -> list[dict]:
         static(3, mappings=[("a", [0]), ("b", [1])]),
         static(2, ["foo.*"], mappings=[("a", [1]), ("b", [0])]),
         static(2, ["foo..bar"], members=["a"]),
-        static(2, ["foo.>.bar"], mappings=[("a", [0, 1])]),
+        static(2, ["foo.>.bar"], mappings=[("a", [0, 1])]),  # with mappings, the filters are not used
+        static(2, ["foo.*", "foo.bar"], members=["a"]),
+        static(2, ["foo.*", "foo.*"], members=["a"]),
+        static(2, ["foo.*", "foo.*"], mappings=[("a", [0, 1])]),
+        elastic(2, [pf("foo.*", 1), pf("foo.>")]),
+        elastic(2, [pf("foo.*", 1), pf("foo.*")]),
+        elastic(2, [pf("foo.*", 1), pf("bar.*"), pf("*.baz")]),
         # what the JSON itself may be (Go's encoding/json reads it: keys case-insensitively, unknown keys ignored)
         {"kind": "elastic", "config": {"MAX_MEMBERS": 2, "Partitioning_Filters": foo, "Members": ["a"]}},
         {"kind": "elastic", "config": {"max_members": 2, "partitioning_filters": foo, "members": ["a"], "max_buffered_msg": 10, "other": 1}},
@@ -160,7 +166,6 @@ def assignment_cases() -> list[dict]:
         elastic(4, orders, members=[]),
         elastic(4, orders, mappings=[("x", [3, 0]), ("y", [1]), ("z", [2])]),
         elastic(6, [pf("orders.*.*", 1, 2), pf("events.*")], members=["a", "b"]),
-        elastic(6, [pf("orders.>"), pf("orders.*.*", 2)], members=["a", "b", "c"]),  # first matching transform
         elastic(6, [pf("orders.*.*", 2, 1)], members=["a", "b", "c", "d"]),
         elastic(5, [pf("*.*.*")], members=["a", "b"]),
         elastic(5, None, members=["a", "b"]),  # no partitioning filter: the whole stream, {{Partition(5)}}.>
@@ -175,7 +180,7 @@ def assignment_cases() -> list[dict]:
         case["probe_members"] = ["nobody"]
     statics = [
         static(4, members=["a", "b", "c"]),
-        static(4, ["*.c0", "orders.>"], members=["a", "b"]),
+        static(4, ["events.*", "orders.>"], members=["a", "b"]),
         static(4, ["orders.*"], mappings=[("a", [0, 1]), ("b", [2, 3])]),  # mappings ignore the filters
         static(4, members=[]),
         static(3, members=["c", "a", "b", "a"]),

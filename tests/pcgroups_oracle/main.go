@@ -29,6 +29,9 @@ func validateConfig(config pcgroups.ElasticConsumerGroupConfig) error
 //go:linkname validateStaticConfig github.com/synadia-io/orbit.go/pcgroups.validateStaticConfig
 func validateStaticConfig(config pcgroups.StaticConsumerGroupConfig) error
 
+//go:linkname subjectIsSubsetMatch github.com/nats-io/nats-server/v2/server.subjectIsSubsetMatch
+func subjectIsSubsetMatch(subject, test string) bool
+
 //go:linkname getPartitioningTransformDest github.com/synadia-io/orbit.go/pcgroups.getPartitioningTransformDest
 func getPartitioningTransformDest(partitioningFilter pcgroups.PartitioningFilter, maxMembers uint) string
 
@@ -147,20 +150,37 @@ func run(in inputCase) outputCase {
 		if err := validateStaticConfig(c); err != nil {
 			return fail(fmt.Errorf("invalid static consumer group config: %w", err))
 		}
-		for _, f := range c.Filters {
-			// the library accepts it, the server refuses the members' consumers
-			if !server.IsValidSubject(f) {
-				return fail(fmt.Errorf("the static consumer group filter %q is not a valid subject filter", f))
+		if len(c.MemberMappings) == 0 { // (with mappings, a member's consumer filters are "<p>.>")
+			for i, f := range c.Filters {
+				// the library accepts these, nats-server refuses the members' consumers
+				if !server.IsValidSubject(f) {
+					return fail(fmt.Errorf("filters[%d] %q: invalid subject", i, f))
+				}
+				for j, o := range c.Filters {
+					if i != j && subjectIsSubsetMatch(f, o) {
+						return fail(fmt.Errorf("filters[%d] %q and [%d] %q: consumer subject filters cannot overlap", i, f, j, o))
+					}
+				}
 			}
 		}
 		g = group{c.MaxMembers, c.Members, c.MemberMappings, c.Filters}
 	default:
 		return fail(fmt.Errorf("unknown kind %q", in.Kind))
 	}
+	// The library accepts these, nats-server refuses the sourcing stream (its order of checks).
 	for _, t := range transforms {
+		if !server.IsValidSubject(t.src) {
+			return fail(fmt.Errorf("source filter %s: invalid subject", t.src))
+		}
 		if _, err := server.NewSubjectTransform(t.src, t.dest); err != nil {
-			// the library accepts it, the server refuses the sourcing stream
 			return fail(fmt.Errorf("the sourcing transform %s -> %s: %w", t.src, t.dest, err))
+		}
+	}
+	for i, t := range transforms {
+		for j, o := range transforms {
+			if i != j && subjectIsSubsetMatch(t.src, o.src) {
+				return fail(fmt.Errorf("%s and %s: source filters can not overlap", t.src, o.src))
+			}
 		}
 	}
 	out.Valid = true
