@@ -113,6 +113,24 @@ final class ConsumerGroup private (
       activeMembers.indices.map(i => (activeMembers(i), by.getOrElse(i, IndexedSeq.empty)))
     } else memberMappings.filter(_._2.nonEmpty)
 
+  /**
+   * The group as JSON (the `consumer_group_plan` SQL function, the CLI): `kind`, `bucket`, `max_members`,
+   * `filters`, the sourcing `transforms` (elastic), and `members`: each member the config names with its
+   * `partitions` (none for a member beyond N or not mapped) and its consumer `filter_subjects`.
+   */
+  def planJson: String = {
+    def s(v: String) = JsonWriter.quote(v)
+    val partitions = partitionsByMember.toMap
+    val ms = memberNames.map { m =>
+      s"""{"member":${s(m)},"partitions":${partitions.getOrElse(m, Nil).mkString("[", ",", "]")},""" +
+        s""""filter_subjects":${partitionFilters(m).map(s).mkString("[", ",", "]")}}"""
+    }
+    s"""{"kind":${s(kind.name)},"bucket":${s(kind.bucket)},"max_members":$maxMembers,""" +
+      s""""filters":${filters.map(s).mkString("[", ",", "]")},""" +
+      s""""transforms":${transforms.map { case (a, b) => s"""{"src":${s(a)},"dest":${s(b)}}""" }.mkString("[", ",", "]")},""" +
+      s""""members":${ms.mkString("[", ",", "]")}}"""
+  }
+
   override def toString: String = s"ConsumerGroup(${kind.name}, max_members=$maxMembers, ${activeMembers.size + memberMappings.size} members)"
 }
 
