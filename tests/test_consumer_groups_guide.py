@@ -1,0 +1,21 @@
+"""docs/guides/consumer-groups.md's examples are true: each block marked ``<!-- readme-test -->`` runs and
+prints the ``text`` block that follows it (as tests/test_readme.py checks README's)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT, needs_jar
+from test_readme import PYTHON_EXAMPLE, normalized, run_python
+
+GUIDE = (ROOT / "docs" / "guides" / "consumer-groups.md").read_text(encoding="utf-8")
+EXAMPLES = [(m.group(1), m.group(2) or "") for m in PYTHON_EXAMPLE.finditer(GUIDE)]
+
+
+@needs_jar
+def test_the_guide_has_examples_and_each_prints_what_it_shows(spark):
+    assert len(EXAMPLES) == 2
+    scope_code = ""  # the second example uses the first's config, as a reader runs them in turn
+    for code, shown in EXAMPLES:
+        scope_code += code
+        assert normalized(run_python(scope_code, spark)).endswith(normalized(shown))
