@@ -47,8 +47,8 @@ final class ConsumerGroup private (
   def partition(in: Array[Byte], off: Int, len: Int, ws: Workspace): Int =
     if (sourcing != null) {
       val out = sourcing.take(in, off, len, ws, keyed = false, 0L, 0L)
-      // (no destination token can be longer than the source's: never Workspace.TooLong)
-      if (out == null) -1 else leadingPartition(out, 0, out.length)
+      // (a partitioned subject too long to store is not stored: no partition)
+      if (out == null || (out eq Workspace.TooLong)) -1 else leadingPartition(out, 0, out.length)
     } else {
       val ntok = ws.tokenize(in, off, len)
       if (ntok == 0) return -1
