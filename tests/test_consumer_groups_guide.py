@@ -3,8 +3,6 @@ prints the ``text`` block that follows it (as tests/test_readme.py checks README
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import ROOT, needs_jar
 from test_readme import PYTHON_EXAMPLE, normalized, run_python
 
