@@ -12,8 +12,7 @@ EXAMPLES = [(m.group(1), m.group(2) or "") for m in PYTHON_EXAMPLE.finditer(GUID
 
 @needs_jar
 def test_the_guide_has_examples_and_each_prints_what_it_shows(spark):
-    assert len(EXAMPLES) == 2
-    scope_code = ""  # the second example uses the first's config, as a reader runs them in turn
-    for code, shown in EXAMPLES:
-        scope_code += code
-        assert normalized(run_python(scope_code, spark)).endswith(normalized(shown))
+    assert len(EXAMPLES) == 3
+    first = EXAMPLES[0][0]  # the later examples use its config and DataFrame, as a reader runs them in turn
+    for i, (code, shown) in enumerate(EXAMPLES):
+        assert normalized(run_python(first + code if i else code, spark)).endswith(normalized(shown))
