@@ -19,12 +19,12 @@ from processes import free_port, listening, stop, wait_until
 
 
 @contextmanager
-def jetstream_server():
-    """A `nats-server -js` on 127.0.0.1, a random port and a temporary store; stopped afterwards."""
+def jetstream_server(binary: str = "nats-server"):
+    """A `nats-server -js` (or `binary`) on 127.0.0.1, a random port and a temporary store; stopped afterwards."""
     store = tempfile.mkdtemp(prefix="subjxform-js-")
     port = free_port()
     proc = subprocess.Popen(
-        ["nats-server", "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
+        [binary, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from conftest import needs_jar
+from conftest import ROOT, needs_jar
 from nats_client import NatsClient, jetstream_server
-from subjxform.groups import consumer_group_partition, consumer_group_plan
+from subjxform.groups import GroupConfigError, consumer_group_partition, consumer_group_plan
 
 pytestmark = [needs_jar, pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not on PATH")]
 
@@ -56,3 +56,29 @@ def test_the_servers_sourcing_stores_each_message_under_our_partition(session):
     ours = {r["subject"]: r["p"] for r in df.select("subject", consumer_group_partition("subject", CONFIG).alias("p")).collect()}
     assert {s: p for s, p in ours.items() if p is not None} == server
     assert ours["other.x"] is None and ours["orders.eu"] is None and len(server) == taken
+
+
+@pytest.mark.parametrize("line", ["2.10", "2.11", "2.12", "2.15"])
+def test_each_lines_binary_accepts_the_sourcing_stream_exactly_when_the_config_check_does(session, line):
+    # {{Partition(N)}} over a filter without `*`: 2.10 and 2.11 refuse the stream CreateElastic creates.
+    binary = ROOT / ".tools" / "nats-server" / line / "bin" / "nats-server"
+    if not binary.exists():
+        pytest.skip(f"{binary} is missing: scripts/nats-servers.sh installs it")
+    config = {"max_members": 3, "members": ["a"], "partitioning_filters": [{"filter": "orders.>"}]}
+    transforms = [{"src": "orders.>", "dest": "{{Partition(3)}}.orders.>"}]
+    with jetstream_server(str(binary)) as port:
+        nats = NatsClient(port)
+        try:
+            assert "error" not in nats.request("$JS.API.STREAM.CREATE.ORDERS", {"name": "ORDERS", "subjects": ["orders.>"]})
+            server = nats.request("$JS.API.STREAM.CREATE.W", {"name": "W", "retention": "workqueue", "sources": [
+                {"name": "ORDERS", "subject_transforms": transforms}]}).get("error")
+        finally:
+            nats.close()
+    try:
+        ours, refused = consumer_group_plan(session, config, server_version=line)["transforms"], None
+    except GroupConfigError as e:
+        ours, refused = None, str(e)
+    if server is None:
+        assert ours == transforms
+    else:
+        assert refused is not None and server["description"] in refused and f"error {server['err_code']}" in refused
