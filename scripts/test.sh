@@ -15,7 +15,7 @@ scripts/sbt test
 
 "$PY" -m pytest -q tests "$@"
 # The Python API module again, as a Spark Connect client of a server started with the jar.
-SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py "$@"
+SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py "$@"
 # subjxform.portable where no jar is (Databricks serverless / shared access mode): a local session and a
 # Spark Connect server, both started without the jar.
 SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q tests/test_portable*.py "$@"

@@ -24,6 +24,12 @@
                                                     warehouses and compute that loads no jar: the
                                                     expression, a view over a table, or a SQL
                                                     function (`sql --help`); Python alone
+    subjxform group CONFIG [SUBJECT... | --traffic FILE [--new-config FILE2]] ...
+                                                    a partitioned consumer group (orbit.go pcgroups):
+                                                    the config checked, each subject's partition and
+                                                    member, or the balance report over a file of
+                                                    messages and what a config change moves
+                                                    (`group --help`); pyspark
     subjxform --help                                this text (also `mapping --help`, `validate --help`)
 
 `mapping` and `validate` run the jar's Spark-free engine in a plain JVM (Java alone: no pyspark needed,
@@ -104,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         from subjxform.report_cli import main as report_main
 
         return report_main(args[1:])
+    if args[:1] == ["group"]:
+        from subjxform.group_cli import main as group_main
+
+        return group_main(args[1:])
     if args[:1] in (["--help"], ["-h"], ["help"]):
         print(__doc__.strip())
         return 0

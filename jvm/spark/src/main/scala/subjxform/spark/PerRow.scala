@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{FilterTransforms, MappingExplanation, MappingTable, SubjectFilter, SubjectTooLongException, SubjectTransform, Workspace}
+import subjxform.core.{ConsumerGroup, FilterTransforms, MappingExplanation, MappingTable, SubjectFilter, SubjectTooLongException, SubjectTransform, Workspace}
 
 /**
  * What generated code calls per row: a few lines each that hand a `UTF8String`'s bytes to the compiled
@@ -47,6 +47,18 @@ object PerRow {
       shell: PlanExpression[_]): UTF8String = {
     val bytes = bytesOf(subject)
     result(ft.take(bytes, offsetIn(bytes, subject), subject.numBytes, ws, keyed, seed, key), ws, shell)
+  }
+
+  /** The message's partition in the group, or -1 when the group does not take it. */
+  def groupPartition(group: ConsumerGroup, ws: Workspace, subject: UTF8String): Int = {
+    val bytes = bytesOf(subject)
+    group.partition(bytes, offsetIn(bytes, subject), subject.numBytes, ws)
+  }
+
+  /** The member that gets the message, or null. */
+  def groupMember(group: ConsumerGroup, ws: Workspace, subject: UTF8String): UTF8String = {
+    val member = group.memberBytes(groupPartition(group, ws, subject))
+    if (member == null) null else UTF8String.fromBytes(member)
   }
 
   def matches(filter: SubjectFilter, ws: Workspace, subject: UTF8String): Boolean = {

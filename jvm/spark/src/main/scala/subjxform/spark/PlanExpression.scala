@@ -77,6 +77,13 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   protected def applyPlanCode(plan: String, workspace: String, subject: String, key: String, rowValues: Seq[String],
       shell: String): String
 
+  /**
+   * Whether the generated result in `value` is NULL: `value == null`, never for a primitive result unless
+   * the function says which values stand for NULL (see [[ConsumerGroupPartitionExpression]]).
+   */
+  protected def resultIsNullCode(value: String): String =
+    if (CodeGenerator.isPrimitiveType(dataType)) "false" else s"$value == null"
+
   /** Other arguments read per row once the plan is known (`cluster`); NULL is passed as `null`. */
   protected def rowArguments: Seq[Expression] = Nil
 
@@ -245,7 +252,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     val key = if (keyed) Some(keyArgument.get.genCode(ctx)) else None
     val keyValue = key.fold("0L")(k => s"(${k.isNull} ? 0L : ${k.value})")
     val result = applyPlanCode(plan, workspace, subj.value, keyValue, row.map(a => s"(${a.isNull} ? null : ${a.value})"), self)
-    val resultIsNull = if (CodeGenerator.isPrimitiveType(dataType)) "false" else s"${ev.value} == null"
+    val resultIsNull = resultIsNullCode(ev.value)
     ev.copy(code = code"""
       |${subj.code}
       |boolean ${ev.isNull} = true;

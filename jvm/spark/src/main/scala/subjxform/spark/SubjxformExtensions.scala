@@ -31,6 +31,7 @@ object SubjxformFunctions {
       serverVersion
   private val mapParameters =
     Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws :+ serverVersion
+  private val consumerGroupParameters = Seq(required("subject"), required("config"), serverVersion)
   private val filterTransformParameters = Seq(required("subject"), required("transforms")) ++ draws :+ serverVersion
 
   val all: Seq[Description] = Seq(
@@ -43,7 +44,10 @@ object SubjxformFunctions {
     describe[SubjectFilterTransformExpression]("subject_filter_transform", filterTransformParameters),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform", filterTransformParameters),
     describe[StreamConfigPlanExpression]("stream_config_plan", Seq(required("config"), serverVersion)),
-    describe[AccountsPlanExpression]("accounts_plan", Seq(required("config"), optional("file", nullString), serverVersion)))
+    describe[AccountsPlanExpression]("accounts_plan", Seq(required("config"), optional("file", nullString), serverVersion)),
+    describe[ConsumerGroupPartitionExpression]("consumer_group_partition", consumerGroupParameters),
+    describe[ConsumerGroupMemberExpression]("consumer_group_member", consumerGroupParameters),
+    describe[ConsumerGroupPlanExpression]("consumer_group_plan", Seq(required("config"), serverVersion)))
 
   final val ServerVersionParameter = "server_version"
 

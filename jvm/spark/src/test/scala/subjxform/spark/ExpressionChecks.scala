@@ -5,7 +5,7 @@ import org.apache.spark.serializer.JavaSerializer
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeProjection
-import org.apache.spark.sql.types.{BooleanType, DataType, StringType, StructType}
+import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -61,6 +61,7 @@ trait ExpressionChecks {
       else e.dataType match {
         case StringType => out.getUTF8String(0).toString
         case BooleanType => out.getBoolean(0)
+        case IntegerType => out.getInt(0)
         case t: StructType => scalaValue(out.getStruct(0, t.size).toSeq(t))
       }
     }

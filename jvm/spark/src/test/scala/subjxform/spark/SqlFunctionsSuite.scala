@@ -158,7 +158,7 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
       .asInstanceOf[org.apache.spark.sql.SparkSessionExtensions => Unit](ext)
     assert(SubjxformFunctions.all.map(_._1.funcName).toSet == Set("subject_transform", "try_subject_transform", "subject_matches",
       "subject_map", "subject_map_explain", "mappings_plan", "subject_filter_transform", "try_subject_filter_transform", "stream_config_plan",
-      "accounts_plan"))
+      "accounts_plan", "consumer_group_partition", "consumer_group_member", "consumer_group_plan"))
   }
 
   test("named arguments: any order, defaults for the rest; an unknown name is Spark's analysis error") {

@@ -1,0 +1,127 @@
+"""``subjxform group``: a partitioned consumer group (orbit.go pcgroups) on an embedded local Spark.
+
+    subjxform group CONFIG                            check the config: the members, their partitions and
+                                                      consumer filters (exit 1 when the library refuses it)
+    subjxform group CONFIG SUBJECT...                 each subject's partition and member
+    subjxform group CONFIG --traffic FILE [--new-config FILE2] [--subject-column subject]
+                    [--format parquet|csv|json] [--top N] [--out DIR]
+                                                      the balance report over a file of messages (and
+                                                      what changing to FILE2 moves): summary.txt and PNGs
+
+CONFIG (and FILE2) is the group's config: the JSON value of its key in the `elastic-consumer-groups` or
+`static-consumer-groups` KV bucket (`nats kv get elastic-consumer-groups ORDERS.workers --raw > g.json`),
+a file or the JSON text. --server-version V follows nats-server line V (2.10 ... 2.15; default the
+newest). Exit code 0, 1 for a config the library (or nats-server) refuses, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from subjxform.configs import config_text
+
+
+def _describe(plan: dict) -> str:
+    lines = [f"{plan['kind']} consumer group (bucket {plan['bucket']}), max_members {plan['max_members']}"]
+    for t in plan["transforms"]:
+        lines.append(f"  sourced through {t['src']} -> {t['dest']}")
+    if plan["kind"] == "static" and plan["filters"]:
+        lines.append("  filters: " + ", ".join(plan["filters"]))
+    for m in plan["members"]:
+        ps = ",".join(map(str, m["partitions"])) or "none"
+        lines.append(f"  {m['member']}: partitions {ps}" + (f"; consumer filters {', '.join(m['filter_subjects'])}"
+                                                            if m["filter_subjects"] else ""))
+    if not plan["members"]:
+        lines.append("  no members: no message is consumed")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[list[str]] = None, spark=None) -> int:
+    parser = argparse.ArgumentParser(prog="subjxform group", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config")
+    parser.add_argument("subjects", nargs="*")
+    parser.add_argument("--traffic", type=Path)
+    parser.add_argument("--new-config")
+    parser.add_argument("--subject-column", default="subject")
+    parser.add_argument("--format", choices=["parquet", "csv", "json"])
+    parser.add_argument("--top", type=int, default=5, help="how many of the hottest keys to show")
+    parser.add_argument("--out", type=Path, default=Path("target/subjxform-group"))
+    parser.add_argument("--server-version")
+    args = parser.parse_args(argv)
+    if args.subjects and args.traffic:
+        print("subjxform group: give SUBJECTs or --traffic, not both", file=sys.stderr)
+        return 2
+    if args.new_config and not args.traffic:
+        print("subjxform group: --new-config compares over --traffic", file=sys.stderr)
+        return 2
+    try:
+        configs = [config_text(c)[0] for c in [args.config] + ([args.new_config] if args.new_config else [])]
+    except OSError as e:
+        print(f"subjxform group: {e}", file=sys.stderr)
+        return 2
+
+    from pyspark.sql import SparkSession
+
+    import subjxform
+    from subjxform.groups import GroupConfigError, consumer_group_plan, group_balance, group_diff
+
+    own = spark is None
+    if own:
+        spark = (subjxform.configure(SparkSession.builder.master("local[*]").appName("subjxform-group"))
+                 .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+    try:
+        try:
+            plans = [consumer_group_plan(spark, c, args.server_version) for c in configs]
+        except GroupConfigError as e:
+            print(f"subjxform group: {e}", file=sys.stderr)
+            return 1
+        if args.subjects:
+            from subjxform.groups import consumer_group_member, consumer_group_partition
+
+            df = spark.createDataFrame([(s,) for s in args.subjects], "subject string")
+            for r in df.select("subject", consumer_group_partition("subject", configs[0], args.server_version).alias("p"),
+                               consumer_group_member("subject", configs[0], args.server_version).alias("m")).collect():
+                print(f"{r['subject']}: " + ("not taken by the group" if r["p"] is None else
+                                             f"partition {r['p']}, member {r['m'] or '(none)'}"))
+            return 0
+        if args.traffic is None:
+            print(_describe(plans[0]))
+            return 0
+        from subjxform.report_cli import _read_traffic
+
+        if not args.traffic.exists():
+            print(f"subjxform group: {args.traffic}: no such file", file=sys.stderr)
+            return 2
+        traffic = _read_traffic(spark, args.traffic, args.format)
+        if args.subject_column not in traffic.columns:
+            print(f"subjxform group: {args.traffic} has no column {args.subject_column} (it has {', '.join(traffic.columns)})",
+                  file=sys.stderr)
+            return 2
+        traffic = traffic.cache()
+        reports = [("balance", group_balance(traffic, configs[0], args.subject_column, args.top, args.server_version))]
+        if args.new_config:
+            reports.append(("balance after", group_balance(traffic, configs[1], args.subject_column, args.top,
+                                                           args.server_version)))
+            reports.append(("change", group_diff(traffic, configs[0], configs[1], args.subject_column, args.server_version)))
+        args.out.mkdir(parents=True, exist_ok=True)
+        parts = [f"subjxform group: {args.traffic} with {args.config}" + (f" -> {args.new_config}" if args.new_config else "")]
+        for name, report in reports:
+            png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
+            parts.append(report.text + (f"\n(chart: {png})" if png else ""))
+        summary = "\n\n".join(parts) + "\n"
+        (args.out / "summary.txt").write_text(summary, encoding="utf-8")
+        sys.stdout.write(summary)
+        traffic.unpersist()
+    finally:
+        if own:
+            spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

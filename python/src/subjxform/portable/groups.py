@@ -1,0 +1,278 @@
+"""Partitioned consumer groups without the jar: :func:`subjxform.groups.consumer_group_partition` and
+``consumer_group_member`` from Spark's built-in functions, for a constant config.
+
+The config is read and checked here as the jar's core (``ConsumerGroup``) reads it, with the library's
+reasons; an elastic group's partition is the portable build of its sourcing transforms (the same
+``subject_filter_transform`` tree, FNV-1a in one ``aggregate``), a static group's the subject's first
+token; the member is one ``CASE`` over the partition (blocks and remainder, or the mappings)::
+
+    from subjxform.portable.groups import consumer_group_member
+    df.select(consumer_group_member("subject", config))
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, List, Mapping, Optional, Tuple, Union
+
+from . import InvalidArgumentValue, NeedsTheJar, _build, _column, _expr, _is_column, _version
+from ._expr import call, case, cast, lit, null, when
+from ._transform import InvalidStreamConfig, compile_filter, compile_filter_transforms, is_subset_match, is_valid_subject
+
+__all__ = ["consumer_group_partition", "consumer_group_member", "parse_group", "Group"]
+
+_MAX_INT = 2**31 - 1
+
+
+class _Refused(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: str  # "elastic" or "static"
+    max_members: int
+    active_members: Tuple[str, ...]  # the members with partitions, in the library's order (empty with mappings)
+    owners: Optional[Tuple[Optional[str], ...]]  # the member of each partition, with mappings
+    filters: Tuple[str, ...]
+    transforms: Tuple[Tuple[str, str], ...]  # an elastic group's sourcing (src, dest)
+
+    def member_index(self, p: int) -> int:
+        """GeneratePartitionFilters: blocks of N / members partitions, then the remainder round robin."""
+        n, m = self.max_members, len(self.active_members)
+        per = n // m
+        return p // per if p < m * per else (p - m * per) % m
+
+
+def _field(o: list, key: str) -> Any:
+    """Go's encoding/json: the exact key, else any key equal case-insensitively; the last one wins; null is absent."""
+    exact = [v for k, v in o if k == key]
+    found = exact or [v for k, v in o if k.lower() == key.lower()]
+    if not found:
+        return None
+    return found[-1]
+
+
+def _is_object(v: Any) -> bool:
+    """Whether a value read with object_pairs_hook=list is a JSON object (a list of (key, value) tuples)."""
+    return isinstance(v, list) and all(isinstance(x, tuple) for x in v)
+
+
+def _has(o: list, key: str) -> bool:
+    return any(k.lower() == key.lower() for k, _ in o)
+
+
+def _sourcing_destination(filter_: str, wildcards: List[int], n: int) -> str:
+    """The library's getPartitioningTransformDest."""
+    toks, star = [], 0
+    for t in filter_.split("."):
+        if t == "*":
+            star += 1
+            t = "{{Wildcard(%d)}}" % star
+        toks.append(t)
+    ws = "".join("," + str(w) for w in wildcards)
+    return "{{Partition(%d%s)}}.%s" % (n, ws, ".".join(toks))
+
+
+def _go_less_key(s: str) -> bytes:
+    return s.encode("utf-8", "surrogatepass")  # Go sorts strings by their bytes
+
+
+def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> Group:
+    """The group of a config (JSON text or a dict), checked as the jar checks it; raises ValueError with
+    the jar's (the library's) text."""
+    text = config if isinstance(config, str) else json.dumps(config)
+    try:
+        root = json.loads(text, object_pairs_hook=list)
+    except ValueError as e:
+        raise _Refused(f"invalid JSON value for the consumer group's config: {e}") from None
+    if not _is_object(root):
+        raise _Refused("invalid JSON value for the consumer group's config: expected a JSON object")
+    elastic, static = _has(root, "partitioning_filters"), _has(root, "filters")
+    if elastic == static:
+        raise _Refused(("the config has both \"partitioning_filters\" and \"filters\"" if elastic else
+                        "the config has neither \"partitioning_filters\" nor \"filters\"") +
+                       ": say which kind of group it is (an elastic group's config has \"partitioning_filters\", null "
+                       "when there are none; a static group's \"filters\", [] when there are none)")
+    kind = "elastic" if elastic else "static"
+
+    def bad(path: str, expected: str):
+        return _Refused(f"invalid JSON value for the {kind} consumer group's config: {path} must be {expected}")
+
+    def items(v, path):
+        if v is None:
+            return []
+        if not isinstance(v, list) or (v and _is_object(v)):
+            raise bad(path, "a list")
+        return v
+
+    def integer(v, path, unsigned=False):
+        if v is None:
+            return 0
+        if isinstance(v, bool) or not isinstance(v, int) or (unsigned and v < 0):
+            raise bad(path, "an integer >= 0" if unsigned else "an integer")
+        return v
+
+    def string(v, path):
+        if v is None:
+            return ""
+        if not isinstance(v, str):
+            raise bad(path, "a string")
+        return v
+
+    def obj(v, path):
+        if v is None:
+            return []
+        if not _is_object(v):
+            raise bad(path, "an object")
+        return v
+
+    n = integer(_field(root, "max_members"), "max_members", unsigned=True)
+    partitioning = []
+    if kind == "elastic":
+        for i, v in enumerate(items(_field(root, "partitioning_filters"), "partitioning_filters")):
+            o = obj(v, f"partitioning_filters[{i}]")
+            path = f"partitioning_filters[{i}]"
+            partitioning.append((string(_field(o, "filter"), f"{path}.filter"),
+                                 [integer(w, f"{path}.partitioning_wildcards[{j}]") for j, w in
+                                  enumerate(items(_field(o, "partitioning_wildcards"), f"{path}.partitioning_wildcards"))]))
+    filters = ([string(v, f"filters[{i}]") for i, v in enumerate(items(_field(root, "filters"), "filters"))]
+               if kind == "static" else [])
+    members = [string(v, f"members[{i}]") for i, v in enumerate(items(_field(root, "members"), "members"))]
+    mappings = []
+    for i, v in enumerate(items(_field(root, "member_mappings"), "member_mappings")):
+        o = obj(v, f"member_mappings[{i}]")
+        mappings.append((string(_field(o, "member"), f"member_mappings[{i}].member"),
+                         [integer(p, f"member_mappings[{i}].partitions[{j}]")
+                          for j, p in enumerate(items(_field(o, "partitions"), f"member_mappings[{i}].partitions"))]))
+
+    def fail(reason: str):
+        raise _Refused(f"invalid {kind} consumer group config: {reason}")
+
+    # validateConfig / validateStaticConfig, in the library's order and words
+    if n < 1:
+        fail("the max number of members must be >= 1")
+    for f, wildcards in partitioning:
+        if f == "":
+            fail("partitioning filters must have a non-empty filter")
+        toks = f.split(".")
+        stars = toks.count("*")
+        if stars == 0 and toks[-1] != ">":
+            fail("partitioning filters must have at least one * wildcard or end with > wildcard")
+        if len(wildcards) > stars:
+            fail("the number of partitioning wildcards must not be larger than the total number of * wildcards in the filter")
+        seen = set()
+        for w in wildcards:
+            if w in seen:
+                fail("partitioning wildcard indexes must be unique")
+            seen.add(w)
+            if w > stars or w < 1:
+                fail("partitioning wildcard indexes must be between 1 and the number of * wildcards in the filter")
+    if members and mappings:
+        fail("either members or member mappings must be provided, not both")
+    if mappings:
+        if len(mappings) > n:
+            fail("the number of member mappings must be between 1 and the max number of members")
+        names, partitions = set(), set()
+        for member, ps in mappings:
+            if member in names:
+                fail("member names must be unique")
+            names.add(member)
+            for p in ps:
+                if p in partitions:
+                    fail("partition numbers must be used only once")
+                partitions.add(p)
+                if p < 0 or p >= n:
+                    fail("partition numbers must be between 0 and one less than the max number of members")
+        if len(partitions) != n:
+            fail("the number of unique partition numbers must be equal to the max number of members" if kind == "elastic"
+                 else "the number of unique partition numbers specified in the mappings must be equal to the max number of members")
+    if n > _MAX_INT:
+        raise _Refused(f"max_members {n}: more partitions than {{{{Partition(n)}}}} takes (at most {_MAX_INT})")
+
+    transforms: Tuple[Tuple[str, str], ...] = ()
+    if kind == "elastic":
+        pfs = partitioning or [(">", [])]
+        transforms = tuple((f, _sourcing_destination(f, w, n)) for f, w in pfs)
+        try:
+            compile_filter_transforms(transforms, server_version, field="partitioning_filters")
+        except InvalidStreamConfig as e:
+            raise _Refused(f"nats-server refuses the group's sourcing stream: {e}") from None
+    elif not mappings:
+        for i, f in enumerate(filters):
+            if not is_valid_subject(f):
+                raise _Refused(f"nats-server refuses the members' consumers: filters[{i}] {json.dumps(f)}: invalid subject")
+            for j, o in enumerate(filters):
+                if i != j and is_subset_match(f, o):
+                    raise _Refused(f"nats-server refuses the members' consumers: filters[{i}] {json.dumps(f)} and "
+                                   f"filters[{j}] {json.dumps(o)}: consumer subject filters cannot overlap "
+                                   "(nats-server error 10138)")
+    owners = None
+    if mappings:
+        table: List[Optional[str]] = [None] * n
+        for member, ps in mappings:
+            for p in ps:
+                table[p] = member
+        owners = tuple(table)
+    active = () if mappings else tuple(sorted(dict.fromkeys(members), key=_go_less_key)[:n])
+    return Group(kind, n, active, owners, tuple(p[0] for p in partitioning) if kind == "elastic" else tuple(filters),
+                 transforms)
+
+
+def partition_tree(g: Group, server_version=None) -> _expr.Node:
+    """The partition (INT), NULL where the group does not take the message."""
+    if g.kind == "elastic":
+        ft = compile_filter_transforms(g.transforms, server_version, field="partitioning_filters")
+        out = _build.filter_transform_tree(ft, None, function=None)
+        return cast(call("substring_index", out, lit("."), _build.i32(1)), "int")
+    parts = _build.SubjectParts()
+    first = parts.token(0)
+    # Go's %d of a partition below N: a consumer filter `<p>.…` takes no other first token.
+    # (the cast inside a CASE: AND does not guard it, and under ANSI a cast of a token that is no number fails)
+    digits = call("rlike", first, lit("^(0|[1-9][0-9]{0,9})$"))
+    canonical = _expr.and_(parts.is_literal(), call(">=", parts.dots(), _build.i32(1)),
+                           call("<", when(digits, cast(first, "bigint")), lit(g.max_members)))
+    if g.owners is None and g.filters:
+        canonical = _expr.and_(canonical, _build.call_or([parts.matches(compile_filter("*." + f)) for f in g.filters]))
+    return when(canonical, cast(first, "int"))
+
+
+def member_tree(g: Group, partition: _expr.Node) -> _expr.Node:
+    """The member of `partition` (STRING), as GeneratePartitionFilters assigns it."""
+    if g.owners is not None:
+        return case(*[(call("=", partition, _build.i32(p)), lit(m)) for p, m in enumerate(g.owners) if m is not None])
+    if not g.active_members:
+        return null("string")
+    n, m = g.max_members, len(g.active_members)
+    per = n // m
+    # blocks of `per` partitions, then the remainder (fewer than m partitions) one each, round robin
+    whens = [(call("<", partition, _build.i32((i + 1) * per)), lit(g.active_members[i])) for i in range(m)]
+    whens += [(call("=", partition, _build.i32(p)), lit(g.active_members[g.member_index(p)])) for p in range(m * per, n)]
+    return case(*whens)
+
+
+def _group(config, function: str, server_version) -> Tuple[Group, Any]:
+    if _is_column(config):
+        raise NeedsTheJar(f"subjxform.portable.groups.{function}: `config` from a Column needs the jar "
+                          f"(subjxform.groups.{function}); the portable form takes a constant config (a str or a dict)")
+    if not isinstance(config, (str, Mapping)):
+        raise TypeError(f"config must be the group's JSON (a str or a dict), not {type(config).__name__}")
+    version = _version(server_version, function)
+    try:
+        return parse_group(config, version), version
+    except _Refused as e:
+        raise InvalidArgumentValue(function, "config", str(e)) from None
+
+
+def consumer_group_partition(subject, config, server_version: Optional[str] = None):
+    """:func:`subjxform.groups.consumer_group_partition` from built-in functions: `config` a constant."""
+    g, version = _group(config, "consumer_group_partition", server_version)
+    return _column(partition_tree(g, version), subject, None, "consumer_group_partition")
+
+
+def consumer_group_member(subject, config, server_version: Optional[str] = None):
+    """:func:`subjxform.groups.consumer_group_member` from built-in functions: `config` a constant."""
+    g, version = _group(config, "consumer_group_member", server_version)
+    return _column(_expr.let(partition_tree(g, version), lambda p: member_tree(g, p)), subject, None,
+                   "consumer_group_member")
