@@ -26,7 +26,8 @@ import sys
 from pathlib import Path
 
 from subjxform.portable import InvalidArgumentValue, sql_expression
-from subjxform.portable._confsyntax import ConfSyntaxError, Obj, java_equals_ignore_case, parse_document
+from subjxform.portable._confsyntax import (ConfSyntaxError, Obj, java_equals_ignore_case, parse_document,
+                                           parse_mappings)
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -56,7 +57,9 @@ def _arguments() -> argparse.ArgumentParser:
 
 
 def _block(text: str, account: str | None) -> Obj:
-    """The mappings block FILE holds: the block itself, or a whole config's (top-level or an account's)."""
+    """The mappings block FILE holds. A whole nats-server config gives its top-level (global account's)
+    block, or with ``account`` that account's; anything else is read by the reader of every other entry
+    point (subject_map, portable.subject_map, validate, report): ``parse_mappings``."""
     doc = parse_document(text)
 
     def entry(o: Obj, name: str):
@@ -72,7 +75,7 @@ def _block(text: str, account: str | None) -> Obj:
     top = entry(doc, "mappings")
     if isinstance(top, Obj) and (len(doc.entries) > 1 or entry(doc, "accounts") is not None):
         return top  # a whole server config: its own (global account's) block
-    return doc
+    return parse_mappings(text)
 
 
 def main(argv: list[str]) -> int:
