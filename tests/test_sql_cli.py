@@ -4,6 +4,7 @@ report) gives SQL whose results equal the jar's subject_map on the same rows, ke
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from pyspark.sql import functions as F
@@ -62,3 +63,39 @@ def test_sql_of_every_mappings_file_gives_the_jars_subject_map_row_for_row(spark
     assert by_sql == by_jar
     kinds = {v.split(".")[1] if v.count(".") == 4 else v.split(".")[0] for v in by_jar.values()}
     assert kinds == {"v1", "v2", "orders", "archive", "other"}  # both weights, the 2% kept unchanged, the rest
+
+
+def run_sql(capsys, *args: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr); lambda variables renamed alike (their numbers count up within a process)."""
+    code = sql_main(list(args))
+    out = capsys.readouterr()
+    return code, re.sub(r"__sx\d+", "__sx", out.out), out.err
+
+
+def test_a_table_that_draws_needs_key_or_seed_and_then_the_same_command_writes_the_same_sql(capsys, tmp_path):
+    weighted = tmp_path / "weighted.conf"
+    weighted.write_text(MAPPING_FILES["block pasted whole"], encoding="utf-8")
+    code, out, err = run_sql(capsys, str(weighted))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "--key" in err and "--seed" in err and "draws" in err
+    assert run_sql(capsys, str(weighted), "--function", "f")[0] == 2  # a SQL function takes no key: --seed
+    for options in (["--seed", "5"], ["--key", "msg_id"], ["--seed", "5", "--function", "route"]):
+        first, second = run_sql(capsys, str(weighted), *options), run_sql(capsys, str(weighted), *options)
+        assert first[0] == 0 and first == second, options
+    fixed = tmp_path / "fixed.conf"
+    fixed.write_text('orders.*: "orders.{{partition(4,1)}}.$1"\n', encoding="utf-8")  # draws nothing: no seed needed
+    assert run_sql(capsys, str(fixed))[0] == 0 and run_sql(capsys, str(fixed)) == run_sql(capsys, str(fixed))
+
+
+def test_sql_expression_of_constants_that_draw_needs_key_or_seed():
+    from subjxform import portable
+
+    drawing = [("subject_map", (ORDERS,)), ("subject_map_explain", (ORDERS,)),
+               ("subject_transform", ("svc.*", "svc.{{random(4)}}.$1")),
+               ("subject_filter_transform", ([("svc.*", "x.{{random(3)}}")],))]
+    for name, args in drawing:
+        with pytest.raises(portable.DrawsNeedAKeyOrSeed, match="key= .* or seed="):
+            portable.sql_expression(name, "subject", *args)
+        assert portable.sql_expression(name, "subject", *args, seed=3) == portable.sql_expression(name, "subject", *args, seed=3)
+        assert "rand(" not in portable.sql_expression(name, "subject", *args, key="msg_id")
+    assert portable.sql_expression("subject_transform", "subject", "svc.*", "x.$1")  # no draw: nothing to give

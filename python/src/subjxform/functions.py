@@ -12,6 +12,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ._compat import is_column, transform_pairs
+from .configs import mappings_argument
 from .session import ensure_functions
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
@@ -154,7 +155,9 @@ MappingsValue = Union[Column, str, dict]
 
 
 def _mappings_text(mappings: MappingsValue) -> Column:
-    """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once."""
+    """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once. A path
+    is read first (subjxform.configs' rule)."""
+    mappings = mappings_argument(mappings)
     if isinstance(mappings, dict):
         return F.lit(json.dumps(mappings))
     if not (isinstance(mappings, str) or is_column(mappings)):
@@ -174,7 +177,8 @@ def subject_map(
 
     ``mappings`` is the content of a nats-server ``mappings { }`` block, in its config syntax or as
     JSON, or a Python dict in the JSON shape (``{"orders.*": "orders.central.{{wildcard(1)}}",
-    "svc": [{"destination": "svc.v2", "weight": "2%"}, ...]}``), or a Column. An invalid table fails the
+    "svc": [{"destination": "svc.v2", "weight": "2%"}, ...]}``), or a Column; a file holding the table is
+    read when given as a ``pathlib.Path`` or a str naming an existing file (``"mappings.conf"``). An invalid table fails the
     query before any data is read. One rule applies (a literal rule equal to the subject, else the
     first matching wildcard rule); no match leaves the subject unchanged; a dropped message (artificial
     loss) is NULL. ``cluster`` (a string or Column) picks a rule's cluster-scoped destinations.

@@ -30,6 +30,7 @@ import sys
 from typing import Optional, Union
 
 from .._compat import transform_pairs
+from ..configs import mappings_argument
 from . import _build, _confsyntax, _expr, _map_build, _versions
 from ._mappings import InvalidMappings, compile_mappings
 from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
@@ -37,7 +38,7 @@ from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, c
 
 __all__ = ["subject_transform", "try_subject_transform", "subject_matches", "subject_filter_transform",
            "try_subject_filter_transform", "subject_map", "subject_map_explain", "sql_expression",
-           "InvalidArgumentValue", "NeedsTheJar"]
+           "InvalidArgumentValue", "NeedsTheJar", "DrawsNeedAKeyOrSeed"]
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
 _random = random.Random()
@@ -58,6 +59,21 @@ class InvalidArgumentValue(ValueError):
 
 class NeedsTheJar(TypeError):
     """A form the portable functions cannot build: a transform, filter or list from a Column."""
+
+
+class DrawsNeedAKeyOrSeed(ValueError):
+    """``sql_expression`` of constants that draw (``{{random(n)}}``, weighted destinations) with neither
+    ``key`` nor ``seed``. SQL text is stored and rerun (a view, a SQL function, a dbt model): a seed chosen
+    when the text is written would make every writing of it draw otherwise, so the text must say how it
+    draws: ``key`` (each message's own draw, the jar's) or ``seed`` (``rand(seed)``)."""
+
+    def __init__(self, function: str):
+        self.function = function
+        super().__init__(
+            f"{function}: these constants draw ({{{{random(n)}}}} or weighted destinations) and SQL text is stored "
+            "and rerun: give key= (the SQL of a per-message key such as a message id: each message's draw is the "
+            "jar's own, in every run) or seed= (Spark's rand(seed): the same draws for the same rows in the same "
+            "partitioning)")
 
 
 def _type_name(v: object) -> str:
@@ -184,6 +200,7 @@ def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: boo
     if _is_column(mappings):
         raise NeedsTheJar(f"subjxform.portable.{function}: a `mappings` table from a Column needs the jar "
                           f"(subjxform.{function}); the portable form takes a constant table (a str or a dict)")
+    mappings = mappings_argument(mappings)
     if not isinstance(mappings, (str, dict, _confsyntax.Obj)):
         raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
     seed = _check_seed(seed)
@@ -256,7 +273,8 @@ def try_subject_filter_transform(subject, transforms, seed: Optional[int] = None
 
 def subject_map(subject, mappings, cluster=None, seed: Optional[int] = None, key=None,
                 server_version: Optional[str] = None):
-    """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, or a dict).
+    """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, a dict, or a file
+    given as a path).
     With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
     frequencies, not the jar's numbers)."""
     tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
@@ -302,7 +320,9 @@ def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
     """The SQL text of a portable function over the SQL expression `subject_sql` (a column name, or any
     SQL), for Spark SQL and SQL warehouses: ``sql_expression("subject_transform", "subject", "a.*", "b.$1")``.
     The constant arguments are as for the Python functions; ``key`` and ``cluster`` are SQL text (e.g.
-    ``"msg_id"``, ``"'east'"`` for every message entering cluster east)."""
+    ``"msg_id"``, ``"'east'"`` for every message entering cluster east). Constants that draw
+    (``{{random(n)}}``, weighted destinations) need ``key`` or ``seed``, since the text is stored and rerun:
+    without either, :class:`DrawsNeedAKeyOrSeed` (a ValueError)."""
     if function_name not in _TREES:
         raise ValueError(f"no portable SQL for {function_name!r}: one of {', '.join(sorted(_TREES))}")
     if not isinstance(subject_sql, str):
@@ -320,7 +340,10 @@ def sql_expression(function_name: str, subject_sql: str, *args, **kw) -> str:
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be SQL text (str) in sql_expression, not {_type_name(value)}")
             inputs[name] = value
-    return _expr.to_sql(_TREES[function_name](args, kw), inputs)
+    tree = _TREES[function_name](args, kw)
+    if kw.get("key") is None and kw.get("seed") is None and "rand" in _expr.function_names(tree):
+        raise DrawsNeedAKeyOrSeed(function_name)
+    return _expr.to_sql(tree, inputs)
 
 
 def tree_of(function_name: str, *args, **kw) -> _expr.Node:
