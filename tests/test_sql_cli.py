@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-from pyspark.sql import functions as F
 
 from conftest import needs_jar
 from subjxform import subject_map

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from typing import Any, Mapping, Optional, Union
 
 Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
@@ -59,3 +60,15 @@ def mappings_argument(mappings):
                          "is the table's text (or a dict); a path (a pathlib.Path, or a str naming an existing "
                          "file) is read")
     return mappings
+
+
+def check_cluster_name(cluster, mappings, server_version=None) -> None:
+    """subject_map's ``cluster`` given as a str with a constant table: a warning when the table scopes
+    destinations to clusters and ``cluster`` is none of them (see _mappings.unknown_cluster_note)."""
+    if not isinstance(cluster, str) or not isinstance(mappings, (str, dict)):
+        return
+    from .portable._mappings import unknown_cluster_note
+
+    note = unknown_cluster_note(cluster, mappings, server_version)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)

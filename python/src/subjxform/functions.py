@@ -12,7 +12,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ._compat import is_column, transform_pairs
-from .configs import mappings_argument
+from .configs import check_cluster_name, mappings_argument
 from .session import ensure_functions
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
@@ -165,6 +165,14 @@ def _mappings_text(mappings: MappingsValue) -> Column:
     return _value(mappings, "mappings")
 
 
+def _map_column(function: str, subject, mappings, cluster, seed, key, server_version) -> Column:
+    """subject_map or subject_map_explain, unchecked: for callers that apply one cluster to many tables
+    (subjxform.accounts), where a table without that cluster is no mistake."""
+    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    return _call(function, _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
+                 *_server_version(server_version))
+
+
 def subject_map(
     subject: ColumnOrName,
     mappings: MappingsValue,
@@ -181,16 +189,17 @@ def subject_map(
     read when given as a ``pathlib.Path`` or a str naming an existing file (``"mappings.conf"``). An invalid table fails the
     query before any data is read. One rule applies (a literal rule equal to the subject, else the
     first matching wildcard rule); no match leaves the subject unchanged; a dropped message (artificial
-    loss) is NULL. ``cluster`` (a string or Column) picks a rule's cluster-scoped destinations.
+    loss) is NULL. ``cluster`` (a cluster's name, or a Column of names) picks a rule's cluster-scoped
+    destinations; a name that is no cluster of a constant table warns (a column's name given as a str).
     Weighted choices are random; ``seed`` makes them reproducible (like ``rand(seed)``), ``key`` (e.g.
     ``"msg_id"``) gives each message the same destination in every run, whatever the partitioning.
     ``server_version`` follows that nats-server line (see :func:`subject_transform`).
 
     >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
     """
-    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return _call("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
-                 *_server_version(server_version))
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
+    return _map_column("subject_map", subject, mappings, cluster, seed, key, server_version)
 
 
 def subject_map_explain(
@@ -213,9 +222,9 @@ def subject_map_explain(
 
     >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
-    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return _call("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
-                 _key(key), *_server_version(server_version))
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
+    return _map_column("subject_map_explain", subject, mappings, cluster, seed, key, server_version)
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]

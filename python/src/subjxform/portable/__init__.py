@@ -30,7 +30,7 @@ import sys
 from typing import Optional, Union
 
 from .._compat import transform_pairs
-from ..configs import mappings_argument
+from ..configs import check_cluster_name, mappings_argument
 from . import _build, _confsyntax, _expr, _map_build, _versions
 from ._mappings import InvalidMappings, compile_mappings
 from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
@@ -229,7 +229,17 @@ def _column(tree: _expr.Node, subject, key, function: str, cluster=None):
             inputs["cluster"] = cluster
         else:
             raise TypeError(f"cluster must be a str (a constant) or a Column, not {_type_name(cluster)}: {cluster!r}")
-    return _expr.to_column(tree, inputs)
+    # Named as the jar's column is, by the function and its subject: Spark would name it by the whole
+    # generated expression (thousands of characters for one table).
+    return _expr.to_column(tree, inputs).alias(f"{function}({_name_of(subject)}, …)")
+
+
+def _name_of(subject) -> str:
+    """A subject column's name as Spark shows it in a column's name: the name given, or the Column's text."""
+    if isinstance(subject, str):
+        return subject
+    text = str(subject)
+    return text[len("Column<'"):-len("'>")] if text.startswith("Column<'") and text.endswith("'>") else text
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -277,6 +287,8 @@ def subject_map(subject, mappings, cluster=None, seed: Optional[int] = None, key
     given as a path).
     With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
     frequencies, not the jar's numbers)."""
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
     tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map", cluster)
 
@@ -285,6 +297,8 @@ def subject_map_explain(subject, mappings, cluster=None, seed: Optional[int] = N
                         server_version: Optional[str] = None):
     """:func:`subjxform.subject_map_explain`: the jar's struct, field for field, and the same ``result``
     as :func:`subject_map` with the same arguments."""
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
     tree = _map_tree("subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map_explain", cluster)
 
