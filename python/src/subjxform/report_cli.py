@@ -139,7 +139,8 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     # Checked before Spark starts: a missing package is one line, not a traceback after the reports ran.
     missing = [m for m in ("pyspark", "matplotlib") if importlib.util.find_spec(m) is None]
     if missing:
-        print(f"{PROG} needs {' and '.join(missing)} beside subjxform: pip install {' '.join(missing)}", file=sys.stderr)
+        print(f"subjxform report needs {' and '.join(missing)}: pip install 'subjxform[reports]' (matplotlib), "
+              "and 'subjxform[spark]' where no pyspark is installed", file=sys.stderr)
         return 2
     old = args.mappings.read_text(encoding="utf-8")
     new = args.new_mappings.read_text(encoding="utf-8") if args.new_mappings else None
