@@ -156,15 +156,14 @@ def _cell(v: Any) -> str:
 
 
 def _share(n: int, total: int) -> str:
-    """n of total as a percentage: one decimal from 1% up, below that two significant digits, so that a key
-    with 1 message of 100,000 reads 0.001%, not 0.0%."""
+    """n of total as a percentage with one decimal; a share that is not zero but would read 0.0% gets two
+    significant digits instead, so that a key with 1 message of 100,000 reads 0.001%."""
     if not total:
         return "-"
     pct = 100.0 * n / total
-    small = f"{pct:.{1 - math.floor(math.log10(pct))}f}" if 0 < pct < 1 else ""
-    if not small or float(small) >= 1:
+    if n == 0 or pct >= 0.05:
         return f"{pct:.1f}%"
-    return small.rstrip("0") + "%"
+    return f"{pct:.{1 - math.floor(math.log10(pct))}f}".rstrip("0") + "%"
 
 
 # --- rule coverage -------------------------------------------------------------------------------
