@@ -124,6 +124,9 @@ lazy val core = (project in file("jvm/core"))
   .settings(javaRelease("8"))
   .settings(
     name := "subjxform-core",
+    // One engine per Scala binary version, shared by every line of it (SparkLines.coreScala).
+    scalaVersion := SparkLines.coreScala(line.scalaBinary),
+    target := baseDirectory.value / "target" / s"scala-${line.scalaBinary}",
     publish / skip := true,
     libraryDependencies ++= Seq(
       "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
@@ -211,6 +214,30 @@ lazy val spark = (project in file("jvm/spark"))
       (ThisBuild / jarTarget).value
     }
   )
+
+// Every line's jar in one sbt session (scripts/build-jars.sh): `jarLines 3.5_2.12 4.0_2.13 ...` selects each
+// line in turn (the system properties this file reads, then `reload`) and runs `jar`, in one JVM whose
+// compiler is warm from the previous line; the engine is compiled once per Scala binary (coreScala).
+commands += Command.args("jarLines", "<spark>_<scala> ...") { (state, lines) =>
+  val steps = lines.toList.zipWithIndex.flatMap { case (l, i) =>
+    List(s"selectLine $l ${i + 1}/${lines.size}", "reload", "jar", s"lineDone $l")
+  }
+  steps ::: state
+}
+commands += Command.args("selectLine", "<spark>_<scala> <k/n>") { (state, args) =>
+  val Seq(l, progress) = args
+  val (spark, scala) = l.splitAt(l.lastIndexOf('_'))
+  sys.props("spark.version") = spark
+  sys.props("scala.binary") = scala.drop(1)
+  sys.props("subjxform.lineStarted") = System.nanoTime.toString
+  state.log.info(s"build-jars: [$progress] Spark $spark, Scala ${scala.drop(1)}: loading the line, then compiling")
+  state
+}
+commands += Command.single("lineDone") { (state, l) =>
+  val seconds = (System.nanoTime - sys.props("subjxform.lineStarted").toLong) / 1e9
+  state.log.info(f"build-jars: $l done in $seconds%.0f s")
+  state
+}
 
 // JMH benchmarks of the engine (not aggregated): `bash bench/run.sh --jmh` (see bench/README.md).
 lazy val bench = (project in file("jvm/bench"))

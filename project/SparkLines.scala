@@ -46,6 +46,18 @@ object SparkLines {
 
   val default: SparkLine = all.find(_.minor == "4.2").get
 
+  /**
+   * The Scala release the Spark-free engine (jvm/core) is compiled with for a Scala binary version: the
+   * oldest of the lines that share it. Scala 2.12 and 2.13 are backward binary compatible, so these classes
+   * run on every such line's Scala library, and every line of that binary shares one compiled engine
+   * (jvm/core/target/scala-<binary>) instead of compiling it again.
+   */
+  def coreScala(scalaBinary: String): String =
+    all.filter(_.scalaBinary == scalaBinary).map(_.scala).minBy { v =>
+      val Array(major, minor, patch) = v.split('.').map(_.toInt)
+      (major, minor, patch)
+    }
+
   /** The line of `-Dspark.version` (minor or full version) and `-Dscala.binary`. */
   def select(sparkVersion: Option[String], scalaBinary: Option[String]): SparkLine = sparkVersion match {
     case None => default

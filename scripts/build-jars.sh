@@ -2,6 +2,9 @@
 # Builds the jar of each Spark line into python/src/subjxform/jars/subjxform-spark-<line>_<scala>.jar,
 # skipping the jars that are newer than every source and build file. The lines are the Python
 # package's (subjxform.session.LINES; project/SparkLines.scala has the same, tests check it).
+# Every line to build goes to ONE sbt session (build.sbt's `jarLines`): one JVM start, a compiler that
+# stays warm from line to line, and the Spark-free engine compiled once per Scala version (2.12, 2.13)
+# for all the lines that share it; only each line's thin Catalyst layer is compiled per line.
 #   bash scripts/build-jars.sh                 every line
 #   bash scripts/build-jars.sh 4.2_2.13 ...    only these
 #   SUBJXFORM_FORCE_JAR=1                      rebuild even when up to date
@@ -17,6 +20,7 @@ else
     'from subjxform.session import LINES; print(" ".join(f"{s}_{c}" for s, c in LINES))')"
 fi
 
+todo=()
 for line in "${lines[@]}"; do
   spark="${line%_*}"; scala="${line#*_}"
   jar="python/src/subjxform/jars/subjxform-spark-${spark}_${scala}.jar"
@@ -27,7 +31,15 @@ for line in "${lines[@]}"; do
                -not -path '*/target/*' -print -quit 2>/dev/null || true)"
     if [[ -z "$newer" ]]; then echo "build-jars: $jar is up to date"; continue; fi
   fi
+  # Spark 4.3's compile-time jars come from its pyspark package.
   if [[ "$spark" == "4.3" ]]; then bash scripts/spark-jars.sh 4.3.0; fi
-  echo "build-jars: building $jar"
-  scripts/sbt "-Dspark.version=$spark" "-Dscala.binary=$scala" jar
+  todo+=("$line")
 done
+[[ ${#todo[@]} -eq 0 ]] && exit 0
+
+start=$SECONDS
+echo "build-jars: building ${#todo[@]} jar(s) in one sbt session: ${todo[*]}"
+echo "build-jars: (about 30 s to start sbt, then per line: the engine once per Scala version, the Spark layer" \
+     "each time; sbt's [info] lines say what it compiles)"
+scripts/sbt "jarLines ${todo[*]}"
+echo "build-jars: ${#todo[@]} jar(s) in $((SECONDS - start)) s"

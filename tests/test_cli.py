@@ -334,3 +334,55 @@ def test_validate_upgrade_to_prints_the_changes_as_a_table(tmp_path):
     assert table[-1] == "1 become invalid, 3 become valid, 1 change their error, 1 deliver otherwise"
     bad = run("validate", "--server-version", "2.13", str(path))
     assert bad.returncode == 2 and "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15" in bad.stdout
+
+
+# --- A newcomer's first hour: usage errors and help texts alike in every subcommand ----------------------
+
+def usage_errors(tmp_path) -> list[list[str]]:
+    table = tmp_path / "m.conf"
+    table.write_text('orders.*: "orders.central.$1"\n', encoding="utf-8")
+    traffic = tmp_path / "t.csv"
+    traffic.write_text("subject\norders.x\n", encoding="utf-8")
+    t, m = str(traffic), str(table)
+    return [[], ["nosuchcommand"],
+            ["jar", "--bogus"], ["jar", "--spark"], ["jar", "--spark", "9.9"],
+            ["mapping", "--bogus", "a.*", "b.$1"], ["mapping", "a.*"], ["mapping", "--server-version", "2.13", "a.*", "b.$1"],
+            ["validate"], ["validate", "--bogus", m], ["validate", "--mappings", "--stream", m],
+            ["validate", "--server-version", "2.13", m], ["validate", "--upgrade-to", "2.15", m],
+            ["report"], ["report", t], ["report", t, "--mappings", m, "--partitions", "orders.*:x:1"],
+            ["report", t, "--mappings", m, "--server-version", "2.13"], ["report", m, "--mappings", m],
+            ["report", t, "--mappings", m, "--upgrade-to", "2.15"], ["report", t, "--mappings", m, "--bogus"],
+            ["sql"], ["sql", m, "--bogus"], ["sql", m, "--seed", "x"], ["sql", m, "--server-version", "2.13"],
+            ["sql", m, "--view", "v"], ["sql", str(tmp_path / "missing.conf")]]
+
+
+def test_every_usage_error_exits_2_with_one_line_and_no_traceback(tmp_path):
+    wrong = []
+    for args in usage_errors(tmp_path):
+        result = run(*args)
+        lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+        if result.returncode != 2 or len(lines) != 1 or "Traceback" in result.stderr:
+            wrong.append((args, result.returncode, lines[:4]))
+    assert not wrong, wrong
+
+
+MARKUP = re.compile(r"``|:(?:mod|func|class|meth):`")
+
+
+def test_help_texts_are_plain_and_give_no_advice_that_fails_before_a_release():
+    for args in (["--help"], ["jar", "--help"], ["mapping", "--help"], ["validate", "--help"], ["report", "--help"],
+                 ["sql", "--help"]):
+        result = run(*args)
+        assert result.returncode == 0 and result.stdout.strip(), args
+        assert not MARKUP.search(result.stdout), (args, MARKUP.search(result.stdout).group(0))
+        assert "subjxform[" not in result.stdout, args  # extras from an index: nothing is released yet
+    top = run("--help").stdout
+    assert all(f"\n  {command} " in top for command in ("jar", "mapping", "validate", "report", "sql")), top
+
+
+@pytest.mark.parametrize("module", ["subjxform.sql_cli", "subjxform.report_cli"])
+def test_every_option_of_sql_and_report_is_described(module):
+    import importlib
+
+    undescribed = [a.dest for a in importlib.import_module(module)._arguments()._actions if not a.help]
+    assert not undescribed

@@ -91,3 +91,27 @@ def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(
     assert report.returncode == 2 and "Traceback" not in report.stderr
     assert report.stderr.strip() == ("subjxform report needs pyspark and matplotlib: pip install 'subjxform[reports]' "
                                      "(matplotlib), and 'subjxform[spark]' where no pyspark is installed")
+
+
+def engine_classes(jar: Path) -> dict:
+    """The Spark-free engine's class files in a line's jar (jvm/core: subjxform.core, subjxform.cli, and
+    the Java 9 variants), by name."""
+    with zipfile.ZipFile(jar) as z:
+        return {n: z.read(n) for n in z.namelist() if n.endswith(".class")
+                and n.startswith(("subjxform/core/", "subjxform/cli/", "META-INF/versions/9/"))}
+
+
+def test_the_engine_is_compiled_once_for_every_line_of_a_scala_version():
+    # scripts/build-jars.sh builds every line in one sbt session, with one engine per Scala version
+    # (SparkLines.coreScala): every jar of that version carries the same bytes.
+    jars = Path(subjxform.__file__).parent / "jars"
+    for scala in sorted({c for _, c in LINES}):
+        built = [jars / jar_name(s, c) for s, c in LINES if c == scala and (jars / jar_name(s, c)).is_file()]
+        if len(built) < 2:
+            continue
+        first = engine_classes(built[0])
+        assert len(first) > 100, built[0]
+        for jar in built[1:]:
+            other = engine_classes(jar)
+            differing = sorted(n for n in first.keys() | other.keys() if first.get(n) != other.get(n))
+            assert not differing, (built[0].name, jar.name, differing[:5], len(differing))

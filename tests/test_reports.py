@@ -302,3 +302,51 @@ def test_the_reports_and_the_command_line_draw_alike_by_default(session, tmp_pat
     # The same key and, by default, the same seed: the command line's count is the Python report's.
     shown = re.search(r"orders\.v1\.\{\{partition\(4,2\)\}\}\.\$1\.\$2\s+([\d,]+)", summary)
     assert int(shown.group(1).replace(",", "")) == v1, summary
+
+
+# --- A newcomer's first hour: shares that read true, and one meaning of cluster -------------------------
+
+def test_a_key_with_one_message_in_100000_reads_as_such_not_as_zero(spark):
+    rows = spark.range(100_000).select(F.when(F.col("id") == 0, F.lit("orders.rare"))
+                                       .otherwise(F.concat(F.lit("orders.k"), (F.col("id") % 4).cast("string")))
+                                       .alias("subject"))
+    report = reports.partition_balance(rows, candidates=[("orders.*", 4, (1,))], top_keys=5)
+    assert "rare -> " in report.text and "(0.001%)" in report.text, report.text
+    assert "(25.0%)" in report.text and "(0.0%)" not in report.text, report.text
+    assert [reports._share(n, 100_000) for n in (0, 1, 12, 40, 49, 50, 813, 25_000)] == [
+        "0.0%", "0.001%", "0.012%", "0.04%", "0.049%", "0.1%", "0.8%", "25.0%"]
+
+
+SCOPED = {"orders.*": [{"destination": "orders.west.$1", "weight": "100%", "cluster": "west"},
+                       {"destination": "orders.other.$1", "weight": "100%"}]}
+
+
+def test_in_the_reports_cluster_is_a_column_and_a_cluster_name_there_is_said_not_run(spark):
+    df = spark.createDataFrame([("orders.1", "west"), ("orders.2", "east")], "subject string, dc string")
+    with pytest.raises(ValueError, match=r"cluster='west' is no column of the messages .* pass F.lit\('west'\)"):
+        reports.rule_coverage(df, SCOPED, cluster="west")
+    by_column = reports.rule_coverage(df, SCOPED, cluster="dc").facts
+    assert by_column == reports.rule_coverage(df, SCOPED, cluster=F.col("dc")).facts
+
+
+@pytest.mark.parametrize("module", ["jar", "portable"])
+def test_in_subject_map_a_cluster_name_that_is_no_cluster_of_the_table_warns(spark, module):
+    import warnings
+
+    import subjxform
+    from conftest import HAS_JAR
+    from subjxform import portable
+
+    if module == "jar" and not HAS_JAR:
+        pytest.skip("the jar's functions need the jar")
+    m = subjxform if module == "jar" else portable
+    df = spark.createDataFrame([("orders.1", "west")], "subject string, dc string")
+    with pytest.warns(UserWarning, match=r"cluster='dc' is no cluster of this table \(west\).* pass F.col\('dc'\)"):
+        m.subject_map("subject", SCOPED, cluster="dc")
+    with pytest.warns(UserWarning, match="no cluster of this table"):
+        m.subject_map_explain("subject", SCOPED, cluster="dc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = df.select(m.subject_map("subject", SCOPED, cluster="west"), m.subject_map("subject", SCOPED, cluster=F.col("dc")),
+                        m.subject_map("subject", {"orders.*": "x.$1"}, cluster="any")).first()
+    assert tuple(got) == ("orders.west.1", "orders.west.1", "x.1")

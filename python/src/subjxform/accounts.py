@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 
 from subjxform._compat import error_condition, error_parameters
 from subjxform.configs import Config, config_text, missing_file_note
-from subjxform.functions import _call, _server_version, subject_map, subject_matches, subject_transform
+from subjxform.functions import _call, _map_column, _server_version, subject_matches, subject_transform
 
 RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
@@ -87,7 +87,7 @@ def _mapped(subject: Column, account: Column, plan: dict, cluster, seed, server_
     for acc in plan["accounts"]:
         if acc["mappings"] is None:
             continue
-        mapped = subject_map(subject, acc["mappings"], cluster=cluster, seed=seed, server_version=server_version)
+        mapped = _map_column("subject_map", subject, acc["mappings"], cluster, seed, None, server_version)
         out = (F.when(account == F.lit(acc["name"]), mapped) if out is None
                else out.when(account == F.lit(acc["name"]), mapped))
     return subject if out is None else out.otherwise(subject)
@@ -162,7 +162,7 @@ def replay(
             seen = _routed(mapped, route, server_version)
             exporter = by_name.get(route["exporter"], {})
             if exporter.get("mappings") is not None:
-                seen = subject_map(seen, exporter["mappings"], cluster=cluster, seed=seed, server_version=server_version)
+                seen = _map_column("subject_map", seen, exporter["mappings"], cluster, seed, None, server_version)
             candidates.append(F.when(taken, delivery(F.lit(route["exporter"]), seen, "service import")))
 
     exploded = staged.withColumn("__subjxform_delivery", F.explode(F.array(*candidates)))

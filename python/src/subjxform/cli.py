@@ -1,44 +1,37 @@
-"""``subjxform`` on the command line (also ``python -m subjxform``).
+"""subjxform on the command line (also python -m subjxform).
 
-    subjxform jar [--spark 3.5] [--scala 2.12]      the jar's path, for --jars / spark.jars: the jar
-                                                    for the installed pyspark, or for the Spark (and
-                                                    Scala) given, e.g. a cluster's or a Connect server's
-    subjxform mapping [--strict] SRC DEST [--] [SUBJECT...]
-                                                    try a transform, like `nats server mapping`
-                                                    (no subject: an interactive prompt). Exit code 0
-                                                    when the transform is valid, whatever the subjects
-                                                    give (a subject that does not match or is invalid
-                                                    prints "Error: ..."), 1 invalid transform, 2 usage
-    subjxform validate [--mappings | --stream] FILE check a mappings block (or a nats-server config
-                                                    file's blocks) or a stream config as nats-server
-                                                    does; FILE '-' is stdin. Exit code 0 valid,
-                                                    1 problems, 2 usage or unreadable FILE
-    subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--out DIR] ...
-                                                    rule coverage, canary check, partition balance
-                                                    and config diff over a Parquet/CSV/JSON file of
-                                                    subjects, on an embedded local Spark: a text
-                                                    summary and PNGs in DIR (`report --help`)
-    subjxform sql FILE [--view V --from T | --function F] [--cluster NAME | --cluster-column SQL] ...
-                                                    a mappings block (or a config's) as Spark SQL
-                                                    text of built-in functions only, for SQL
-                                                    warehouses and compute that loads no jar: the
-                                                    expression, a view over a table, or a SQL
-                                                    function (`sql --help`); Python alone
-    subjxform group CONFIG [SUBJECT... | --traffic FILE [--new-config FILE2]] ...
-                                                    a partitioned consumer group (orbit.go pcgroups):
-                                                    the config checked, each subject's partition and
-                                                    member, or the balance report over a file of
-                                                    messages and what a config change moves
-                                                    (`group --help`); pyspark
-    subjxform --help                                this text (also `mapping --help`, `validate --help`)
+usage: subjxform COMMAND [ARGUMENTS]   (subjxform COMMAND --help: that command's options)
 
-`mapping` and `validate` run the jar's Spark-free engine in a plain JVM (Java alone: no pyspark needed,
-no Spark session started). `report` needs pyspark and matplotlib: pip install 'subjxform[spark,reports]'. Subjects
-are passed on as bytes, so one that is not valid UTF-8 is transformed (and hashed) as nats-server does.
+  jar [--spark 3.5] [--scala 2.12]
+        the path of the jar, for --jars or spark.jars: the jar for the installed pyspark, or for the
+        Spark (and Scala) given, e.g. a cluster's or a Spark Connect server's
+  mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
+        try a transform, like nats server mapping (no SUBJECT: an interactive prompt). Exit code 0
+        when the transform is valid, whatever the subjects give, 1 invalid transform, 2 usage
+  validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...
+        check a mappings block, a nats-server config file's blocks or a stream config as nats-server
+        does; FILE '-' is standard input. Exit code 0 valid, 1 problems, 2 usage or unreadable FILE
+  report TRAFFIC --mappings FILE [--new-mappings FILE] [--out DIR] ...
+        rule coverage, canary check, partition balance and config diff over a Parquet, CSV or JSON
+        file of subjects, on an embedded local Spark: a text summary and charts in DIR
+  sql FILE [--key SQL | --seed N] [--view V --from T | --function F] ...
+        a mappings block (or a config's) as Spark SQL text of built-in functions only, for SQL
+        warehouses and compute that loads no jar: the expression, a view over a table, or a SQL function
+  group CONFIG [SUBJECT... | --traffic FILE [--new-config FILE2]] ...
+        a partitioned consumer group (orbit.go pcgroups): the config checked, each subject's partition
+        and member, or the balance report over a file of messages and what a config change moves
+        (needs pyspark)
+
+Every command exits with 2 and one line on stderr for a usage error. mapping and validate run the jar's
+Spark-free engine in a plain JVM (Java alone: no pyspark, no Spark session); subjects are passed on as
+bytes, so one that is not valid UTF-8 is transformed (and hashed) as nats-server does. sql needs Python
+alone. report needs pyspark and matplotlib beside subjxform: pip install matplotlib (and pyspark where
+none is installed).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -47,6 +40,20 @@ from pathlib import Path
 from subjxform.session import UnsupportedSparkError, jar_path
 
 JVM_COMMANDS = {"mapping", "validate"}
+COMMANDS = ("jar", "mapping", "validate", "report", "sql", "group")
+
+
+def usage_error(prog: str, message: str) -> int:
+    """A usage error, as every subcommand reports one: one line on stderr, exit code 2."""
+    print(f"{prog}: {message} (see {prog} --help)", file=sys.stderr)
+    return 2
+
+
+class UsageParser(argparse.ArgumentParser):
+    """argparse with the command line's usage errors: one line and exit code 2 (argparse prints its usage too)."""
+
+    def error(self, message):
+        raise SystemExit(usage_error(self.prog, message))
 
 
 # The line whose jar the command line runs: its build drops its Scala library beside it (build.sbt),
@@ -74,19 +81,30 @@ def java_command(args: list[str]) -> list[str]:
             "subjxform.cli.Main", *args]
 
 
+JAR_USAGE = """usage: subjxform jar [--spark 3.5|4.0|4.1|4.2|4.3] [--scala 2.12|2.13]
+Prints the path of the subjxform jar for a Spark line, for --jars or spark.jars.
+  --spark VERSION   the Spark line (default: the installed pyspark's)
+  --scala VERSION   the Scala version of that Spark (only Spark 3.5 has two; default 2.12 there)
+Exit code 0, 1 when that line's jar is not in the package, 2 for a usage error."""
+
+
 def jar_command(args: list[str]) -> int:
     """`jar [--spark VERSION] [--scala VERSION]`: prints the path of the jar for that Spark line."""
     options = {"--spark": None, "--scala": None}
     rest = list(args)
     while rest:
         flag = rest.pop(0)
+        if flag in ("--help", "-h"):
+            print(JAR_USAGE)
+            return 0
         if flag not in options or not rest:
-            print("usage: subjxform jar [--spark 3.5|4.0|4.1|4.2|4.3] [--scala 2.12|2.13]", file=sys.stderr)
-            return 2
+            return usage_error("subjxform jar", f"unknown option {flag}" if flag not in options else f"{flag} needs a value")
         options[flag] = rest.pop(0)
     try:
         print(jar_path(options["--spark"], options["--scala"]))
-    except (UnsupportedSparkError, FileNotFoundError) as e:
+    except UnsupportedSparkError as e:  # a line that does not exist: the option's value is wrong
+        return usage_error("subjxform jar", str(e))
+    except FileNotFoundError as e:
         print(f"subjxform jar: {e}", file=sys.stderr)
         return 1
     return 0
@@ -121,7 +139,6 @@ def main(argv: list[str] | None = None) -> int:
         command = java_command([ARGS_HEX, *(os.fsencode(a).hex() for a in args)])
         sys.stdout.flush()
         os.execv(command[0], command)  # the JVM takes over this process: stdin, stdout, exit code
-    if args:
-        print(f"subjxform: unknown command {args[0]!r}", file=sys.stderr)
-    print(__doc__.strip(), file=sys.stderr)
-    return 2
+    if not args:
+        return usage_error("subjxform", f"a command is needed: {', '.join(COMMANDS)}")
+    return usage_error("subjxform", f"unknown command {args[0]!r}: the commands are {', '.join(COMMANDS)}")

@@ -1,5 +1,6 @@
 """One rule for every argument that takes a whole config (``accounts_plan``, ``replay``,
-``server_from_config``, ``stream_plan``, ``stream_messages``, ``scopes.stream``):
+``server_from_config``, ``stream_plan``, ``stream_messages``, ``scopes.stream``) or a mappings table
+(``subject_map``, ``subject_map_explain`` and their ``subjxform.portable`` forms):
 
 - a ``pathlib.Path`` (any ``os.PathLike``), or a ``str`` that names an existing file, is read from that
   file (a server config's ``include`` files and environment variables are then found as nats-server
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from typing import Any, Mapping, Optional, Union
 
 Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
@@ -73,3 +75,30 @@ def missing_file_note(config: Config) -> str:
     if isinstance(config, str) and _FILE_NAME.fullmatch(config.strip()):
         return f" (there is no file {config.strip()!r}: a str is read as a file only when it names one, else as config text)"
     return ""
+
+
+def mappings_argument(mappings):
+    """A ``mappings`` argument as the config rule reads it: a path (``os.PathLike``, or a str naming an
+    existing file) gives the file's text; a str that looks like a file name but names none is a ValueError
+    that says so (read as a table, it would fail with a parse error about its first character); anything
+    else (the table's text, a dict, a Column) is returned as it is."""
+    if isinstance(mappings, os.PathLike) or (isinstance(mappings, str) and "\n" not in mappings
+                                              and os.path.isfile(mappings)):
+        return config_text(mappings)[0]
+    if isinstance(mappings, str) and _FILE_NAME.fullmatch(mappings.strip()):
+        raise ValueError(f"mappings {mappings.strip()!r} looks like a file name, but there is no such file: mappings "
+                         "is the table's text (or a dict); a path (a pathlib.Path, or a str naming an existing "
+                         "file) is read")
+    return mappings
+
+
+def check_cluster_name(cluster, mappings, server_version=None) -> None:
+    """subject_map's ``cluster`` given as a str with a constant table: a warning when the table scopes
+    destinations to clusters and ``cluster`` is none of them (see _mappings.unknown_cluster_note)."""
+    if not isinstance(cluster, str) or not isinstance(mappings, (str, dict)):
+        return
+    from .portable._mappings import unknown_cluster_note
+
+    note = unknown_cluster_note(cluster, mappings, server_version)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)

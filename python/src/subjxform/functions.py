@@ -12,6 +12,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from ._compat import is_column, transform_pairs
+from .configs import check_cluster_name, mappings_argument
 from .session import ensure_functions
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
@@ -199,12 +200,22 @@ MappingsValue = Union[Column, str, dict]
 
 
 def _mappings_text(mappings: MappingsValue) -> Column:
-    """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once."""
+    """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once. A path
+    is read first (subjxform.configs' rule)."""
+    mappings = mappings_argument(mappings)
     if isinstance(mappings, dict):
         return F.lit(json.dumps(mappings))
     if not (isinstance(mappings, str) or is_column(mappings)):
         raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
     return _value(mappings, "mappings")
+
+
+def _map_column(function: str, subject, mappings, cluster, seed, key, server_version) -> Column:
+    """subject_map or subject_map_explain, unchecked: for callers that apply one cluster to many tables
+    (subjxform.accounts), where a table without that cluster is no mistake."""
+    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
+    return _call(function, _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
+                 *_server_version(server_version))
 
 
 def subject_map(
@@ -225,9 +236,12 @@ def subject_map(
         mappings: the content of a nats-server ``mappings { }`` block, in its config syntax or as JSON, or
             a dict in the JSON shape (``{"orders.*": "orders.central.{{wildcard(1)}}", "svc":
             [{"destination": "svc.v2", "weight": "2%"}, ...]}``): a constant, checked before any data is
-            read; or a Column, a table per row.
+            read; or a Column, a table per row. A file holding the table is read when given as a
+            ``pathlib.Path`` or a str naming an existing file (``"mappings.conf"``); a str that looks like a
+            file name but names none is an error saying so.
         cluster: the cluster the message entered (a str: one name for every row, or a Column): picks a
-            rule's cluster-scoped destinations.
+            rule's cluster-scoped destinations. A name that is no cluster of a constant table that scopes
+            clusters warns (a column's name given as a str, say).
         seed: makes the weighted draws reproducible (like ``rand(seed)``); None: one seed chosen when the
             column is built.
         key: a column name or Column (e.g. ``"msg_id"``): each message gets the same destination in every
@@ -247,9 +261,9 @@ def subject_map(
         >>> df.select(subject_map("subject", {"orders.*": "orders.central.$1"}))  # doctest: +SKIP
         >>> df.select(subject_map("subject", "orders.* orders.v2.$1", key="msg_id", server_version="2.11"))  # doctest: +SKIP
     """
-    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return _call("subject_map", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
-                 *_server_version(server_version))
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
+    return _map_column("subject_map", subject, mappings, cluster, seed, key, server_version)
 
 
 def subject_map_explain(
@@ -288,9 +302,9 @@ def subject_map_explain(
     Examples:
         >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
-    cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return _call("subject_map_explain", _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key),
-                 _key(key), *_server_version(server_version))
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
+    return _map_column("subject_map_explain", subject, mappings, cluster, seed, key, server_version)
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]

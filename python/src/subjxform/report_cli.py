@@ -1,24 +1,24 @@
-"""``subjxform report``: the reports of :mod:`subjxform.reports` over a file of recorded subjects, on an
-embedded local Spark: what an operator runs before deploying a mapping change.
+"""subjxform report: the reports of subjxform.reports over a file of recorded subjects, on an embedded local
+Spark: what an operator runs before deploying a mapping change.
 
-    subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject-column subject]
-                     [--cluster-column COL] [--seed N] [--key-column COL] [--partitions SRC:N:TOKENS ...]
-                     [--delivered-column COL] [--format parquet|csv|json] [--out DIR]
-                     [--server-version V [--upgrade-to W]]
+usage: subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject-column COL]
+                        [--cluster-column COL] [--key-column COL | --seed N] [--partitions SRC:N:TOKENS ...]
+                        [--delivered-column COL] [--format parquet|csv|json] [--out DIR]
+                        [--server-version V [--upgrade-to W]]
 
-TRAFFIC is a Parquet file or folder, a CSV file with a header, or JSON lines (by extension, or
---format); it needs a subject column (--subject-column), and may have a cluster column (the cluster each
-message entered) and a delivered column (what a server delivered, for the canary check of recorded
-traffic). FILE is a mappings block (nats-server config syntax or JSON), as `subjxform validate
---mappings` reads it. The reports: rule coverage, canary check, partition balance (of the table's
-{{partition(...)}} destinations, or of --partitions candidates such as 'orders.*.*:16:2' or
-'orders.*.*:8:1,2'), and the config diff when --new-mappings is given. DIR (default
-target/subjxform-report) gets summary.txt (also printed) and one PNG per report. --server-version V
-runs every report as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like 2.10.26;
-default the newest); --upgrade-to W adds the server upgrade report: what moving from V to W changes for
-the traffic. Exit code 0 when the reports ran, 2 for a usage error, an unreadable file or a mappings
-table nats-server (line V) would refuse.
-Needs pyspark and matplotlib (pip install 'subjxform[reports]', plus 'subjxform[spark]' without a pyspark).
+TRAFFIC is a Parquet file or folder, a CSV file with a header, or JSON lines (by extension, or --format);
+it needs a subject column, and may have a cluster column (the name of the cluster each message entered)
+and a delivered column (what a server delivered, for the canary check of recorded traffic). FILE is a
+mappings block (nats-server config syntax or JSON), read as subject_map and subjxform validate read it.
+
+The reports: rule coverage, canary check, partition balance (of the table's {{partition(...)}}
+destinations, or of --partitions candidates), the config diff with --new-mappings, and with --upgrade-to
+the server upgrade report (what moving the servers from line V to line W changes for this traffic).
+Shares are printed with enough digits to tell a key with 1 message of 100,000 (0.001%) from none.
+
+DIR gets summary.txt (also printed) and one chart per report. Exit code 0 when the reports ran, 2 for a
+usage error, an unreadable file or a mappings table nats-server (line V) would refuse.
+Needs pyspark and matplotlib beside subjxform: pip install matplotlib (and pyspark where none is installed).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from subjxform.cli import UsageParser, usage_error
+from subjxform.portable import _versions
+
+PROG = "subjxform report"
 STEPS_WIDTH = 24
 SERVER_VERSION_CONF = "spark.subjxform.serverVersion"
 
@@ -41,21 +45,26 @@ def _progress(step: int, steps: int, what: str, started: float) -> None:
 
 
 def _partition_candidates(specs: list[str]) -> list[tuple[str, int, tuple[int, ...]]]:
+    """The --partitions candidates; ValueError (a usage error) for one that is not SOURCE:N:TOKEN[,TOKEN...]."""
     out = []
     for spec in specs:
         try:
             src, n, toks = spec.rsplit(":", 2)
             out.append((src, int(n), tuple(int(t) for t in toks.split(","))))
         except ValueError:
-            raise SystemExit(f"subjxform report: --partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...], e.g. 'orders.*.*:16:2'")
+            raise ValueError(f"--partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...], e.g. 'orders.*.*:16:2'") from None
     return out
 
 
-def _read_traffic(spark, path: Path, fmt: Optional[str]):
-    fmt = fmt or {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json"}.get(
-        path.suffix.lower(), "parquet" if path.is_dir() else None)
-    if fmt is None:
-        raise SystemExit(f"subjxform report: cannot tell the format of {path} (use --format parquet|csv|json)")
+FORMATS = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json"}
+
+
+def _traffic_format(path: Path, fmt: Optional[str]) -> Optional[str]:
+    """The format TRAFFIC is read in: --format, else its extension (a folder: Parquet); None when unknown."""
+    return fmt or FORMATS.get(path.suffix.lower(), "parquet" if path.is_dir() else None)
+
+
+def _read_traffic(spark, path: Path, fmt: str):
     reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
     return reader.format(fmt).load(str(path))
 
@@ -74,30 +83,59 @@ def _mappings_problem(spark, text: str) -> Optional[str]:
     return None
 
 
+def _arguments() -> UsageParser:
+    parser = UsageParser(prog=PROG, usage=argparse.SUPPRESS, description=__doc__,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("traffic", type=Path, metavar="TRAFFIC", help="the recorded subjects: Parquet, CSV or JSON lines")
+    parser.add_argument("--mappings", type=Path, required=True, metavar="FILE",
+                        help="the mappings block the servers run now")
+    parser.add_argument("--new-mappings", type=Path, metavar="FILE",
+                        help="a changed mappings block: adds the config diff (what the change does to the traffic)")
+    parser.add_argument("--subject-column", default="subject", metavar="COL",
+                        help="TRAFFIC's column of subjects (default: subject)")
+    parser.add_argument("--cluster-column", metavar="COL",
+                        help="TRAFFIC's column holding the name of the cluster each message entered (picks the "
+                             "rules' cluster-scoped destinations; without it, the cluster-less ones apply)")
+    parser.add_argument("--delivered-column", metavar="COL",
+                        help="TRAFFIC's column of what a server delivered: the canary check compares it")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",  # the Python reports' default: the same draws
+                        help="the seed of the weighted draws (default 0: every run draws alike)")
+    parser.add_argument("--key-column", metavar="COL",
+                        help="a per-message key (e.g. an id): each draw is then the message's own")
+    parser.add_argument("--partitions", nargs="*", default=[], metavar="SRC:N:TOKENS",
+                        help="partition candidates to balance, e.g. 'orders.*.*:16:2' or 'orders.*.*:8:1,2' "
+                             "(default: the table's {{partition(...)}} destinations)")
+    parser.add_argument("--format", choices=["parquet", "csv", "json"],
+                        help="TRAFFIC's format when its extension does not say it")
+    parser.add_argument("--out", type=Path, default=Path("target/subjxform-report"), metavar="DIR",
+                        help="where summary.txt and the charts go (default: target/subjxform-report)")
+    parser.add_argument("--server-version", metavar="V",
+                        help="the nats-server line the reports follow: 2.10, 2.11, 2.12, 2.14, 2.15 or a release "
+                             "such as 2.10.26 (default: the newest)")
+    parser.add_argument("--upgrade-to", metavar="W",
+                        help="also report what moving from --server-version to this line changes")
+    return parser
+
+
 def main(argv: Optional[list[str]] = None, spark=None) -> int:
-    parser = argparse.ArgumentParser(prog="subjxform report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("traffic", type=Path)
-    parser.add_argument("--mappings", type=Path, required=True)
-    parser.add_argument("--new-mappings", type=Path)
-    parser.add_argument("--subject-column", default="subject")
-    parser.add_argument("--cluster-column")
-    parser.add_argument("--delivered-column")
-    parser.add_argument("--seed", type=int, default=0)  # the Python reports' default: the same draws
-    parser.add_argument("--key-column", help="a per-message key (e.g. an id): each draw is then the message's own")
-    parser.add_argument("--partitions", nargs="*", default=[])
-    parser.add_argument("--format", choices=["parquet", "csv", "json"])
-    parser.add_argument("--out", type=Path, default=Path("target/subjxform-report"))
-    parser.add_argument("--server-version", help="the nats-server line the reports follow (default: the newest)")
-    parser.add_argument("--upgrade-to", help="also report what moving from --server-version to this line changes")
-    args = parser.parse_args(argv)
+    args = _arguments().parse_args(argv)
     if args.upgrade_to and not args.server_version:
-        print("subjxform report: --upgrade-to needs --server-version (the line the servers run now)", file=sys.stderr)
-        return 2
+        return usage_error(PROG, "--upgrade-to needs --server-version (the line the servers run now)")
     for f in [args.traffic, args.mappings] + ([args.new_mappings] if args.new_mappings else []):
         if not f.exists():
-            print(f"subjxform report: {f}: no such file", file=sys.stderr)
-            return 2
+            return usage_error(PROG, f"{f}: no such file")
+    fmt = _traffic_format(args.traffic, args.format)
+    if fmt is None:
+        return usage_error(PROG, f"cannot tell the format of {args.traffic} (use --format parquet|csv|json)")
+    try:
+        candidates = _partition_candidates(args.partitions)
+        for option, version in (("--server-version", args.server_version), ("--upgrade-to", args.upgrade_to)):
+            if version is not None:
+                _versions.parse(version)  # the jar's reading of a version (its port), before Spark starts
+    except _versions.UnsupportedServerVersion as e:
+        return usage_error(PROG, f"{option}: {e}")
+    except ValueError as e:
+        return usage_error(PROG, str(e))
     # Checked before Spark starts: a missing package is one line, not a traceback after the reports ran.
     missing = [m for m in ("pyspark", "matplotlib") if importlib.util.find_spec(m) is None]
     if missing:
@@ -106,7 +144,6 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
         return 2
     old = args.mappings.read_text(encoding="utf-8")
     new = args.new_mappings.read_text(encoding="utf-8") if args.new_mappings else None
-    candidates = _partition_candidates(args.partitions)
 
     started = time.monotonic()
     steps = 4 + (1 if new else 0) + (1 if args.upgrade_to else 0)
@@ -129,15 +166,6 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     conf_before = spark.conf.get(SERVER_VERSION_CONF, None)
     try:
         if args.server_version or args.upgrade_to:
-            from subjxform.mappings import _server_version
-
-            try:  # an unsupported line is a usage error naming the supported ones
-                for v in (args.server_version, args.upgrade_to):
-                    if v:
-                        _server_version(spark, v, "subjxform report")
-            except ValueError as e:
-                print(f"subjxform report: {e}", file=sys.stderr)
-                return 2
             # Every function compiles for the session's line when its query is analysed.
             spark.conf.set(SERVER_VERSION_CONF, args.server_version)
         for path, text in [(args.mappings, old)] + ([(args.new_mappings, new)] if new is not None else []):
@@ -145,7 +173,7 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
             if problem:
                 print(f"subjxform report: {path}: {problem}", file=sys.stderr)
                 return 2
-        traffic = _read_traffic(spark, args.traffic, args.format)
+        traffic = _read_traffic(spark, args.traffic, fmt)
         missing = [c for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
                    if c and c not in traffic.columns]
         if missing:

@@ -125,10 +125,15 @@ def _spark(df: DataFrame):
     return df.sparkSession
 
 
-def _cluster(cluster: Optional[ColumnOrName]) -> Column:
-    """The reports' ``cluster``: a column name or a Column (see the module doc); None: no cluster."""
+def _cluster(cluster: Optional[ColumnOrName], messages: DataFrame) -> Column:
+    """The reports' ``cluster``: a column name or a Column (see the module doc); None: no cluster. A str that
+    is no column of ``messages`` is taken for what subject_map's ``cluster`` is, a cluster name: said, not run."""
     if cluster is None:
         return F.lit(None).cast("string")
+    if isinstance(cluster, str) and cluster not in messages.columns:
+        raise ValueError(f"cluster={cluster!r} is no column of the messages (they have {', '.join(messages.columns)}): "
+                         "in the reports cluster names the column holding the cluster each message entered; for "
+                         f"every message entered in cluster {cluster}, pass F.lit({cluster!r})")
     return _column(cluster, "cluster")
 
 
@@ -163,7 +168,7 @@ def _explained(messages: DataFrame, subject: ColumnOrName, mappings: MappingsVal
     return messages.select(
         *extra,
         _column(subject).alias("subject"),
-        subject_map_explain(subject, mappings, _cluster(cluster), seed, key, server_version).alias("x"),
+        subject_map_explain(subject, mappings, _cluster(cluster, messages), seed, key, server_version).alias("x"),
     )
 
 
@@ -189,7 +194,14 @@ def _cell(v: Any) -> str:
 
 
 def _share(n: int, total: int) -> str:
-    return f"{100.0 * n / total:.1f}%" if total else "-"
+    """n of total as a percentage with one decimal; a share that is not zero but would read 0.0% gets two
+    significant digits instead, so that a key with 1 message of 100,000 reads 0.001%."""
+    if not total:
+        return "-"
+    pct = 100.0 * n / total
+    if n == 0 or pct >= 0.05:
+        return f"{pct:.1f}%"
+    return f"{pct:.{1 - math.floor(math.log10(pct))}f}".rstrip("0") + "%"
 
 
 # --- rule coverage -------------------------------------------------------------------------------
@@ -408,7 +420,7 @@ def config_diff(
         >>> print(config_diff(traffic, old_table, new_table, key="id"))  # doctest: +SKIP
     """
     spark = _spark(messages)
-    cl = _cluster(cluster)
+    cl = _cluster(cluster, messages)
     both = messages.select(
         _column(subject).alias("subject"),
         subject_map_explain(subject, old, cl, seed, key, server_version).alias("old"),
@@ -811,7 +823,7 @@ def server_upgrade(
     errors = {v: _errors_by_rule(spark, mappings, v) for v in (from_version, to_version)}
     before_errors, after_errors = errors[from_version], errors[to_version]
     accepted = {v: not errors[v] for v in (from_version, to_version)}
-    cl = _cluster(cluster)
+    cl = _cluster(cluster, messages)
 
     def explained(version: str) -> Column:
         return subject_map_explain(subject, mappings, cl, seed, key, version)

@@ -1,62 +1,78 @@
-"""``subjxform sql``: a mappings block as Spark SQL text made of built-in functions only (no jar, no JVM, no
+"""subjxform sql: a mappings block as Spark SQL text made of built-in functions only (no jar, no JVM, no
 pyspark needed), for SQL warehouses, serverless compute and any Spark SQL engine.
 
-    subjxform sql FILE [--column SUBJECT_SQL] [--cluster NAME | --cluster-column SQL] [--seed N]
-                       [--key SQL] [--server-version V] [--account NAME]
-                       [--view VIEW --from TABLE [--as COLUMN] | --function NAME]
+usage: subjxform sql FILE [--column SQL] [--cluster NAME | --cluster-column SQL] [--key SQL] [--seed N]
+                          [--server-version V] [--account NAME]
+                          [--view VIEW --from TABLE [--as COLUMN] | --function NAME]
 
-FILE holds a mappings block as subject_map takes it (nats-server config syntax with or without its braces,
-``mappings { ... }`` pasted whole, or JSON), or a whole nats-server config: then its top-level ``mappings``
-block, or with ``--account NAME`` that account's. '-' reads standard input. Prints:
-  (default)            the expression, over the column ``subject`` (``--column``: any SQL expression)
-  --view V --from T    CREATE OR REPLACE TEMPORARY VIEW V AS SELECT *, <expression> AS mapped_subject FROM T
-  --function F         CREATE OR REPLACE TEMPORARY FUNCTION F(subject STRING) RETURNS STRING RETURN <expression>
-                       (SQL functions: Spark 4 and Databricks SQL; with --cluster-column the function takes
-                       the cluster as its second parameter)
-The expression gives exactly what subject_map gives with the jar; weighted draws without --key use Spark's
-rand (with --seed: rand(seed)), with --key the jar's own draw for that key. Exit code 0, 1 for an invalid
-table (nats-server's reason on one line), 2 for usage.
+FILE holds a mappings block, read as subject_map, validate and report read it: nats-server config syntax
+with or without its braces, mappings { ... } pasted whole, or JSON. A whole nats-server config gives its
+top-level mappings block, or with --account NAME that account's. FILE '-' reads standard input.
+
+It prints, by default, the expression over the column subject; with --view, a CREATE OR REPLACE TEMPORARY
+VIEW that adds the mapped subject to a table; with --function, a CREATE OR REPLACE TEMPORARY FUNCTION
+(SQL functions: Spark 4 and Databricks SQL). The expression gives what subject_map gives with the jar.
+
+A table that draws (weighted destinations, {{random(n)}}) needs --key or --seed, because SQL text is stored
+and run again: with --key each message's draw is the jar's own, the same in every run; with --seed N the
+draws come from Spark's rand(N), the same for the same rows in the same partitioning (not the jar's
+numbers). Without either the command stops with a usage error rather than write a seed of its own.
+
+Exit code 0, 1 for a table nats-server would refuse (its reason on one line), 2 for a usage error or an
+unreadable FILE.
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-from subjxform.portable import InvalidArgumentValue, sql_expression
-from subjxform.portable._confsyntax import ConfSyntaxError, Obj, java_equals_ignore_case, parse_document
+from subjxform.cli import UsageParser, usage_error
+from subjxform.portable import DrawsNeedAKeyOrSeed, InvalidArgumentValue, _versions, sql_expression
+from subjxform.portable._confsyntax import (ConfSyntaxError, Obj, java_equals_ignore_case, parse_document,
+                                           parse_mappings)
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PROG = "subjxform sql"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # usage errors: one line, exit code 2
-        print(f"subjxform sql: {message}", file=sys.stderr)
-        raise SystemExit(2)
+def _arguments() -> UsageParser:
+    import argparse
 
-
-def _arguments() -> argparse.ArgumentParser:
-    ap = _Parser(prog="subjxform sql", description=__doc__.split("\n\n")[0], add_help=True)
-    ap.add_argument("file")
-    ap.add_argument("--column", default="subject", help="the subject's SQL expression (default: subject)")
+    ap = UsageParser(prog=PROG, usage=argparse.SUPPRESS, description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("file", metavar="FILE", help="the mappings block or nats-server config ('-': standard input)")
+    ap.add_argument("--column", default="subject", metavar="SQL",
+                    help="the SQL expression of each message's subject (default: subject)")
     scope = ap.add_mutually_exclusive_group()
-    scope.add_argument("--cluster", help="every message entered this cluster (a name)")
-    scope.add_argument("--cluster-column", help="the SQL expression of each message's cluster")
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("--key", help="the SQL expression of each message's draw key")
-    ap.add_argument("--server-version")
-    ap.add_argument("--account", help="in a whole nats-server config: this account's mappings block")
-    ap.add_argument("--view")
-    ap.add_argument("--from", dest="table")
-    ap.add_argument("--as", dest="alias", default="mapped_subject")
-    ap.add_argument("--function")
+    scope.add_argument("--cluster", metavar="NAME",
+                       help="the name of the cluster every message entered: its cluster-scoped destinations apply")
+    scope.add_argument("--cluster-column", metavar="SQL",
+                       help="the SQL expression of the cluster each message entered (with --function: the "
+                            "function's second parameter)")
+    ap.add_argument("--key", metavar="SQL",
+                    help="the SQL expression of a per-message key (e.g. a message id): each draw is the jar's "
+                         "own for that key (not with --function)")
+    ap.add_argument("--seed", type=int, metavar="N",
+                    help="the seed of the draws when there is no --key: Spark's rand(N)")
+    ap.add_argument("--server-version", metavar="V",
+                    help="follow nats-server line V (2.10, 2.11, 2.12, 2.14, 2.15 or a release such as 2.10.26; "
+                         "default: the newest)")
+    ap.add_argument("--account", metavar="NAME", help="in a whole nats-server config: this account's mappings block")
+    ap.add_argument("--view", metavar="VIEW", help="print a temporary view VIEW over --from TABLE instead")
+    ap.add_argument("--from", dest="table", metavar="TABLE", help="the table (or view) the --view reads")
+    ap.add_argument("--as", dest="alias", default="mapped_subject", metavar="COLUMN",
+                    help="the name of the view's new column (default: mapped_subject)")
+    ap.add_argument("--function", metavar="NAME",
+                    help="print a temporary SQL function NAME(subject STRING) RETURNS STRING instead")
     return ap
 
 
 def _block(text: str, account: str | None) -> Obj:
-    """The mappings block FILE holds: the block itself, or a whole config's (top-level or an account's)."""
+    """The mappings block FILE holds. A whole nats-server config gives its top-level (global account's)
+    block, or with ``account`` that account's; anything else is read by the reader of every other entry
+    point (subject_map, portable.subject_map, validate, report): ``parse_mappings``."""
     doc = parse_document(text)
 
     def entry(o: Obj, name: str):
@@ -72,30 +88,30 @@ def _block(text: str, account: str | None) -> Obj:
     top = entry(doc, "mappings")
     if isinstance(top, Obj) and (len(doc.entries) > 1 or entry(doc, "accounts") is not None):
         return top  # a whole server config: its own (global account's) block
-    return doc
+    return parse_mappings(text)
 
 
 def main(argv: list[str]) -> int:
     args = _arguments().parse_args(argv)
     if (args.view is None) != (args.table is None):
-        print("subjxform sql: --view and --from go together", file=sys.stderr)
-        return 2
+        return usage_error(PROG, "--view and --from go together")
     if args.view is not None and args.function is not None:
-        print("subjxform sql: --view or --function, not both", file=sys.stderr)
-        return 2
+        return usage_error(PROG, "--view or --function, not both")
     for name, value in (("--view", args.view), ("--function", args.function), ("--as", args.alias)):
         if value is not None and not IDENTIFIER.fullmatch(value):
-            print(f"subjxform sql: {name} must be a plain SQL name, not {value!r}", file=sys.stderr)
-            return 2
+            return usage_error(PROG, f"{name} must be a plain SQL name, not {value!r}")
     if args.function is not None and args.key is not None:
-        print("subjxform sql: --key cannot go into a SQL function (its type decides the draw): use the expression "
-              "or --view", file=sys.stderr)
-        return 2
+        return usage_error(PROG, "--key cannot go into a SQL function (its type decides the draw): use the "
+                                 "expression or --view")
+    if args.server_version is not None:
+        try:
+            _versions.parse(args.server_version)
+        except _versions.UnsupportedServerVersion as e:
+            return usage_error(PROG, f"--server-version: {e}")
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except OSError as e:
-        print(f"subjxform sql: cannot read {args.file}: {e.strerror}", file=sys.stderr)
-        return 2
+        return usage_error(PROG, f"cannot read {args.file}: {e.strerror}")
     try:
         block = _block(text, args.account)
         subject = "subject" if args.function is not None else args.column
@@ -104,8 +120,12 @@ def main(argv: list[str]) -> int:
             cluster = "cluster"
         expression = sql_expression("subject_map", subject, block, cluster=cluster, seed=args.seed, key=args.key,
                                      server_version=args.server_version)
+    except DrawsNeedAKeyOrSeed:
+        return usage_error(PROG, f"{args.file} draws (weighted destinations or {{{{random(n)}}}}) and SQL text is "
+                                 "stored and run again: give --key SQL (a per-message key such as a message id: "
+                                 "the jar's own draw for each message, in every run) or --seed N (Spark's rand(N))")
     except (InvalidArgumentValue, ConfSyntaxError, ValueError) as e:
-        print(f"subjxform sql: {e.reason if isinstance(e, InvalidArgumentValue) else e}", file=sys.stderr)
+        print(f"{PROG}: {e.reason if isinstance(e, InvalidArgumentValue) else e}", file=sys.stderr)
         return 1
     if args.view is not None:
         print(f"CREATE OR REPLACE TEMPORARY VIEW {args.view} AS\nSELECT *, {expression} AS {args.alias}\n"

@@ -30,6 +30,7 @@ import sys
 from typing import Any, Optional, Union
 
 from .._compat import transform_pairs
+from ..configs import check_cluster_name, mappings_argument
 from . import _build, _confsyntax, _expr, _map_build, _versions
 from ._mappings import InvalidMappings, compile_mappings
 from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
@@ -37,7 +38,7 @@ from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, c
 
 __all__ = ["subject_transform", "try_subject_transform", "subject_matches", "subject_filter_transform",
            "try_subject_filter_transform", "subject_map", "subject_map_explain", "sql_expression",
-           "InvalidArgumentValue", "NeedsTheJar"]
+           "InvalidArgumentValue", "NeedsTheJar", "DrawsNeedAKeyOrSeed"]
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
 _random = random.Random()
@@ -67,6 +68,21 @@ class InvalidArgumentValue(ValueError):
 class NeedsTheJar(TypeError):
     """A form the portable functions cannot build: a transform, filter or list from a Column. Use the jar's
     functions (:mod:`subjxform.functions`) where the jar can be loaded."""
+
+
+class DrawsNeedAKeyOrSeed(ValueError):
+    """``sql_expression`` of constants that draw (``{{random(n)}}``, weighted destinations) with neither
+    ``key`` nor ``seed``. SQL text is stored and rerun (a view, a SQL function, a dbt model): a seed chosen
+    when the text is written would make every writing of it draw otherwise, so the text must say how it
+    draws: ``key`` (each message's own draw, the jar's) or ``seed`` (``rand(seed)``)."""
+
+    def __init__(self, function: str):
+        self.function = function
+        super().__init__(
+            f"{function}: these constants draw ({{{{random(n)}}}} or weighted destinations) and SQL text is stored "
+            "and rerun: give key= (the SQL of a per-message key such as a message id: each message's draw is the "
+            "jar's own, in every run) or seed= (Spark's rand(seed): the same draws for the same rows in the same "
+            "partitioning)")
 
 
 def _type_name(v: object) -> str:
@@ -193,6 +209,7 @@ def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: boo
     if _is_column(mappings):
         raise NeedsTheJar(f"subjxform.portable.{function}: a `mappings` table from a Column needs the jar "
                           f"(subjxform.{function}); the portable form takes a constant table (a str or a dict)")
+    mappings = mappings_argument(mappings)
     if not isinstance(mappings, (str, dict, _confsyntax.Obj)):
         raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
     seed = _check_seed(seed)
@@ -221,7 +238,17 @@ def _column(tree: _expr.Node, subject, key, function: str, cluster=None):
             inputs["cluster"] = cluster
         else:
             raise TypeError(f"cluster must be a str (a constant) or a Column, not {_type_name(cluster)}: {cluster!r}")
-    return _expr.to_column(tree, inputs)
+    # Named as the jar's column is, by the function and its subject: Spark would name it by the whole
+    # generated expression (thousands of characters for one table).
+    return _expr.to_column(tree, inputs).alias(f"{function}({_name_of(subject)}, …)")
+
+
+def _name_of(subject) -> str:
+    """A subject column's name as Spark shows it in a column's name: the name given, or the Column's text."""
+    if isinstance(subject, str):
+        return subject
+    text = str(subject)
+    return text[len("Column<'"):-len("'>")] if text.startswith("Column<'") and text.endswith("'>") else text
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -363,14 +390,17 @@ def try_subject_filter_transform(subject: ColumnOrName, transforms: list, seed: 
 def subject_map(subject: ColumnOrName, mappings: Union[str, dict], cluster: Optional[ColumnOrName] = None,
                 seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
                 server_version: Optional[str] = None) -> "Column":  # noqa: F821
-    """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, or a dict).
+    """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, a dict, or a file
+    given as a path).
     With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
     frequencies, not the jar's numbers).
 
     Args:
         subject: the subject, a column name or Column.
-        mappings: the mapping table, a constant: text in config syntax or JSON, or a dict.
-        cluster: the cluster the message entered: a str (one name for every row) or a Column.
+        mappings: the mapping table, a constant: text in config syntax or JSON, a dict, or a file (a
+            ``pathlib.Path`` or a str naming an existing file).
+        cluster: the cluster the message entered: a str (one name for every row) or a Column; a name
+            that is no cluster of a table that scopes clusters warns.
         seed: the draws' seed, as in :func:`subject_transform`.
         key: a per-message draw key, as in :func:`subject_transform`.
         server_version: the nats-server line, as in :func:`subject_transform`.
@@ -386,6 +416,8 @@ def subject_map(subject: ColumnOrName, mappings: Union[str, dict], cluster: Opti
     Examples:
         >>> df.select(portable.subject_map("subject", {"orders.*.*": "shipments.$2.$1"}))  # doctest: +SKIP
     """
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
     tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map", cluster)
 
@@ -416,6 +448,8 @@ def subject_map_explain(subject: ColumnOrName, mappings: Union[str, dict], clust
     Examples:
         >>> df.select(portable.subject_map_explain("subject", "orders.* orders.v2.$1").alias("why"))  # doctest: +SKIP
     """
+    mappings = mappings_argument(mappings)
+    check_cluster_name(cluster, mappings, server_version)
     tree = _map_tree("subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map_explain", cluster)
 
@@ -451,7 +485,9 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
     """The SQL text of a portable function over the SQL expression `subject_sql` (a column name, or any
     SQL), for Spark SQL and SQL warehouses: ``sql_expression("subject_transform", "subject", "a.*", "b.$1")``.
     The constant arguments are as for the Python functions; ``key`` and ``cluster`` are SQL text (e.g.
-    ``"msg_id"``, ``"'east'"`` for every message entering cluster east). Needs Python alone (no pyspark).
+    ``"msg_id"``, ``"'east'"`` for every message entering cluster east). Constants that draw
+    (``{{random(n)}}``, weighted destinations) need ``key`` or ``seed``, since the text is stored and rerun.
+    Needs Python alone (no pyspark).
 
     Args:
         function_name: one of the portable functions' names, e.g. ``"subject_map"``.
@@ -466,6 +502,7 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
         ValueError: an unknown function name.
         TypeError: the wrong number or type of arguments, or an unknown keyword.
         InvalidArgumentValue: an invalid constant, with the jar's text.
+        DrawsNeedAKeyOrSeed: constants that draw, with neither ``key`` nor ``seed`` (a ValueError).
 
     Examples:
         >>> sql_expression("subject_transform", "subject", "orders.*", "x.$1")[:30]
@@ -488,7 +525,10 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be SQL text (str) in sql_expression, not {_type_name(value)}")
             inputs[name] = value
-    return _expr.to_sql(_TREES[function_name](args, kw), inputs)
+    tree = _TREES[function_name](args, kw)
+    if kw.get("key") is None and kw.get("seed") is None and "rand" in _expr.function_names(tree):
+        raise DrawsNeedAKeyOrSeed(function_name)
+    return _expr.to_sql(tree, inputs)
 
 
 def tree_of(function_name: str, *args: Any, **kw: Any) -> _expr.Node:

@@ -482,6 +482,23 @@ class Explanation:
     result: Optional[str]
 
 
+def unknown_cluster_note(cluster: str, mappings, server_version=None) -> Optional[str]:
+    """Why ``cluster`` (a constant cluster name) is probably a mistake for this table: it scopes destinations
+    to clusters and ``cluster`` is none of them, so it picks nothing (as no cluster would), which is what a
+    column's name passed as a str gives. None when it is one of them, or the table scopes none or is invalid
+    (the function itself reports that)."""
+    try:
+        table = compile_mappings(mappings, server_version)
+    except (InvalidMappings, ValueError, TypeError):
+        return None
+    known = sorted({c.cluster for r in table.rules for c in r.clusters})
+    if not known or cluster in known:
+        return None
+    return (f"cluster={cluster!r} is no cluster of this table ({', '.join(known)}): every message gets the cluster-less "
+            "destinations. cluster is the name of the cluster the messages entered; for a column of names, pass "
+            f"F.col({cluster!r})")
+
+
 def find_rule(table: MappingTable, subject: str) -> Optional[Rule]:
     """The rule that applies to a literal subject: the literal rule equal to it, else the first matching
     wildcard rule in written order (source matching: a token starting with `*` matches any one token)."""

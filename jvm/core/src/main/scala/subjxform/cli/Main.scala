@@ -27,7 +27,7 @@ object Main {
 
   val MappingUsage: String =
     """usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
-      |  Applies the transform SRC -> DEST to each SUBJECT as nats-server would (`nats server mapping`):
+      |  Applies the transform SRC -> DEST to each SUBJECT as nats-server would (as nats server mapping does):
       |  prints the new subject or nats-server's error, each followed by an empty line; with no
       |  SUBJECT, asks for subjects until an empty one. --strict: the import/export rules.
       |  --server-version V: as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like
@@ -42,6 +42,9 @@ object Main {
        |       subjxform --help | mapping --help | validate --help""".stripMargin
 
   private def isHelp(a: String) = a == "--help" || a == "-h" || a == "help"
+
+  /** A usage error as every subcommand reports one (the Python commands too): one line, then exit code 2. */
+  private[cli] def usageError(prog: String, message: String): String = s"$prog: $message (see $prog --help)"
 
   /**
    * Takes `--NAME V` / `--NAME=V` (before any `--`) out of `args`: (the version, the other arguments), or
@@ -76,7 +79,7 @@ object Main {
       case "mapping" :: _ => mapping(args.tail, System.in, out, System.err)
       case "validate" :: _ => validate(args.tail, System.in, out)
       case h :: Nil if isHelp(h) => out.println(Usage); 0
-      case _ => System.err.println(Usage); 2
+      case _ => System.err.println(usageError("subjxform", "the commands here are mapping and validate")); 2
     }
     out.flush()
     sys.exit(code)
@@ -108,7 +111,7 @@ object Main {
       if (!hasVersion) (ServerVersion.Newest, allArgs)
       else versionOption("--server-version", allArgs.map(new String(_, UTF_8))) match {
         case Left(problem) =>
-          err.println(s"subjxform mapping: $problem")
+          err.println(usageError("subjxform mapping", problem))
           return 2
         case Right((v, rest)) =>
           // Put back the other arguments' own bytes (the option and its value are ASCII text).
@@ -125,8 +128,7 @@ object Main {
       else if (options && s == "--strict") strict = true
       else if (options && isHelp(s) && positional.isEmpty) { out.println(MappingUsage); return 0 }
       else if (options && s.startsWith("-") && s.length > 1) {
-        err.println(s"subjxform mapping: unknown option $s (a SUBJECT that starts with '-' goes after '--')")
-        err.println(MappingUsage)
+        err.println(usageError("subjxform mapping", s"unknown option $s (a SUBJECT that starts with '-' goes after '--')"))
         return 2
       } else positional :+= a
     }
@@ -154,7 +156,7 @@ object Main {
         }
         0
       case _ =>
-        err.println(MappingUsage)
+        err.println(usageError("subjxform mapping", "SRC and DEST are needed"))
         2
     }
   }
@@ -168,12 +170,12 @@ object Main {
         versionOption("--upgrade-to", rest).map { case (u, rest2) => (v, u, rest2) }
       } match {
         case Left(problem) =>
-          out.println(s"subjxform validate: $problem")
+          out.println(usageError("subjxform validate", problem))
           return 2
         case Right(parsed) => parsed
       }
     if (upgradeTo.isDefined && version.isEmpty) {
-      out.println(s"subjxform validate: --upgrade-to needs --server-version (the line upgraded from)")
+      out.println(usageError("subjxform validate", "--upgrade-to needs --server-version (the line upgraded from)"))
       return 2
     }
     def again(file: String): List[Array[Byte]] =
@@ -215,10 +217,13 @@ object Main {
           case Some(to) => Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to)
           case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from)
         }
-      case _ =>
-        args.find(a => a.startsWith("-") && a != "-" && a != "--mappings" && a != "--stream")
-          .foreach(a => out.println(s"subjxform validate: unknown option $a"))
-        out.println(Validate.Usage)
+      case rest =>
+        val problem = args.find(a => a.startsWith("-") && a != "-" && a != "--mappings" && a != "--stream")
+          .map(a => s"unknown option $a")
+          .getOrElse(if (forced.size > 1) "--mappings or --stream, not both"
+            else if (rest.isEmpty) "FILE is needed"
+            else "standard input ('-') is read alone, not with other FILEs")
+        out.println(usageError("subjxform validate", problem))
         2
     }
   }

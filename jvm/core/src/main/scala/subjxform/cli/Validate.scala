@@ -27,11 +27,18 @@ object Validate {
   case object Stream extends Kind
 
   val Usage: String =
-    """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...   (FILE '-' reads stdin)
-      |  --server-version V: check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15: the release measured
-      |  for it) or as release V does (like 2.14.0 or v2.14.0); default the newest. --upgrade-to W: then list the
-      |  rules that become invalid or valid, and those whose destination behaves otherwise, on W (a line or a
-      |  release). Exit code: 0 valid on V, 1 not, 2 usage.""".stripMargin
+    """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...
+      |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
+      |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
+      |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
+      |  FILE '-' reads standard input.
+      |  --mappings            read FILE as a mappings block or a server config, whatever it looks like
+      |  --stream              read FILE as a stream config
+      |  --server-version V    check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15: the release
+      |                        measured for it) or as release V does (like 2.14.0 or v2.14.0); default the newest
+      |  --upgrade-to W        then list the rules that become invalid or valid on W (a line or a release),
+      |                        and those whose destination behaves otherwise there
+      |  Exit code 0 valid (on V), 1 problems, 2 a usage error or an unreadable FILE.""".stripMargin
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",
