@@ -1,4 +1,4 @@
-"""``subjxform group``: a partitioned consumer group (orbit.go pcgroups) on an embedded local Spark.
+"""subjxform group: a partitioned consumer group (orbit.go pcgroups) on an embedded local Spark.
 
     subjxform group CONFIG                            check the config: the members, their partitions and
                                                       consumer filters (exit 1 when the library refuses it)
@@ -8,8 +8,8 @@
                                                       the balance report over a file of messages (and
                                                       what changing to FILE2 moves): summary.txt and PNGs
 
-CONFIG (and FILE2) is the group's config: the JSON value of its key in the `elastic-consumer-groups` or
-`static-consumer-groups` KV bucket (`nats kv get elastic-consumer-groups ORDERS.workers --raw > g.json`),
+CONFIG (and FILE2) is the group's config: the JSON value of its key in the elastic-consumer-groups or
+static-consumer-groups KV bucket (nats kv get elastic-consumer-groups ORDERS.workers --raw > g.json),
 a file or the JSON text. --server-version V follows nats-server line V (2.10 ... 2.15; default the
 newest). Exit code 0, 1 for a config the library (or nats-server) refuses, 2 for a usage error.
 """
@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from subjxform.cli import UsageParser, usage_error
 from subjxform.configs import config_text
 
 
@@ -40,24 +41,24 @@ def _describe(plan: dict) -> str:
 
 
 def main(argv: Optional[list[str]] = None, spark=None) -> int:
-    parser = argparse.ArgumentParser(prog="subjxform group", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("config")
-    parser.add_argument("subjects", nargs="*")
-    parser.add_argument("--traffic", type=Path)
-    parser.add_argument("--new-config")
-    parser.add_argument("--subject-column", default="subject")
-    parser.add_argument("--format", choices=["parquet", "csv", "json"])
+    parser = UsageParser(prog="subjxform group", description=__doc__,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", help="the group's config: a file or the JSON text of its KV value")
+    parser.add_argument("subjects", nargs="*", help="subjects to place: each one's partition and member")
+    parser.add_argument("--traffic", type=Path, help="a Parquet, CSV or JSON file of messages: the balance report")
+    parser.add_argument("--new-config", help="a second config: what changing to it moves, over --traffic")
+    parser.add_argument("--subject-column", default="subject", help="the traffic's subject column (default subject)")
+    parser.add_argument("--format", choices=["parquet", "csv", "json"],
+                        help="the traffic file's format (default: from its name)")
     parser.add_argument("--top", type=int, default=5, help="how many of the hottest keys to show")
-    parser.add_argument("--out", type=Path, default=Path("target/subjxform-group"))
-    parser.add_argument("--server-version")
+    parser.add_argument("--out", type=Path, default=Path("target/subjxform-group"),
+                        help="where summary.txt and the charts go (default target/subjxform-group)")
+    parser.add_argument("--server-version", help="the nats-server line or release to follow (default the newest)")
     args = parser.parse_args(argv)
     if args.subjects and args.traffic:
-        print("subjxform group: give SUBJECTs or --traffic, not both", file=sys.stderr)
-        return 2
+        return usage_error(parser.prog, "give SUBJECTs or --traffic, not both")
     if args.new_config and not args.traffic:
-        print("subjxform group: --new-config compares over --traffic", file=sys.stderr)
-        return 2
+        return usage_error(parser.prog, "--new-config compares over --traffic")
     try:
         configs = [config_text(c)[0] for c in [args.config] + ([args.new_config] if args.new_config else [])]
     except OSError as e:
