@@ -11,7 +11,9 @@ import subjxform.core.{InvalidStreamConfigException, ServerVersion, StreamConfig
       stores and republishes, and returns that plan as JSON: `subjects` (direct publishes kept),
       `subject_transform` (ingress), `origins` (each source or the mirror: the stream `name`, its
       `subject_transforms` filter list, and `inactive`: why nothing is taken from it, or NULL) and
-      `republish`, with nats-server's defaults applied. An
+      `republish`, with nats-server's defaults applied, and `applied_as` when there are transforms (for each
+      transformed field, the version whose functions build its subjects as the server builds them; NULL
+      where no subject it builds is valid). An
       invalid config is an error naming the field, in nats-server's words.
   """,
   arguments = """
@@ -24,7 +26,7 @@ import subjxform.core.{InvalidStreamConfigException, ServerVersion, StreamConfig
       > SELECT _FUNC_('{"name": "ORDERS"}');
        {"subjects":["ORDERS"],"subject_transform":null,"origins":[],"republish":null}
       > SELECT _FUNC_('{"name": "B", "sources": [{"name": "A", "filter_subject": "a.>"}]}');
-       {"subjects":[],"subject_transform":null,"origins":[{"name":"A","field":"sources[0]","subject_transforms":[{"src":"a.>","dest":""}],"inactive":null}],"republish":null}
+       {"subjects":[],"subject_transform":null,"origins":[{"name":"A","field":"sources[0]","subject_transforms":[{"src":"a.>","dest":""}],"inactive":null}],"republish":null,"applied_as":{"sources[0]":"2.15"}}
   """,
   since = "0.1.0",
   group = "string_funcs")
