@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import sys
 
-
 # subjxform's one error condition, as Spark words it (subjxform.spark.Errors).
 _INVALID_VALUE = re.compile(
     r"\[(?P<condition>INVALID_PARAMETER_VALUE\.PATTERN)\] The value of parameter\(s\) (?P<parameter>.+?) in "
@@ -25,7 +24,7 @@ def _from_message(error) -> dict:
 
 def error_condition(error) -> str | None:
     """A PySpark error's condition (PySpark 4 calls it so; 3.5 only has its older name, error class)."""
-    condition = getattr(error, "getCondition", None) or getattr(error, "getErrorClass")
+    condition = getattr(error, "getCondition", None) or error.getErrorClass
     return condition() or _from_message(error).get("condition")
 
 
@@ -48,13 +47,15 @@ def is_column(value) -> bool:
     return connect is not None and isinstance(value, connect.Column)
 
 
-def transform_pairs(transforms) -> "list[tuple[str, str]]":
+def transform_pairs(transforms) -> list[tuple[str, str]]:
     """The (src, dest) pairs of a Python list of pairs or {"src", "dest"} dicts (a missing key is "", as
     nats-server reads the JSON), with a TypeError/ValueError naming the bad item: the checks both the jar
     path (functions) and subjxform.portable make of subject_filter_transform's `transforms`."""
     if not isinstance(transforms, (list, tuple)):
-        raise TypeError(f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, "
-                        f"not {type(transforms).__name__}")
+        raise TypeError(
+            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, "
+            f"not {type(transforms).__name__}"
+        )
     pairs = []
     for i, t in enumerate(transforms):
         if isinstance(t, dict):
@@ -67,8 +68,9 @@ def transform_pairs(transforms) -> "list[tuple[str, str]]":
                 raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
             src, dest = t
         else:
-            raise TypeError(f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not "
-                            f"{type(t).__name__}: {t!r}")
+            raise TypeError(
+                f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {type(t).__name__}: {t!r}"
+            )
         if not isinstance(src, str) or not isinstance(dest, str):
             raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
         pairs.append((src, dest))
