@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lint and format of the Python tree (the package, the tests, the benchmarks): ruff, with the rule set and
-# its reasons in pyproject.toml. Seconds; scripts/test.sh runs it first, so CI fails on a finding.
-#   bash scripts/lint.sh          check (exit 1 on a finding or a file ruff would reformat)
-#   bash scripts/lint.sh --fix    fix what ruff can and reformat, then check
+# its reasons in pyproject.toml; then the package's types: mypy, with its settings in pyproject.toml
+# ([tool.mypy]). Seconds; scripts/test.sh runs it first, so CI fails on a finding.
+#   bash scripts/lint.sh          check (exit 1 on a finding, a file ruff would reformat or a type error)
+#   bash scripts/lint.sh --fix    fix what ruff can and reformat, then check (mypy fixes nothing)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -13,4 +14,5 @@ if [[ "${1-}" == "--fix" ]]; then
 fi
 "$PY" -m ruff check .
 "$PY" -m ruff format --check .
-echo "lint: ruff check and ruff format --check: clean"
+"$PY" -m mypy
+echo "lint: ruff check, ruff format --check and mypy: clean"

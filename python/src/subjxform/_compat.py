@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING, TypeGuard
+
+if TYPE_CHECKING:  # annotations only: pyspark is imported where a Column can exist
+    from pyspark.sql import Column
 
 # subjxform's one error condition, as Spark words it (subjxform.spark.Errors).
 _INVALID_VALUE = re.compile(
@@ -36,7 +40,7 @@ def error_parameters(error) -> dict:
     return {k: v for k, v in _from_message(error).items() if k != "condition"}
 
 
-def is_column(value) -> bool:
+def is_column(value) -> TypeGuard[Column]:
     """A Column, classic or Spark Connect. Since PySpark 4.0 both are pyspark.sql.Column; in 3.5 a Spark
     Connect Column is its own class (looked up only where a Connect client is already loaded)."""
     from pyspark.sql import Column

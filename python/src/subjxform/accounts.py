@@ -73,7 +73,9 @@ def accounts_plan(spark: SparkSession, config: Config, server_version: str | Non
     args = [F.lit(text), F.lit(path).cast("string"), *_server_version(server_version)]
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        return json.loads(spark.range(1).select(_call("accounts_plan", *args)).first()[0])
+        row = spark.range(1).select(_call("accounts_plan", *args)).first()
+        assert row is not None  # spark.range(1): one row
+        return json.loads(row[0])
     except PySparkException as e:
         params = error_parameters(e)
         if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":

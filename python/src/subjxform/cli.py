@@ -100,7 +100,7 @@ Exit code 0, 1 when that line's jar is not in the package, 2 for a usage error."
 
 def jar_command(args: list[str]) -> int:
     """`jar [--spark VERSION] [--scala VERSION]`: prints the path of the jar for that Spark line."""
-    options = {"--spark": None, "--scala": None}
+    options: dict[str, str | None] = {"--spark": None, "--scala": None}
     rest = list(args)
     while rest:
         flag = rest.pop(0)

@@ -144,7 +144,9 @@ def group_balance(
             .agg(F.sum("count").alias("messages"), F.count("key").alias("keys"))
             .collect()
         }
-        not_taken = per_key.where(F.col("partition").isNull()).agg(F.sum("count")).first()[0] or 0
+        total_row = per_key.where(F.col("partition").isNull()).agg(F.sum("count")).first()
+        assert total_row is not None  # an aggregate without groupBy: one row
+        not_taken = total_row[0] or 0
         hot = per_key.where(F.col("partition").isNotNull()).orderBy(F.desc("count"), "key").limit(top_keys).collect()
     finally:
         per_key.unpersist()

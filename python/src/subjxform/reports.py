@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any
+from typing import Any, cast
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -161,9 +161,9 @@ def mappings_plan(spark: SparkSession, mappings: MappingsValue, server_version: 
         [{'cluster': None, 'remainder': 95, 'remainder_drops': False}]
     """
     text = _mappings_text(mappings)
-    return json.loads(
-        spark.range(1).select(_call("mappings_plan", text, *_server_version(server_version)).alias("p")).head()["p"]
-    )
+    row = spark.range(1).select(_call("mappings_plan", text, *_server_version(server_version)).alias("p")).head()
+    assert row is not None  # spark.range(1): one row
+    return json.loads(row["p"])
 
 
 def _explained(
@@ -288,8 +288,8 @@ def rule_coverage(
             outcomes[r["outcome"]] += r["count"]
             if r["rule_index"] is not None:
                 by_rule[r["rule_index"]] = by_rule.get(r["rule_index"], 0) + r["count"]
-                key = (r["rule_index"], -1 if r["remainder"] else r["destination_index"])
-                by_dest[key] = by_dest.get(key, 0) + r["count"]
+                dest_key = (r["rule_index"], -1 if r["remainder"] else r["destination_index"])
+                by_dest[dest_key] = by_dest.get(dest_key, 0) + r["count"]
         never = [p["rule_index"] for p in plan if by_rule.get(p["rule_index"], 0) == 0]
 
         # Shadowing in practice: messages a rule's source matches that another rule took.
@@ -610,7 +610,7 @@ def partition_candidates(
 def partition_balance(
     messages: DataFrame,
     source: str | None = None,
-    candidates: Sequence[tuple[int, Sequence[int]]] | None = None,
+    candidates: Sequence[tuple[int, Sequence[int]] | tuple[str, int, Sequence[int]]] | None = None,
     mappings: MappingsValue | None = None,
     subject: ColumnOrName = "subject",
     top_keys: int = 5,
@@ -648,9 +648,11 @@ def partition_balance(
         # A table's {{partition(0,…)}} sends everything to 0 (or, before 2.12, loses it): nothing to balance.
         found = [c for c in partition_candidates(spark, mappings, server_version) if c[1] >= 1]
     elif candidates and all(len(c) == 3 for c in candidates):
-        found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in candidates]
+        triples = cast("Sequence[tuple[str, int, Sequence[int]]]", candidates)  # all() above: every one a triple
+        found = [(src, int(n), tuple(int(t) for t in toks)) for src, n, toks in triples]
     elif source is not None and candidates:
-        found = [(source, int(n), tuple(int(t) for t in toks)) for n, toks in candidates]
+        pairs = cast("Sequence[tuple[int, Sequence[int]]]", candidates)  # (n, tokens) pairs, as documented
+        found = [(source, int(n), tuple(int(t) for t in toks)) for n, toks in pairs]
     else:
         raise ValueError(
             "give mappings (with {{partition(...)}} destinations), or source and (n, tokens) candidates, "
@@ -842,9 +844,9 @@ def canary_check(
     )
     seen: dict[tuple, int] = {}
     for r in counts:
-        key = (r["rule_index"], r["scope"], -1 if r["destination_index"] is None else r["destination_index"])
-        seen[key] = seen.get(key, 0) + r["count"]
-    rows = []
+        seen_key = (r["rule_index"], r["scope"], -1 if r["destination_index"] is None else r["destination_index"])
+        seen[seen_key] = seen.get(seen_key, 0) + r["count"]
+    rows: list[tuple] = []  # the DataFrame's rows below; low and high (9, 10) are None only where ok (11) is
     for p in plan:
         for s in p["scopes"]:
             dests = [

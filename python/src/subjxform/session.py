@@ -139,7 +139,7 @@ def spark_line(spark: str | SparkSession | None = None, scala: str | None = None
             if session is not None:
                 spark_version, session_scala = _session_versions(session)
     from_pyspark = spark_version is None
-    if from_pyspark:
+    if spark_version is None:  # from_pyspark (tested as such, so that mypy narrows spark_version)
         spark_version = _pyspark_version()
         if spark_version is None:
             raise UnsupportedSparkError(
@@ -303,11 +303,11 @@ def ensure_functions(spark: SparkSession | None = None) -> None:
                 "this Spark Connect server has no subjxform functions: its jar must be on the server's classpath "
                 "when the server starts (a client cannot add it); " + PORTABLE_HINT
             )
-        session._subjxform_functions = True
+        session._subjxform_functions = True  # type: ignore[union-attr]  # subjxform's marker on the session
         return
     if not jvm_session.catalog().functionExists("subject_transform"):
         jvm_class(session, "subjxform.spark.SubjxformFunctions", "subjxform").register(jvm_session)
-    session._subjxform_functions = True
+    session._subjxform_functions = True  # type: ignore[union-attr]  # subjxform's marker on the session
 
 
 def _active_or_started_session():

@@ -82,7 +82,9 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: str |
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
         query = spark.range(1).select(_call("stream_config_plan", F.lit(config_json), *version))
-        return json.loads(query.first()[0])
+        row = query.first()
+        assert row is not None  # spark.range(1): one row
+        return json.loads(row[0])
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
         params = error_parameters(e)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numbers
 import random
 import sys
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .._compat import transform_pairs
 from ..configs import check_cluster_name, mappings_argument
@@ -41,6 +41,9 @@ from ._transform import (
     compile_filter_transforms,
     compile_transform,
 )
+
+if TYPE_CHECKING:  # annotations only: `subjxform sql` runs without pyspark
+    from pyspark.sql import Column
 
 __all__ = [
     "subject_transform",
@@ -282,7 +285,7 @@ def _name_of(subject) -> str:
 # ---------------------------------------------------------------------------------------------------
 # Public functions: subjxform.functions' signatures
 
-ColumnOrName = Union["Column", str]  # noqa: F821
+ColumnOrName = Union["Column", str]
 
 
 def subject_transform(
@@ -293,7 +296,7 @@ def subject_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
-) -> Column:  # noqa: F821
+) -> Column:
     """:func:`subjxform.subject_transform` from built-in functions: `src` and `dest` must be str.
 
     Args:
@@ -328,7 +331,7 @@ def try_subject_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
-) -> Column:  # noqa: F821
+) -> Column:
     """:func:`subjxform.try_subject_transform`: an invalid transform gives NULL in every row.
 
     Args:
@@ -354,7 +357,7 @@ def try_subject_transform(
     return _column(tree, subject, key, "try_subject_transform")
 
 
-def subject_matches(subject: ColumnOrName, filter: str) -> Column:  # noqa: F821
+def subject_matches(subject: ColumnOrName, filter: str) -> Column:
     """:func:`subjxform.subject_matches`: `filter` must be a str.
 
     Args:
@@ -381,7 +384,7 @@ def subject_filter_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
-) -> Column:  # noqa: F821
+) -> Column:
     """:func:`subjxform.subject_filter_transform`: `transforms` a list of (src, dest) pairs or dicts.
 
     Args:
@@ -412,7 +415,7 @@ def try_subject_filter_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
-) -> Column:  # noqa: F821
+) -> Column:
     """:func:`subjxform.try_subject_filter_transform`: an invalid list gives NULL in every row.
 
     Args:
@@ -443,7 +446,7 @@ def subject_map(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
-) -> Column:  # noqa: F821
+) -> Column:
     """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, a dict, or a file
     given as a path).
     With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
@@ -483,7 +486,7 @@ def subject_map_explain(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
-) -> Column:  # noqa: F821
+) -> Column:
     """:func:`subjxform.subject_map_explain`: the jar's struct, field for field, and the same ``result``
     as :func:`subject_map` with the same arguments.
 
@@ -514,7 +517,7 @@ def subject_map_explain(
 
 
 _TREES = {
-    "subject_transform": lambda a, kw: _transform_tree(
+    "subject_transform": lambda a, kw: _transform_tree(  # type: ignore[call-arg]  # mypy counts *a[:2] as any length
         "subject_transform",
         *a[:2],
         kw.get("strict", False),
@@ -522,7 +525,7 @@ _TREES = {
         kw.get("key") is not None,
         kw.get("server_version"),
     ),
-    "try_subject_transform": lambda a, kw: _transform_tree(
+    "try_subject_transform": lambda a, kw: _transform_tree(  # type: ignore[call-arg]  # mypy counts *a[:2] as any length
         "try_subject_transform",
         *a[:2],
         kw.get("strict", False),

@@ -13,6 +13,7 @@ import json
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal as _BigDecimal
+from typing import NoReturn
 
 from ._quote import go_quote
 
@@ -356,7 +357,13 @@ class _Reader:
                 self.line += 1
         return c
 
-    def fail(self, message: str):
+    def next_char(self) -> str:
+        """next() where the caller has seen peek() is not EOF: that character."""
+        c = self.next()
+        assert c is not None
+        return c
+
+    def fail(self, message: str) -> NoReturn:
         raise ConfSyntaxError(f"Parse error on line {self.line}: '{message}'")
 
     def skip_comment(self) -> None:
@@ -497,13 +504,13 @@ class _Reader:
                 )
 
     def read_key(self) -> str:
-        c = self.next()
+        c = self.next_char()  # map_entry calls it on a character that is no EOF
         if c in ("'", '"'):
-            sb = []
+            sb: list[str] = []
             while self.peek() != c:
                 if self.peek() is None:
                     self.fail("Unexpected EOF processing " + ("double " if c == '"' else "") + "quoted map key.")
-                sb.append(self.next())
+                sb.append(self.next_char())
             self.next()
             return "".join(sb)
         # nats-server drops a lone `/` that starts a key (it was looking for a `//` comment).
@@ -511,7 +518,7 @@ class _Reader:
         if c != "/":
             sb.append(c)
         elif self.peek() is not None:
-            sb.append(self.next())
+            sb.append(self.next_char())
         while True:
             d = self.peek()
             if d is None:
@@ -525,7 +532,7 @@ class _Reader:
             elif _is_key_separator(d):
                 break
             else:
-                sb.append(self.next())
+                sb.append(self.next_char())
         return "".join(sb)
 
     def read_value(self):
@@ -543,11 +550,11 @@ class _Reader:
             return None
         if c == "'":
             self.next()
-            sb = []
+            sb: list[str] = []
             while self.peek() != "'":
                 if self.peek() is None:
                     self.fail("Unexpected EOF.")
-                sb.append(self.next())
+                sb.append(self.next_char())
             self.next()
             return Str("".join(sb), True, at)
         if c == '"':
@@ -556,7 +563,7 @@ class _Reader:
             while self.peek() != '"':
                 if self.peek() is None:
                     self.fail("Unexpected EOF.")
-                ch = self.next()
+                ch = self.next_char()
                 if ch == "\\":
                     self.escape(sb)
                 else:
@@ -727,7 +734,7 @@ class _Reader:
         return Decimal(float(s), at)
 
     def sized_number(self, start: int, at: int):
-        while self.peek() is not None and self.peek() in "bBiI":
+        while (c := self.peek()) is not None and c in "bBiI":
             self.next()
         if _is_number_end(self.peek()) or _is_digit(self.peek()):
             return self.integer(self.text[start : self.pos])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from . import _confsyntax as conf
 from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_text, java_equals_ignore_case
 from ._quote import go_quote
-from ._transform import compile_transform, is_valid_subject, parse_go_int, text_salt
+from ._transform import Transform, compile_transform, is_valid_subject, parse_go_int, text_salt
 
 # ---------------------------------------------------------------------------------------------------
 # The model
@@ -39,7 +39,7 @@ class Destination:
     index: int
     destination: str
     weight: int
-    transform: object  # the core grammar's Transform
+    transform: Transform  # the core grammar's
 
     @property
     def is_remainder(self) -> bool:
@@ -237,10 +237,10 @@ def _is_jwt_entry(o: Obj) -> bool:
     )
 
 
-DestinationCompiler = Callable[[str, str, object], object]
+DestinationCompiler = Callable[[str, str, object], Transform]
 
 
-def _core_compiler(source: str, destination: str, version) -> object:
+def _core_compiler(source: str, destination: str, version) -> Transform:
     return compile_transform(source, destination, strict=False, server_version=version)
 
 
@@ -249,7 +249,7 @@ def _reason_of(e: Exception) -> str | None:
 
 
 def compile_mappings(
-    mappings: MappingsValue, server_version=None, compile_destination: DestinationCompiler | None = None
+    mappings: MappingsValue | Obj, server_version=None, compile_destination: DestinationCompiler | None = None
 ) -> MappingTable:
     """The table ``mappings`` holds, as the given nats-server line (None: the newest) accepts it.
     Raises :class:`InvalidMappings` with the jar's text when the jar would refuse it."""
@@ -269,7 +269,7 @@ def validate_mappings(
     return analyse(mappings_text(mappings), server_version, compile_destination)[1]
 
 
-def analyse(text: str, server_version=None, compile_destination: DestinationCompiler | None = None):
+def analyse(text: str | Obj, server_version=None, compile_destination: DestinationCompiler | None = None):
     """(the rules that passed every check, every problem) of a table's text."""
     if compile_destination is None:
         compile_destination = _core_compiler
@@ -522,7 +522,8 @@ def unknown_cluster_note(cluster: str, mappings, server_version=None) -> str | N
         table = compile_mappings(mappings, server_version)
     except (InvalidMappings, ValueError, TypeError):
         return None
-    known = sorted({c.cluster for r in table.rules for c in r.clusters})
+    # r.clusters are the scoped choices: each names its cluster (the filter only tells mypy so).
+    known = sorted({c.cluster for r in table.rules for c in r.clusters if c.cluster is not None})
     if not known or cluster in known:
         return None
     return (
@@ -541,6 +542,8 @@ def find_rule(table: MappingTable, subject: str) -> Rule | None:
         if r.literal and r.source == subject:
             return r
     toks = literal_tokens(subject.encode("utf-8", "surrogatepass"))
+    if toks is None:  # not a literal subject: no wildcard rule applies (filter_matches needs tokens)
+        return None
     for r in table.rules:
         if r.wildcard and filter_matches(_rule_filter(r), toks):
             return r
@@ -577,16 +580,21 @@ def explain_reference(
         d = choice.destinations[picked]
         out = apply_reference(d.transform, raw, random_draw)
         result = None if out is None else out.decode("utf-8", "surrogatepass")
-    entry = -1 if d is None or d.is_remainder else d.index
+    destination: str | None
+    weight: int
+    if d is None or d.is_remainder:
+        entry, destination, weight = -1, None, choice.remainder_weight
+    else:
+        entry, destination, weight = d.index, d.destination, d.weight
     outcome = "dropped" if result is None else "unchanged" if result == subject else "mapped"
     return Explanation(
         r.source,
         r.index,
         "literal" if r.literal and r.source == subject else "wildcard",
         choice.cluster,
-        None if entry < 0 else d.destination,
+        destination,
         None if entry < 0 else entry,
-        choice.remainder_weight if entry < 0 else d.weight,
+        weight,
         entry < 0,
         outcome,
         result,

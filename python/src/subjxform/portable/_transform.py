@@ -580,10 +580,11 @@ def compile_filter_transforms(
 ) -> FilterTransformList:
     """TransformListCache.compile + FilterTransforms.compile with nats-server's rules for one source."""
     version = server_version if isinstance(server_version, ServerVersion) else _versions.resolve(server_version)
-    ps = list(pairs)
-    for i, p in enumerate(ps):
+    ps: list[tuple[str, str]] = []
+    for i, p in enumerate(pairs):
         if p is None:
             raise InvalidStreamConfig(f"{field}[{i}]", "is NULL", 0)
+        ps.append(p)
     kind = "source"
     source_err, dest_err = 10145, 10146
 
@@ -669,7 +670,7 @@ def filter_matches(f: Filter, toks: list) -> bool:
     if (len(toks) < n) if f.ends_with_fwc else (len(toks) != n):
         return False
     fixed = n - 1 if f.ends_with_fwc else n
-    return all(f.literals[i] is None or f.literals[i].encode("utf-8", "surrogatepass") == toks[i] for i in range(fixed))
+    return all((lit := f.literals[i]) is None or lit.encode("utf-8", "surrogatepass") == toks[i] for i in range(fixed))
 
 
 def fnv1a32(data: bytes) -> int:
