@@ -57,13 +57,13 @@ def pick(values: list[str], hash_expr: str) -> str:
 #   telemetry.<region>.dev<device>.<sensor>.<metric>.<sequence>    6 tokens
 SUBJECT_SQL = f"""
   CASE pmod(xxhash64(id, 1), 4)
-    WHEN 0 THEN concat('orders.', {pick(REGIONS, 'xxhash64(id, 2)')}, '.c', pmod(xxhash64(id, 3), 100000),
+    WHEN 0 THEN concat('orders.', {pick(REGIONS, "xxhash64(id, 2)")}, '.c', pmod(xxhash64(id, 3), 100000),
                        '.o', pmod(xxhash64(id, 4), 10000000000))
-    WHEN 1 THEN concat('payments.', {pick(REGIONS, 'xxhash64(id, 2)')}, '.acct', pmod(xxhash64(id, 3), 1000000))
-    WHEN 2 THEN concat('shipments.', {pick(REGIONS, 'xxhash64(id, 2)')}, '.', {pick(CARRIERS, 'xxhash64(id, 5)')},
+    WHEN 1 THEN concat('payments.', {pick(REGIONS, "xxhash64(id, 2)")}, '.acct', pmod(xxhash64(id, 3), 1000000))
+    WHEN 2 THEN concat('shipments.', {pick(REGIONS, "xxhash64(id, 2)")}, '.', {pick(CARRIERS, "xxhash64(id, 5)")},
                        '.wh', pmod(xxhash64(id, 3), 100), '.', pmod(xxhash64(id, 4), 1000000000000))
-    ELSE concat('telemetry.', {pick(REGIONS, 'xxhash64(id, 2)')}, '.dev', pmod(xxhash64(id, 3), 100000),
-                '.', {pick(SENSORS, 'xxhash64(id, 5)')}, '.', {pick(METRICS, 'xxhash64(id, 6)')},
+    ELSE concat('telemetry.', {pick(REGIONS, "xxhash64(id, 2)")}, '.dev', pmod(xxhash64(id, 3), 100000),
+                '.', {pick(SENSORS, "xxhash64(id, 5)")}, '.', {pick(METRICS, "xxhash64(id, 6)")},
                 '.', pmod(id, 1000000))
   END"""
 
@@ -142,9 +142,14 @@ def build_cases(spark: SparkSession, cases: dict[str, tuple[str, str]], with_udf
 
     add("reorder", "subject_transform", F.expr(st(*cases["reorder"])))
     add("reorder", "regexp_replace", F.expr(r"regexp_replace(subject, '^([^.]+)[.]([^.]+)[.]', '$2.$1.')"))
-    add("reorder", "split + concat_ws",
-        F.expr("concat_ws('.', element_at(split(subject, '[.]'), 2), element_at(split(subject, '[.]'), 1), "
-               "slice(split(subject, '[.]'), 3, size(split(subject, '[.]'))))"))
+    add(
+        "reorder",
+        "split + concat_ws",
+        F.expr(
+            "concat_ws('.', element_at(split(subject, '[.]'), 2), element_at(split(subject, '[.]'), 1), "
+            "slice(split(subject, '[.]'), 3, size(split(subject, '[.]'))))"
+        ),
+    )
     if with_udfs:
         add("reorder", "Python UDF (Arrow)", F.udf(reorder_py, "string", useArrow=True)(F.col("subject")), True)
         add("reorder", "pandas_udf", F.pandas_udf(reorder_pandas, "string")(F.col("subject")), True)
@@ -154,17 +159,27 @@ def build_cases(spark: SparkSession, cases: dict[str, tuple[str, str]], with_udf
     add("columns", "src/dest columns, 4 distinct", F.expr("subject_transform(subject, src, dest)"))
 
     add("partition", "subject_transform", F.expr(st(*cases["partition"])))
-    add("partition", "split + hash built-ins",
-        F.expr("concat_ws('.', element_at(split(subject, '[.]'), 1), pmod(hash(element_at(split(subject, '[.]'), 2)), 16), "
-               "element_at(split(subject, '[.]'), 2), slice(split(subject, '[.]'), 3, size(split(subject, '[.]'))))"))
+    add(
+        "partition",
+        "split + hash built-ins",
+        F.expr(
+            "concat_ws('.', element_at(split(subject, '[.]'), 1), pmod(hash(element_at(split(subject, '[.]'), 2)), 16), "
+            "element_at(split(subject, '[.]'), 2), slice(split(subject, '[.]'), 3, size(split(subject, '[.]'))))"
+        ),
+    )
 
     add("prefix", "subject_transform", F.expr(st(*cases["prefix"])))
     add("prefix", "concat('archive.', subject)", F.expr("concat('archive.', subject)"))
 
     add("split_slice", "subject_transform", F.expr(st(*cases["split_slice"])))
-    add("split_slice", "regexp_replace + split built-ins",
-        F.expr("concat_ws('.', split(subject, '[.]', 3)[0], regexp_replace(split(subject, '[.]', 3)[1], '-', '.'), "
-               "regexp_replace(split(subject, '[.]', 3)[1], '(.{3})(?!$)', '$1.'), split(subject, '[.]', 3)[2])"))
+    add(
+        "split_slice",
+        "regexp_replace + split built-ins",
+        F.expr(
+            "concat_ws('.', split(subject, '[.]', 3)[0], regexp_replace(split(subject, '[.]', 3)[1], '-', '.'), "
+            "regexp_replace(split(subject, '[.]', 3)[1], '(.{3})(?!$)', '$1.'), split(subject, '[.]', 3)[2])"
+        ),
+    )
 
     if has_subject_map(spark):
         mappings = (
@@ -176,8 +191,9 @@ def build_cases(spark: SparkSession, cases: dict[str, tuple[str, str]], with_udf
         add("subject_map", "subject_map, 4 rules", F.expr(f"subject_map(subject, {sql_str(mappings)})"))
         # The three draw modes over one weighted rule: an unseeded draw takes its seed once per query
         # (Python: when the column is built; SQL: when the call is analysed) and then costs what a seeded one does.
-        weighted = {"*.*.>": [{"destination": "v1.$1.$2.>", "weight": "90%"},
-                              {"destination": "v2.$1.$2.>", "weight": "10%"}]}
+        weighted = {
+            "*.*.>": [{"destination": "v1.$1.$2.>", "weight": "90%"}, {"destination": "v2.$1.$2.>", "weight": "10%"}]
+        }
         add("draws", "subject_map weighted, seed=42", subjxform.subject_map("subject", weighted, seed=42))
         add("draws", "no seed (Python column)", subjxform.subject_map("subject", weighted))
         add("draws", "no seed (SQL)", F.expr(f"subject_map(subject, {sql_str(json.dumps(weighted))})"))
@@ -216,15 +232,20 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     try:
-        mem = next(l for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal"))
+        mem = next(line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
         mem = f"{int(mem.split()[1]) / 1024 / 1024:.0f} GiB"
     except (OSError, StopIteration):
         mem = "?"
     try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         commit += " (with uncommitted changes)" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
         commit = "?"
@@ -261,7 +282,9 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="6g")
     ap.add_argument("--no-udfs", action="store_true", help="skip the Python UDF cases")
     ap.add_argument("--out", default=str(BENCH / "RESULTS.md"), help="'-' to write no file")
-    ap.add_argument("--jar", default=None, help="the subjxform jar to measure (default: the package's, for this pyspark)")
+    ap.add_argument(
+        "--jar", default=None, help="the subjxform jar to measure (default: the package's, for this pyspark)"
+    )
     args = ap.parse_args()
 
     spark = bench_session("subjxform-bench", args.jar or subjxform.jar_path(), args.master, args.driver_memory)
@@ -284,9 +307,14 @@ def run(spark: SparkSession, args) -> None:
     for group, label, column, _ in table:
         _, totals[(group, label)] = time_case(df, column)
     reorder_total = totals[("reorder", "subject_transform")]
-    for key in [("reorder", "regexp_replace"), ("reorder", "split + concat_ws"), ("reorder", "Python UDF (Arrow)"),
-                ("reorder", "pandas_udf"), ("columns", "src/dest columns, 1 distinct"),
-                ("columns", "src/dest columns, 4 distinct")]:
+    for key in [
+        ("reorder", "regexp_replace"),
+        ("reorder", "split + concat_ws"),
+        ("reorder", "Python UDF (Arrow)"),
+        ("reorder", "pandas_udf"),
+        ("columns", "src/dest columns, 1 distinct"),
+        ("columns", "src/dest columns, 4 distinct"),
+    ]:
         if key in totals and totals[key] != reorder_total:
             raise SystemExit(f"{key} disagrees with subject_transform: {totals[key]} != {reorder_total}")
 
@@ -340,8 +368,11 @@ def render(spark, args, cases, table, best, codegen, skipped_map) -> str:
     ]
     for group, label, _, _ in table:
         key = (group, label)
-        base_key = ("reorder", "subject_transform") if group == "floor" else next(
-            (g, l) for g, l, *_ in table if g == group)
+        base_key = (
+            ("reorder", "subject_transform")
+            if group == "floor"
+            else next((g, label_) for g, label_, *_ in table if g == group)
+        )
         ratio = best[key] / best[base_key]
         detail = ""
         if label.startswith("subject_transform") and group in cases:
@@ -362,13 +393,16 @@ def render(spark, args, cases, table, best, codegen, skipped_map) -> str:
         lines.append(f"| {label} | {text} | {'met' if ok else 'NOT met'} |")
 
     lines += ["", "## Targets (same run, same data)", "", "| target | measured | |", "|---|---|---|"]
-    check("reorder <= 1.25 x concat(subject, '')", st_reorder <= 1.25 * concat_floor,
-          f"{st_reorder / concat_floor:.2f} x")
+    check(
+        "reorder <= 1.25 x concat(subject, '')", st_reorder <= 1.25 * concat_floor, f"{st_reorder / concat_floor:.2f} x"
+    )
     rx = ns[("reorder", "regexp_replace")]
     check("reorder >= 2 x faster than regexp_replace", rx >= 2 * st_reorder, f"{rx / st_reorder:.2f} x faster")
     if ("reorder", "Python UDF (Arrow)") in ns:
         py = ns[("reorder", "Python UDF (Arrow)")]
-        check("reorder >= 4 x faster than the Arrow Python UDF", py >= 4 * st_reorder, f"{py / st_reorder:.1f} x faster")
+        check(
+            "reorder >= 4 x faster than the Arrow Python UDF", py >= 4 * st_reorder, f"{py / st_reorder:.1f} x faster"
+        )
     cols = ns[("columns", "src/dest columns, 4 distinct")]
     const = ns[("columns", "subject_transform, constant")]
     check("src/dest columns within 1.5 x of the constant form", cols <= 1.5 * const, f"{cols / const:.2f} x")

@@ -66,7 +66,8 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     args = ap.parse_args()
     spark = (
-        SparkSession.builder.master(args.master).appName("subjxform-bench-explain")
+        SparkSession.builder.master(args.master)
+        .appName("subjxform-bench-explain")
         .config("spark.jars", subjxform.jar_path())
         .config("spark.driver.memory", "4g")
         .config("spark.sql.codegen.fallback", "false")
@@ -93,7 +94,7 @@ def main() -> None:
         differ = both.where(~F.col("m").eqNullSafe(F.col("e"))).count()
         assert differ == 0, f"{differ} rows where subject_map_explain's result is not subject_map's"
         best = {k: float("inf") for k in cases}
-        for k, (timer, col) in cases.items():  # warm-up
+        for timer, col in cases.values():  # warm-up
             timer(df, col)
         for _ in range(args.rounds):
             for k, (timer, col) in cases.items():

@@ -189,12 +189,22 @@ def build_previous_jar(ref: str) -> Path:
         (tree / ".tools").mkdir(exist_ok=True)
         for launcher in launchers.glob("sbt-launch-*.jar"):
             shutil.copy2(launcher, tree / ".tools" / launcher.name)
-    line = [f"-Dspark.version={spark}", f"-Dscala.binary={scala}"] if (tree / "project" / "SparkLines.scala").exists() else []
+    line = (
+        [f"-Dspark.version={spark}", f"-Dscala.binary={scala}"]
+        if (tree / "project" / "SparkLines.scala").exists()
+        else []
+    )
     print(f"guard: building the jar of {ref} ({commit[:12]}) in {tree} ...", flush=True)
     log = GUARD_DIR / f"{commit[:12]}-build.log"
     with open(log, "w") as out:
-        rc = subprocess.run([str(tree / "scripts" / "sbt"), *line, "jar"], cwd=tree, stdout=out, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "CI": "true"}).returncode
+        rc = subprocess.run(
+            [str(tree / "scripts" / "sbt"), *line, "jar"],
+            cwd=tree,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "CI": "true"},
+        ).returncode
     found = next((j for j in candidates if j.is_file()), None)
     if rc != 0 or found is None:
         raise SystemExit(f"guard: the build of {ref} failed (rc {rc}); see {log}")
@@ -204,12 +214,32 @@ def build_previous_jar(ref: str) -> Path:
 class Worker:
     def __init__(self, name: str, jar: Path, args):
         self.name, self.jar = name, jar
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--name", name, "--jar", str(jar),
-               "--rows", str(args.rows), "--master", args.master, "--driver-memory", args.driver_memory,
-               "--data-dir", str(args.data_dir)]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            "--name",
+            name,
+            "--jar",
+            str(jar),
+            "--rows",
+            str(args.rows),
+            "--master",
+            args.master,
+            "--driver-memory",
+            args.driver_memory,
+            "--data-dir",
+            str(args.data_dir),
+        ]
         self.stderr = open(GUARD_DIR / f"worker-{name}.log", "w")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True,
-                                     env={**os.environ, "PYTHONPATH": ""})
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+            env={**os.environ, "PYTHONPATH": ""},
+        )
 
     def reply(self) -> dict:
         line = self.proc.stdout.readline()
@@ -244,8 +274,11 @@ def tables(metric: str, what: str, args, runs: dict[str, list[dict]]) -> list[st
     lines = ["", f"## {what}", "", "ns/row, best of the rounds (the whole query: scan + expression + sum(length))", ""]
     lines += ["| case | " + " | ".join(names) + f" | {names[1]} / {names[0]} |", "|---|" + "---:|" * (len(names) + 1)]
     for c in CASES:
-        lines.append(f"| {c} | " + " | ".join(f"{best[w][c]:.1f}" for w in names)
-                     + f" | {best[names[1]][c] / best[names[0]][c]:.2f} |")
+        lines.append(
+            f"| {c} | "
+            + " | ".join(f"{best[w][c]:.1f}" for w in names)
+            + f" | {best[names[1]][c] / best[names[0]][c]:.2f} |"
+        )
     lines += ["", "ratios: median of the rounds [min-max]; both times of a ratio from the same session and round", ""]
     lines += ["| ratio | target | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(names)]
     for label, num, den, target in RATIOS:
@@ -333,8 +366,10 @@ def main() -> None:
                 result = workers[name].round()
                 if r >= args.warmup:
                     runs[name].append(result)
-            print(f"round {r + 1} of {args.warmup + args.rounds} done" + (" (warm-up)" if r < args.warmup else ""),
-                  flush=True)
+            print(
+                f"round {r + 1} of {args.warmup + args.rounds} done" + (" (warm-up)" if r < args.warmup else ""),
+                flush=True,
+            )
     finally:
         for w in workers.values():
             w.stop()

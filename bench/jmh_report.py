@@ -18,8 +18,10 @@ def read_go(path: str) -> dict[tuple[str, str], tuple[float, float, float]]:
     """(kind, case) -> (wall ns/op, cpu ns/op, B/op, allocs/op) from `go test -bench -benchmem` lines
     (cpu-ns/op: a metric the Go benchmark reports from its thread's CPU time)."""
     out = {}
-    pat = re.compile(r"^BenchmarkSubjxformCases/(\w+)/(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) cpu-ns/op"
-                     r"\s+(\d+) B/op\s+(\d+) allocs/op")
+    pat = re.compile(
+        r"^BenchmarkSubjxformCases/(\w+)/(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) cpu-ns/op"
+        r"\s+(\d+) B/op\s+(\d+) allocs/op"
+    )
     for line in Path(path).read_text().splitlines():
         m = pat.match(line.strip())
         if m:
@@ -45,7 +47,9 @@ def main() -> None:
     for line in Path(args.sizes_tsv).read_text().splitlines():
         name, out_bytes, heap_bytes = line.split("\t")
         sizes[name] = (float(out_bytes), float(heap_bytes))
-    cpu = dict((l.split("\t")[0], float(l.split("\t")[1])) for l in Path(args.cpu_tsv).read_text().splitlines() if l)
+    cpu = dict(
+        (row.split("\t")[0], float(row.split("\t")[1])) for row in Path(args.cpu_tsv).read_text().splitlines() if row
+    )
     results = json.loads(Path(args.jmh_json).read_text())
     go = read_go(args.go) if args.go else {}
 
@@ -90,21 +94,28 @@ def main() -> None:
         sep += "---:|---:|---:|---:|---:|"
     lines += [head, sep]
     if floor:
-        lines.append(f"| (floor: copy the subject) | `Arrays.copyOf` | {floor[0]:.1f} ± {floor[1]:.1f} | "
-                     f"{cpu.get('copy_floor', float('nan')):.1f} | {floor[2]:.1f} | |" + (" | | | | |" if go else ""))
+        lines.append(
+            f"| (floor: copy the subject) | `Arrays.copyOf` | {floor[0]:.1f} ± {floor[1]:.1f} | "
+            f"{cpu.get('copy_floor', float('nan')):.1f} | {floor[2]:.1f} | |" + (" | | | | |" if go else "")
+        )
     for name in cases:
         if name not in rows:
             continue
         score, err, alloc = rows[name]
         src, dest = cases[name]
         mine = cpu.get(name, float("nan"))
-        line = (f"| {name} | `{src}` -> `{dest}` | {score:.1f} ± {err:.1f} | {mine:.1f} | {alloc:.1f} | "
-                f"{sizes.get(name, (0, 0))[1]:.1f} |")
+        line = (
+            f"| {name} | `{src}` -> `{dest}` | {score:.1f} ± {err:.1f} | {mine:.1f} | {alloc:.1f} | "
+            f"{sizes.get(name, (0, 0))[1]:.1f} |"
+        )
         if go:
             m = go.get(("Match", name))
             t = go.get(("TransformSubject", name))
-            line += (f" {m[1]:.1f} | {m[2]:.0f} | {m[3]:.0f} | {t[1]:.1f} | {m[1] / mine:.1f} x |" if m and t
-                     else " | | | | |")
+            line += (
+                f" {m[1]:.1f} | {m[2]:.0f} | {m[3]:.0f} | {t[1]:.1f} | {m[1] / mine:.1f} x |"
+                if m and t
+                else " | | | | |"
+            )
         lines.append(line)
     lines.append("")
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")

@@ -38,10 +38,16 @@ def main() -> None:
     ap.add_argument("--every", type=float, default=20.0, help="seconds between heap samples")
     args = ap.parse_args()
 
-    spark = (SparkSession.builder.master(args.master).appName("subjxform-soak")
-             .config("spark.jars", subjxform.jar_path()).config("spark.driver.memory", args.driver_memory)
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.codegen.fallback", "false").getOrCreate())
+    spark = (
+        SparkSession.builder.master(args.master)
+        .appName("subjxform-soak")
+        .config("spark.jars", subjxform.jar_path())
+        .config("spark.driver.memory", args.driver_memory)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.codegen.fallback", "false")
+        .getOrCreate()
+    )
     jvm = spark._jvm
     runtime = jvm.java.lang.Runtime.getRuntime()
 
@@ -60,26 +66,40 @@ def main() -> None:
 
     mappings = table(args.rules)
     before = heap_after_gc()
-    print(f"{args.rows:,} rows, {args.rules:,} rules ({len(mappings):,} bytes of text), {args.master}, "
-          f"driver heap max {runtime.maxMemory() / 2**20:.0f} MB; heap after GC at the start {before:.1f} MB", flush=True)
+    print(
+        f"{args.rows:,} rows, {args.rules:,} rules ({len(mappings):,} bytes of text), {args.master}, "
+        f"driver heap max {runtime.maxMemory() / 2**20:.0f} MB; heap after GC at the start {before:.1f} MB",
+        flush=True,
+    )
     threading.Thread(target=sample, daemon=True).start()
     id_ = F.col("id")
     partitions = max(8, args.rows // 2_000_000)
     subjects = spark.range(0, args.rows, 1, partitions).select(
-        F.concat(F.lit("orders.r"), (id_ % args.rules).cast("string"), F.lit("."), id_.cast("string")).alias("subject"))
+        F.concat(F.lit("orders.r"), (id_ % args.rules).cast("string"), F.lit("."), id_.cast("string")).alias("subject")
+    )
     out = subjects.select(subject_map("subject", mappings, seed=42).alias("to")).agg(
-        F.count("*").alias("rows"), F.count_if(F.col("to").startswith("v2.")).alias("v2"),
-        F.count_if(F.col("to").isNull()).alias("nulls"))
+        F.count("*").alias("rows"),
+        F.count_if(F.col("to").startswith("v2.")).alias("v2"),
+        F.count_if(F.col("to").isNull()).alias("nulls"),
+    )
     row = out.collect()[0]
     elapsed = time.monotonic() - started
     done.set()
     after = heap_after_gc()
     sd = math.sqrt(row.rows * 0.1 * 0.9)
-    print(f"rows {row.rows:,}  v2 {row.v2:,} ({row.v2 / row.rows:.4%}, {(row.v2 - 0.1 * row.rows) / sd:+.2f} sd)  NULL {row.nulls}")
+    print(
+        f"rows {row.rows:,}  v2 {row.v2:,} ({row.v2 / row.rows:.4%}, {(row.v2 - 0.1 * row.rows) / sd:+.2f} sd)  NULL {row.nulls}"
+    )
     print(f"elapsed {elapsed:.1f} s  ->  {row.rows / elapsed:,.0f} rows/s")
     floor = [h for _, h in samples]
-    print(f"heap after GC: start {before:.1f} MB, end {after:.1f} MB"
-          + (f", during the run min {min(floor):.1f} / max {max(floor):.1f} MB over {len(floor)} samples" if floor else ""))
+    print(
+        f"heap after GC: start {before:.1f} MB, end {after:.1f} MB"
+        + (
+            f", during the run min {min(floor):.1f} / max {max(floor):.1f} MB over {len(floor)} samples"
+            if floor
+            else ""
+        )
+    )
     if abs(row.v2 - 0.1 * row.rows) > 5 * sd or row.nulls:
         raise SystemExit("the weighted shares are off")
     spark.stop()

@@ -17,7 +17,7 @@ import os
 import re
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -31,17 +31,17 @@ SCALA_MARKER = "<!-- scala-functions -->"
 CLI_MARKER = re.compile(r"<!-- cli-help: (subjxform(?: [\w-]+)*) -->")
 
 
-@lru_cache(maxsize=None)
+@cache
 def registered_functions() -> dict[str, str]:
     """SQL name -> Scala class, as SubjxformFunctions.all registers them."""
     source = (SCALA / "SubjxformExtensions.scala").read_text(encoding="utf-8")
     found = dict((name, cls) for cls, name in re.findall(r'describe\[(\w+)\]\("(\w+)"', source))
     if not found:
-        raise PluginError("no describe[...](\"name\") found in SubjxformExtensions.scala")
+        raise PluginError('no describe[...]("name") found in SubjxformExtensions.scala')
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def descriptions() -> dict[str, dict[str, str]]:
     """Scala class -> its @ExpressionDescription's fields (usage, arguments, examples, since)."""
     out = {}
@@ -95,7 +95,7 @@ def sql_function_entry(name: str) -> str:
 def scala_functions() -> str:
     """A table of the public overloads in `object functions`, in source order, with their scaladoc."""
     source = (SCALA / "functions.scala").read_text(encoding="utf-8")
-    body = source[source.index("object functions"):]
+    body = source[source.index("object functions") :]
     rows = []
     for doc, signature in re.findall(r"(?:/\*\*((?:(?!\*/).)*)\*/\s*)?\n\s*def (\w+\([^)]*\)): Column", body, re.S):
         what = " ".join(line.strip().lstrip("*").strip() for line in (doc or "").splitlines()).strip()
@@ -106,12 +106,21 @@ def scala_functions() -> str:
     return "\n".join(["| overload | note |", "| --- | --- |", *rows])
 
 
-@lru_cache(maxsize=None)
+@cache
 def cli_help(command: str) -> str:
     """What `command --help` prints, as a console block; a command whose help fails fails the build."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python" / "src"), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-m", *command.split(), "--help"], capture_output=True,
-                         text=True, env=env, cwd=ROOT, timeout=120)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "python" / "src"), os.environ.get("PYTHONPATH", "")]),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", *command.split(), "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     if run.returncode != 0 or not run.stdout.strip():
         raise PluginError(f"`{command} --help` exited {run.returncode}: {(run.stderr or run.stdout).strip()[-500:]}")
     return f"```text\n$ {command} --help\n{run.stdout.rstrip()}\n```"

@@ -22,7 +22,7 @@ import sys, importlib.metadata as md, importlib.util, os
 want, root = sys.argv[1], sys.argv[2]
 assert md.version("subjxform") == want
 assert md.version("pyspark") == "4.2.0"
-for m in ("pytest", "pyarrow", "pandas", "matplotlib", "grpc", "zstandard", "mkdocs", "material", "mkdocstrings_handlers.python"):
+for m in ("pytest", "pyarrow", "pandas", "matplotlib", "grpc", "zstandard", "mkdocs", "material", "mkdocstrings_handlers.python", "ruff", "mypy"):
     assert importlib.util.find_spec(m) is not None, m
 spec = importlib.util.find_spec("subjxform")
 assert spec and os.path.realpath(spec.origin).startswith(os.path.realpath(os.path.join(root, "python", "src")))

@@ -31,13 +31,16 @@ def query(spark: SparkSession):
             F.when(F.col("id") % 2 == 0, F.lit("orders.*.*.*")).otherwise(F.lit("orders.>")).alias("src"),
             F.when(F.col("id") % 2 == 0, F.lit("{{split(3,-)}}.$2.{{partition(5,1,2)}}"))
             .when(F.col("id") % 5 == 1, F.lit("bad.{{wildcard(9)}}"))
-            .otherwise(F.lit("all.>")).alias("dest"),
+            .otherwise(F.lit("all.>"))
+            .alias("dest"),
         )
         .repartition(8)
     )
     return df.select(
         "id",
-        subject_transform("subject", "orders.*.*.*", "shipments.$2.{{wildcard(1)}}.{{slicefromleft(3,2)}}").alias("constant"),
+        subject_transform("subject", "orders.*.*.*", "shipments.$2.{{wildcard(1)}}.{{slicefromleft(3,2)}}").alias(
+            "constant"
+        ),
         subject_transform("subject", "orders.*.*.*", "x.{{split(3,-)}}").alias("empty_token"),
         try_subject_transform("subject", F.col("src"), F.col("dest")).alias("from_columns"),
         subject_matches("subject", "orders.eu.>").alias("matches"),

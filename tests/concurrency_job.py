@@ -21,15 +21,22 @@ def frame(spark: SparkSession, partitions: int):
         spark.range(0, ROWS, 1, partitions)
         .select(
             "id",
-            F.format_string("orders.%s.%d.a-b-%d", F.element_at(F.array(F.lit("eu"), F.lit("us")), (F.col("id") % 2 + 1).cast("int")),
-                            F.col("id") % 977, F.col("id")).alias("subject"),
+            F.format_string(
+                "orders.%s.%d.a-b-%d",
+                F.element_at(F.array(F.lit("eu"), F.lit("us")), (F.col("id") % 2 + 1).cast("int")),
+                F.col("id") % 977,
+                F.col("id"),
+            ).alias("subject"),
         )
         .select(
             "id",
             subject_transform("subject", "orders.*.*.*", "s.$2.{{split(3,-)}}.{{partition(13,1,2)}}").alias("constant"),
             # 100k distinct transforms from columns: each row's destination names its own number
-            try_subject_transform("subject", F.lit("orders.*.*.*"),
-                                  F.format_string("d%d.$1.{{slicefromright(3,2)}}", F.col("id") % DISTINCT)).alias("distinct"),
+            try_subject_transform(
+                "subject",
+                F.lit("orders.*.*.*"),
+                F.format_string("d%d.$1.{{slicefromright(3,2)}}", F.col("id") % DISTINCT),
+            ).alias("distinct"),
         )
     )
 
@@ -47,9 +54,14 @@ def digest(df) -> dict:
 def main(out: str) -> int:
     import subjxform
 
-    spark = (SparkSession.builder.master("local[8]").appName("subjxform-concurrency")
-             .config("spark.jars", subjxform.jar_path())
-             .config("spark.ui.enabled", "false").config("spark.sql.codegen.fallback", "false").getOrCreate())
+    spark = (
+        SparkSession.builder.master("local[8]")
+        .appName("subjxform-concurrency")
+        .config("spark.jars", subjxform.jar_path())
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.codegen.fallback", "false")
+        .getOrCreate()
+    )
     try:
         parallel = digest(frame(spark, 64))
         sequential = digest(frame(spark, 1))
@@ -61,8 +73,15 @@ def main(out: str) -> int:
     finally:
         spark.stop()
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"parallel": parallel, "sequential": sequential,
-                   "sample": [(r.id, r.distinct) for r in sample], "heap_used_mb": used_mb}, f)
+        json.dump(
+            {
+                "parallel": parallel,
+                "sequential": sequential,
+                "sample": [(r.id, r.distinct) for r in sample],
+                "heap_used_mb": used_mb,
+            },
+            f,
+        )
     return 0
 
 

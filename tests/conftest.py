@@ -14,8 +14,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 import subjxform
-from subjxform.session import EXTENSIONS_CLASS
 from processes import free_port, listening, stop, wait_until
+from subjxform.session import EXTENSIONS_CLASS
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -81,15 +81,23 @@ def connect_url():
     server = subprocess.Popen(
         [
             str(spark_home / "bin" / "spark-submit"),
-            "--master", "local[2]",
-            "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+            "--master",
+            "local[2]",
+            "--class",
+            "org.apache.spark.sql.connect.service.SparkConnectServer",
             # (Spark 3.5's Connect server is a package of its own: SUBJXFORM_CONNECT_JARS names its jar.)
-            "--jars", ",".join(filter(None, [subjxform.jar_path() if HAS_JAR else None,
-                                             os.environ.get("SUBJXFORM_CONNECT_JARS")])),
-            "--conf", f"spark.connect.grpc.binding.port={port}",
-            "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-            "--conf", "spark.ui.enabled=false",
-            "--conf", "spark.sql.codegen.fallback=false",
+            "--jars",
+            ",".join(
+                filter(None, [subjxform.jar_path() if HAS_JAR else None, os.environ.get("SUBJXFORM_CONNECT_JARS")])
+            ),
+            "--conf",
+            f"spark.connect.grpc.binding.port={port}",
+            "--conf",
+            "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.sql.codegen.fallback=false",
             "spark-internal",
         ],
         env={**os.environ, "SPARK_HOME": str(spark_home), "SPARK_LOCAL_IP": "127.0.0.1"},

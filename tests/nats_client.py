@@ -26,7 +26,8 @@ def jetstream_server(binary: str = "nats-server"):
     port = free_port()
     proc = subprocess.Popen(
         [binary, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_until("nats-server", lambda: listening(port), 10, [proc])
@@ -66,7 +67,7 @@ class NatsClient:
             if not chunk:
                 raise ConnectionError("closed")
             self.buf += chunk
-        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        data, self.buf = self.buf[:n], self.buf[n + 2 :]
         return data
 
     def _read(self) -> None:
@@ -85,7 +86,7 @@ class NatsClient:
                     parts = line.split()
                     data = self._exact(int(parts[-1]))
                     with self.lock:
-                        self.msgs.append((parts[1].decode(), data[int(parts[-2]):]))
+                        self.msgs.append((parts[1].decode(), data[int(parts[-2]) :]))
                         self.lock.notify_all()
         except (OSError, ConnectionError):
             return

@@ -63,7 +63,7 @@ def render_config(accounts: list[Account], port: int | None = None) -> tuple[str
     lines.append("accounts {")
     for acc in accounts:
         lines.append(f"  {acc.name} {{")
-        lines.append(f'    users: [{{user: {acc.user}, password: {acc.password}}}]')
+        lines.append(f"    users: [{{user: {acc.user}, password: {acc.password}}}]")
         lines.append("    mappings {")
         where[len(lines)] = (acc.name, -1)
         for i, (src, dest) in enumerate(acc.mappings):
@@ -124,7 +124,7 @@ class MappingServer:
         self.proc: subprocess.Popen | None = None
         self.port = 0
 
-    def __enter__(self) -> "MappingServer":
+    def __enter__(self) -> MappingServer:
         last_error = None
         for _attempt in range(3):  # a random port may be taken meanwhile: try another
             self.port = free_port()
@@ -182,19 +182,32 @@ class RawClient:
         info = self._line()
         if not info.startswith(b"INFO "):
             raise ProtocolError(f"expected INFO, got {info[:200]!r}")
-        connect = {"verbose": False, "pedantic": False, "user": user, "pass": password, "echo": True,
-                   "protocol": 1, "lang": "python-raw", "version": "0"}
+        connect = {
+            "verbose": False,
+            "pedantic": False,
+            "user": user,
+            "pass": password,
+            "echo": True,
+            "protocol": 1,
+            "lang": "python-raw",
+            "version": "0",
+        }
         if jwt_auth is not None:
             import base64
 
             user_jwt, sign = jwt_auth
             nonce = json.loads(info[5:])["nonce"].encode()
-            connect = {**connect, "user": None, "pass": None, "jwt": user_jwt,
-                       "sig": base64.urlsafe_b64encode(sign(nonce)).rstrip(b"=").decode()}
+            connect = {
+                **connect,
+                "user": None,
+                "pass": None,
+                "jwt": user_jwt,
+                "sig": base64.urlsafe_b64encode(sign(nonce)).rstrip(b"=").decode(),
+            }
         self.sock.sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\nSUB > 1\r\nPING\r\n")
         self._until_pong({})
 
-    def __enter__(self) -> "RawClient":
+    def __enter__(self) -> RawClient:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -256,7 +269,9 @@ class RawClient:
             for i in range(start, min(start + self.CHUNK, len(subjects))):
                 payload = str(i).encode()
                 # surrogateescape: a subject that is not valid UTF-8 goes out as its original bytes
-                out.append(b"PUB %s %d\r\n%s\r\n" % (subjects[i].encode("utf-8", "surrogateescape"), len(payload), payload))
+                out.append(
+                    b"PUB %s %d\r\n%s\r\n" % (subjects[i].encode("utf-8", "surrogateescape"), len(payload), payload)
+                )
             out.append(b"PING\r\n")
             self.sock.sendall(b"".join(out))
             self._until_pong(received)

@@ -108,16 +108,34 @@ def validation_cases() -> list[dict]:
         elastic(2, [pf("foo.*", 1), pf("bar.*"), pf("*.baz")]),
         # what the JSON itself may be (Go's encoding/json reads it: keys case-insensitively, unknown keys ignored)
         {"kind": "elastic", "config": {"MAX_MEMBERS": 2, "Partitioning_Filters": foo, "Members": ["a"]}},
-        {"kind": "elastic", "config": {"max_members": 2, "partitioning_filters": foo, "members": ["a"], "max_buffered_msg": 10, "other": 1}},
+        {
+            "kind": "elastic",
+            "config": {
+                "max_members": 2,
+                "partitioning_filters": foo,
+                "members": ["a"],
+                "max_buffered_msg": 10,
+                "other": 1,
+            },
+        },
         {"kind": "elastic", "config": {"max_members": 2, "partitioning_filters": None, "members": None}},
         {"kind": "elastic", "config": {"max_members": -1, "partitioning_filters": foo}},
         {"kind": "elastic", "config": {"max_members": 2.5, "partitioning_filters": foo}},
         {"kind": "elastic", "config": {"max_members": "2", "partitioning_filters": foo}},
         {"kind": "elastic", "config": [1, 2]},
-        {"kind": "elastic", "config": {"max_members": 2, "partitioning_filters": [{"filter": "foo.*", "partitioning_wildcards": ["1"]}]}},
+        {
+            "kind": "elastic",
+            "config": {
+                "max_members": 2,
+                "partitioning_filters": [{"filter": "foo.*", "partitioning_wildcards": ["1"]}],
+            },
+        },
         {"kind": "elastic", "config": {"max_members": 2, "partitioning_filters": foo, "members": "a"}},
         {"kind": "static", "config": {"max_members": 2, "filters": "foo.*"}},
-        {"kind": "static", "config": {"max_members": 2, "filters": [], "member_mappings": [{"member": "a", "partitions": [0, 1.5]}]}},
+        {
+            "kind": "static",
+            "config": {"max_members": 2, "filters": [], "member_mappings": [{"member": "a", "partitions": [0, 1.5]}]},
+        },
     ]
     for case in cases:
         case["subjects"] = ["foo.x", "foo.y.z", "0.foo.x", "1.foo.y"]
@@ -162,7 +180,7 @@ def assignment_cases() -> list[dict]:
         case["subjects"] = traffic(16)
     cases = [
         elastic(4, orders, members=["b", "a", "b", "c", "a"]),  # duplicates and order
-        elastic(4, orders, members=["\uff21", "\U0001F600", "é", "a", "Z"]),  # UTF-8 byte order (not UTF-16), cut to 4
+        elastic(4, orders, members=["\uff21", "\U0001f600", "é", "a", "Z"]),  # UTF-8 byte order (not UTF-16), cut to 4
         elastic(4, orders, members=[]),
         elastic(4, orders, mappings=[("x", [3, 0]), ("y", [1]), ("z", [2])]),
         elastic(6, [pf("orders.*.*", 1, 2), pf("events.*")], members=["a", "b"]),

@@ -8,7 +8,7 @@ import signal
 import socket
 import subprocess
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def free_port() -> int:
@@ -35,8 +35,13 @@ def listening(port: int) -> bool:
         return False
 
 
-def wait_until(what: str, ready: Callable[[], bool], timeout: float, procs: list[subprocess.Popen],
-               log: Callable[[], str] = lambda: "") -> None:
+def wait_until(
+    what: str,
+    ready: Callable[[], bool],
+    timeout: float,
+    procs: list[subprocess.Popen],
+    log: Callable[[], str] = lambda: "",
+) -> None:
     """Polls `ready` until it holds; fails at once, with the log, when one of `procs` has exited."""
     deadline = time.monotonic() + timeout
     while True:
@@ -56,6 +61,7 @@ def wait_until(what: str, ready: Callable[[], bool], timeout: float, procs: list
 def stop(proc: subprocess.Popen, grace: float = 20, group: bool = False) -> None:
     """SIGTERM, then SIGKILL after `grace` seconds; `group`: the whole process group (a process started
     with `start_new_session=True`, e.g. a Spark launcher script and the JVM it starts)."""
+
     def send(sig: int) -> None:
         if group:
             try:

@@ -24,17 +24,22 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 ROWS = 60_000
-TABLE = {"orders.*.*": [
-    {"destination": "orders.v1.{{partition(8,2)}}.{{wildcard(1)}}.{{wildcard(2)}}", "weight": "88%"},
-    {"destination": "orders.v2.{{partition(8,2)}}.{{wildcard(1)}}.{{wildcard(2)}}", "weight": "10%"},
-]}
+TABLE = {
+    "orders.*.*": [
+        {"destination": "orders.v1.{{partition(8,2)}}.{{wildcard(1)}}.{{wildcard(2)}}", "weight": "88%"},
+        {"destination": "orders.v2.{{partition(8,2)}}.{{wildcard(1)}}.{{wildcard(2)}}", "weight": "10%"},
+    ]
+}
 MODES = {"unseeded": {}, "seeded": {"seed": 42}, "keyed": {"key": "id"}}
 
 
 def executor_pids(app_id: str) -> list[int]:
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
-    return [int(line.split(None, 1)[0]) for line in out.splitlines()
-            if "CoarseGrainedExecutorBackend" in line and app_id in line]
+    return [
+        int(line.split(None, 1)[0])
+        for line in out.splitlines()
+        if "CoarseGrainedExecutorBackend" in line and app_id in line
+    ]
 
 
 def alive_executors(spark: SparkSession) -> int:
@@ -63,9 +68,15 @@ def run_mode(spark: SparkSession, mode: str, draw: dict, workdir: str) -> dict:
     from subjxform import subject_map
 
     marker = os.path.join(workdir, mode + ".go")
-    region = F.element_at(F.array(*[F.lit(r) for r in ("eu", "us", "ap", "sa", "af", "me")]), (F.col("id") % 6 + 1).cast("int"))
+    region = F.element_at(
+        F.array(*[F.lit(r) for r in ("eu", "us", "ap", "sa", "af", "me")]), (F.col("id") % 6 + 1).cast("int")
+    )
     orders = spark.range(0, ROWS, 1, 12).select(
-        "id", F.concat_ws(".", F.lit("orders"), region, F.concat(F.lit("c"), (F.col("id") % 5000).cast("string"))).alias("subject"))
+        "id",
+        F.concat_ws(".", F.lit("orders"), region, F.concat(F.lit("c"), (F.col("id") % 5000).cast("string"))).alias(
+            "subject"
+        ),
+    )
     routed = orders.select("id", subject_map("subject", TABLE, **draw).alias("routed")).repartition(6, "routed")
 
     def held_back(index, rows):
@@ -87,19 +98,28 @@ def run_mode(spark: SparkSession, mode: str, draw: dict, workdir: str) -> dict:
         error = None
     except Exception as e:  # e.g. Spark 4.2+ aborting a stage whose rerun map output changed
         lines = str(e).splitlines()
-        ids, error = [], next((l for l in lines if "Exception" in l), lines[0])[:500]
+        ids, error = [], next((line for line in lines if "Exception" in line), lines[0])[:500]
     killer.join(130)
     tracker = spark.sparkContext.statusTracker()
-    attempts = [tracker.getStageInfo(s).currentAttemptId
-                for j in tracker.getJobIdsForGroup(mode) for s in tracker.getJobInfo(j).stageIds
-                if tracker.getStageInfo(s) is not None]
+    attempts = [
+        tracker.getStageInfo(s).currentAttemptId
+        for j in tracker.getJobIdsForGroup(mode)
+        for s in tracker.getJobInfo(j).stageIds
+        if tracker.getStageInfo(s) is not None
+    ]
     counts = Counter(ids)
     # Before the next mode, the worker's replacement executor must be up.
     deadline = time.monotonic() + 90
     while alive_executors(spark) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    return {"error": error, "killed": killed, "rows": len(ids), "lost": ROWS - len(counts),
-            "doubled": sum(1 for c in counts.values() if c > 1), "rerun_stage_attempts": max(attempts, default=0)}
+    return {
+        "error": error,
+        "killed": killed,
+        "rows": len(ids),
+        "lost": ROWS - len(counts),
+        "doubled": sum(1 for c in counts.values() if c > 1),
+        "rerun_stage_attempts": max(attempts, default=0),
+    }
 
 
 def main(argv: list[str]) -> int:

@@ -76,7 +76,9 @@ def run_line(line: str, mappings: list[tuple[str, str]], subjects: dict[int, lis
                         try:
                             server.proc.wait(timeout=5)
                         except Exception:
-                            raise RuntimeError(f"nats-server {line} closed a connection but did not exit: {acc.mappings}")
+                            raise RuntimeError(
+                                f"nats-server {line} closed a connection but did not exit: {acc.mappings}"
+                            ) from None
                         # The binary crashed on one of these messages (2.10/2.11 divide by zero for
                         # partition(0,…)): try them one by one, a fresh server each time one crashes.
                         todo.pop(0)
@@ -182,8 +184,16 @@ def per_line(golden: list[dict], key, json_blocks: bool) -> dict[str, list[dict]
             c2.update(accepted=True, error=None)
             if c.get("accepted") and i not in ref_errors:
                 ref = ref_delivered[i][si]
-                same = got == ref or got is None or (c.get("random") and got != CRASH and ref != CRASH
-                                                     and [numbers_out(x) for x in got] == [numbers_out(x) for x in ref])
+                same = (
+                    got == ref
+                    or got is None
+                    or (
+                        c.get("random")
+                        and got != CRASH
+                        and ref != CRASH
+                        and [numbers_out(x) for x in got] == [numbers_out(x) for x in ref]
+                    )
+                )
                 if same:
                     for k in ("deviation", "nats_received", "nats_received_hex"):
                         if k in c:
@@ -209,7 +219,9 @@ def per_line(golden: list[dict], key, json_blocks: bool) -> dict[str, list[dict]
                 c2["expected"] = None  # SPEC §1
             elif len(got) > 1 or c.get("random"):
                 c2.pop("expected", None)
-            elif not subject.isascii() and any(f in c.get("dest", c.get("mappings", "")).lower() for f in BY_CHARACTERS):
+            elif not subject.isascii() and any(
+                f in c.get("dest", c.get("mappings", "")).lower() for f in BY_CHARACTERS
+            ):
                 c2.pop("expected", None)  # bytes there, code points here (SPEC §4): not pinned
             else:
                 c2["expected"] = got[0] if got else None
@@ -229,8 +241,11 @@ def quotable(s: str) -> bool:
 
 
 def main() -> None:
-    transforms = per_line([c for c in read("transform_cases.jsonl") if quotable(c["src"]) and quotable(c["dest"])],
-                          lambda c: (c["src"], c["dest"]), False)
+    transforms = per_line(
+        [c for c in read("transform_cases.jsonl") if quotable(c["src"]) and quotable(c["dest"])],
+        lambda c: (c["src"], c["dest"]),
+        False,
+    )
     maps = per_line(read("map_cases.jsonl"), lambda c: c["mappings"], True)
     for line in LINES:
         d = os.path.join(ROOT, "tests", "golden", "servers", line)
@@ -240,8 +255,10 @@ def main() -> None:
                 for c in cases:
                     f.write(json.dumps(c, ensure_ascii=False) + "\n")
         n = sum(1 for c in transforms[line] if c.get("differs_from_2_15"))
-        print(f"{line}: {len(transforms[line])} transform cases ({n} deliver otherwise than 2.15), "
-              f"{sum(1 for c in transforms[line] if not c['accepted'])} rejected; {len(maps[line])} map cases")
+        print(
+            f"{line}: {len(transforms[line])} transform cases ({n} deliver otherwise than 2.15), "
+            f"{sum(1 for c in transforms[line] if not c['accepted'])} rejected; {len(maps[line])} map cases"
+        )
 
 
 if __name__ == "__main__":

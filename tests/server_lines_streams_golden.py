@@ -34,9 +34,22 @@ ORIGIN_SUBJECTS = ["o.ab.cd", "o.--.x", "o.k.m", "o.z.m", "o.k.q", "o.abcd.e-f"]
 
 # Destination tails after a scenario's own prefix, for a source `<p>.*.*` (two wildcards): functions every line
 # knows, ones only later lines know or only parsers read (left/right/random), white space, empty pieces.
-DESTS = ["$1.$2", "{{wildcard(2)}}.$1", "{{split(1,-)}}.$2", "{{left(1,2)}}.$2", "{{right(1,2)}}", "a b.$1",
-         "{{partition(3,1,2)}}", "{{splitfromleft(1,1)}}.$2", "{{slicefromright(1,2)}}", "$2", "{{unknown(1)}}",
-         "{{wildcard(3)}}", "x..$1", "{{ Split(1,-) }}.$2"]
+DESTS = [
+    "$1.$2",
+    "{{wildcard(2)}}.$1",
+    "{{split(1,-)}}.$2",
+    "{{left(1,2)}}.$2",
+    "{{right(1,2)}}",
+    "a b.$1",
+    "{{partition(3,1,2)}}",
+    "{{splitfromleft(1,1)}}.$2",
+    "{{slicefromright(1,2)}}",
+    "$2",
+    "{{unknown(1)}}",
+    "{{wildcard(3)}}",
+    "x..$1",
+    "{{ Split(1,-) }}.$2",
+]
 
 
 def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
@@ -48,7 +61,11 @@ def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
         d2 = rng.choice(DESTS)
         name = f"T{i}"
         if kind == "ingress":
-            cfg = {"name": name, "subjects": [f"i{i}.*.*"], "subject_transform": {"src": f"i{i}.*.*", "dest": f"v{i}.{d}"}}
+            cfg = {
+                "name": name,
+                "subjects": [f"i{i}.*.*"],
+                "subject_transform": {"src": f"i{i}.*.*", "dest": f"v{i}.{d}"},
+            }
             msgs = [[f"i{i}.{s[2:]}", None] for s in ORIGIN_SUBJECTS]
         elif kind == "source":
             ts = [{"src": "o.*.*", "dest": f"s{i}.{d}"}]
@@ -57,7 +74,10 @@ def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
             cfg = {"name": name, "sources": [{"name": ORIGIN, "subject_transforms": ts}]}
             msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
         elif kind == "mirror":
-            cfg = {"name": name, "mirror": {"name": ORIGIN, "subject_transforms": [{"src": "o.*.*", "dest": f"m{i}.{d}"}]}}
+            cfg = {
+                "name": name,
+                "mirror": {"name": ORIGIN, "subject_transforms": [{"src": "o.*.*", "dest": f"m{i}.{d}"}]},
+            }
             msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
         elif kind == "republish":
             cfg = {"name": name, "subjects": [f"r{i}.*.*"], "republish": {"src": f"r{i}.*.*", "dest": f"rp{i}.{d}"}}
@@ -65,13 +85,24 @@ def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
         elif kind == "implicit":
             ingress = rng.choice([f"w{i}.>", f"w{i}.$1.>", f"w{i}.{{{{split(1,-)}}}}.>", f"w{i}.x.>"])
             src = f"u{i}.*.>" if "$1" in ingress or "split" in ingress else f"u{i}.>"
-            cfg = {"name": name, "subjects": [src], "subject_transform": {"src": src, "dest": ingress},
-                   "republish": {"src": ">", "dest": ">"}}
+            cfg = {
+                "name": name,
+                "subjects": [src],
+                "subject_transform": {"src": src, "dest": ingress},
+                "republish": {"src": ">", "dest": ">"},
+            }
             msgs = [[f"u{i}.{s[2:]}", None] for s in ORIGIN_SUBJECTS]
         else:
             a, b = rng.choice([("o.*.m", "o.k.*"), ("o.*.*", "o.k.*"), ("o.ab.*", "o.k.*"), ("o.*.x", "o.--.*")])
-            cfg = {"name": name, "sources": [{"name": ORIGIN, "subject_transforms": [
-                {"src": a, "dest": f"ov{i}.a.$1"}, {"src": b, "dest": f"ov{i}.b.$1"}]}]}
+            cfg = {
+                "name": name,
+                "sources": [
+                    {
+                        "name": ORIGIN,
+                        "subject_transforms": [{"src": a, "dest": f"ov{i}.a.$1"}, {"src": b, "dest": f"ov{i}.b.$1"}],
+                    }
+                ],
+            }
             msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
         # White space in a republished subject breaks a subscriber's protocol line on the releases that send it.
         if "republish" in cfg and any(c.isspace() for c in cfg["republish"]["dest"]):
@@ -84,7 +115,9 @@ def run_line(line: str, cases: list[dict]) -> list[dict]:
     with jetstream_server(binary(line)) as port:
         client = NatsClient(port)
         try:
-            assert "error" not in client.request(f"$JS.API.STREAM.CREATE.{ORIGIN}", {"name": ORIGIN, "subjects": ["o.>"]})
+            assert "error" not in client.request(
+                f"$JS.API.STREAM.CREATE.{ORIGIN}", {"name": ORIGIN, "subjects": ["o.>"]}
+            )
             client.subscribe(">")
             errors = []
             for c in cases:
@@ -104,8 +137,11 @@ def run_line(line: str, cases: list[dict]) -> list[dict]:
                 if e is None:
                     info = client.request(f"$JS.API.STREAM.INFO.{c['config']['name']}", {"subjects_filter": ">"})
                     rec["stored"] = info["state"].get("subjects", {})
-                    failed = [s["error"]["err_code"] for s in (info.get("sources") or []) + [info.get("mirror") or {}]
-                              if s.get("error")]
+                    failed = [
+                        s["error"]["err_code"]
+                        for s in (info.get("sources") or []) + [info.get("mirror") or {}]
+                        if s.get("error")
+                    ]
                     rec["inactive"] = failed[0] if failed else None
                     prefix = _republish_prefix(c["config"]) if "republish" in c["config"] else None
                     rec["republished"] = sorted(client.received(prefix)) if prefix else []
@@ -133,8 +169,10 @@ def main() -> None:
         with open(path, "w", encoding="utf-8") as f:
             for r in records:
                 f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
-        print(f"{line}: {sum(r['error'] is None for r in records)} created, "
-              f"{sum(r['error'] is not None for r in records)} refused -> {path}")
+        print(
+            f"{line}: {sum(r['error'] is None for r in records)} created, "
+            f"{sum(r['error'] is not None for r in records)} refused -> {path}"
+        )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ FIELDS = {
     "character_counts_bound_to_32_bits": "split/slice/left/right counts above 2^31-1 refused",
     "partition_by_zero_is_zero": "`{{partition(0,…)}}` gives `0` (else the server crashes: the message is lost)",
     "invalid_destination_error": "error for an invalid destination token",
-    "empty_token_error_says_in": "an empty token's error ends in `\" in \"`",
+    "empty_token_error_says_in": 'an empty token\'s error ends in `" in "`',
     "stream_transforms_checked_as_mappings": "stream ingress/source/mirror transforms checked as mappings",
     "implicit_republish": "implicit republish `>`→`>` after an ingress transform (PR #7515); else a cycle, 10052",
     "suppresses_invalid_republish": "a republish with an invalid subject is suppressed (PR #8127); else sent as built",
@@ -68,9 +68,16 @@ def render() -> str:
     from subjxform.portable import _versions as versions
 
     fields = [f.name for f in dataclasses.fields(versions.ServerVersion) if f.name in FIELDS]
-    missing = {f.name for f in dataclasses.fields(versions.ServerVersion)} - set(FIELDS) - {"line", "since", "measured", "name"}
+    missing = (
+        {f.name for f in dataclasses.fields(versions.ServerVersion)}
+        - set(FIELDS)
+        - {"line", "since", "measured", "name"}
+    )
     assert not missing, f"describe these fields in FIELDS: {missing}"
-    out = ["| releases | line's name stands for | measured with | what differs from the row before |", "| --- | --- | --- | --- |"]
+    out = [
+        "| releases | line's name stands for | measured with | what differs from the row before |",
+        "| --- | --- | --- | --- |",
+    ]
     before = None
     for v in versions.ROWS:
         line = next(x for x in versions.ALL if x.line == v.line)
@@ -79,8 +86,12 @@ def render() -> str:
         if before is None:
             what = "; ".join(f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields)
         else:
-            what = "; ".join(f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields if getattr(v, f) != getattr(before, f))
-        out.append(f"| {_releases(v, versions)} | {stands} | {measured} | {what or 'nothing (the same as the row before)'} |")
+            what = "; ".join(
+                f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields if getattr(v, f) != getattr(before, f)
+            )
+        out.append(
+            f"| {_releases(v, versions)} | {stands} | {measured} | {what or 'nothing (the same as the row before)'} |"
+        )
         before = v
     published = "; ".join(_runs(line, ps) for line, ps in versions.PUBLISHED.items())
     out += ["", f"Releases known here (any other is refused, naming the nearest): {published}."]

@@ -22,15 +22,17 @@ PYTHON_SRC = TESTS.parent / "python" / "src"
 
 def spark_env(workdir: str) -> dict:
     env = dict(os.environ)
-    env.update({
-        "SPARK_HOME": str(SPARK_HOME),
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "SPARK_WORKER_DIR": os.path.join(workdir, "work"),
-        "SPARK_LOG_DIR": os.path.join(workdir, "logs"),
-        "PYSPARK_PYTHON": sys.executable,
-        "PYSPARK_DRIVER_PYTHON": sys.executable,
-        "PYTHONPATH": os.pathsep.join([str(PYTHON_SRC), str(TESTS), env.get("PYTHONPATH", "")]),
-    })
+    env.update(
+        {
+            "SPARK_HOME": str(SPARK_HOME),
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "SPARK_WORKER_DIR": os.path.join(workdir, "work"),
+            "SPARK_LOG_DIR": os.path.join(workdir, "logs"),
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "PYTHONPATH": os.pathsep.join([str(PYTHON_SRC), str(TESTS), env.get("PYTHONPATH", "")]),
+        }
+    )
     return env
 
 
@@ -52,7 +54,7 @@ class Processes:
         with open(os.path.join(self.workdir, name + ".log"), encoding="utf-8", errors="replace") as f:
             return f.read()[-chars:]
 
-    def __enter__(self) -> "Processes":
+    def __enter__(self) -> Processes:
         return self
 
     def run_job(self, name: str, args: list[str], env: dict, extra_args: list[str] = (), timeout: float = 240) -> dict:
@@ -79,8 +81,13 @@ class Processes:
         return self.run_job(name, [*args, str(job)], env, timeout=timeout)
 
     def wait_until(self, what: str, ready, timeout: float, names: list[str]) -> None:
-        wait_until(what, ready, timeout, [p for n, p in self.procs if n in names],
-                   log=lambda: " | ".join(self.log(n) for n in names))
+        wait_until(
+            what,
+            ready,
+            timeout,
+            [p for n, p in self.procs if n in names],
+            log=lambda: " | ".join(self.log(n) for n in names),
+        )
 
     def start_cluster(self, env: dict, workers: int = 2) -> tuple[str, int]:
         """A master and `workers` workers of one core and 1 GiB each; the master's URL and UI port, once
@@ -89,14 +96,42 @@ class Processes:
         # Every port chosen up front and distinct: a worker's UI must not take the master's before it binds.
         port, ui, *worker_uis = free_ports(2 + workers)
         master = f"spark://127.0.0.1:{port}"
-        self.start("master", [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                              "--port", str(port), "--webui-port", str(ui)], env)
+        self.start(
+            "master",
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--webui-port",
+                str(ui),
+            ],
+            env,
+        )
         names = ["master"]
         for i, worker_ui in enumerate(worker_uis, 1):
             names.append(f"worker{i}")
-            self.start(f"worker{i}", [spark_class, "org.apache.spark.deploy.worker.Worker", master, "--host",
-                                      "127.0.0.1", "--cores", "1", "--memory", "1g", "--webui-port", str(worker_ui),
-                                      "--work-dir", os.path.join(self.workdir, f"work{i}")], env)
+            self.start(
+                f"worker{i}",
+                [
+                    spark_class,
+                    "org.apache.spark.deploy.worker.Worker",
+                    master,
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "1g",
+                    "--webui-port",
+                    str(worker_ui),
+                    "--work-dir",
+                    os.path.join(self.workdir, f"work{i}"),
+                ],
+                env,
+            )
 
         def registered() -> bool:
             with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as r:

@@ -51,23 +51,40 @@ def test_a_config_nats_server_refuses_names_the_entry_and_its_reason(session):
     bad = CONFIG.replace('to: "bar.$1"', 'to: "bar.$2"')
     with pytest.raises(AccountsConfigError) as e:
         accounts_plan(session, bad)
-    assert str(e.value) == ('config:4: accounts.B.imports[0]: Error adding stream import "foo.*": failed to create '
-                            'mapping transform for stream import subject from "foo.*" to "bar.$2": invalid mapping '
-                            'destination: wildcard index out of range in $2: [2]')
+    assert str(e.value) == (
+        'config:4: accounts.B.imports[0]: Error adding stream import "foo.*": failed to create '
+        'mapping transform for stream import subject from "foo.*" to "bar.$2": invalid mapping '
+        "destination: wildcard index out of range in $2: [2]"
+    )
     with pytest.raises(AccountsConfigError, match='"Z" account not defined for stream import'):
-        accounts_plan(session, CONFIG.replace("account: A, subject: \"foo.*\"", "account: Z, subject: \"foo.*\""))
+        accounts_plan(session, CONFIG.replace('account: A, subject: "foo.*"', 'account: Z, subject: "foo.*"'))
 
 
 def test_jwt_claims_and_the_jwt_mapping_shape(session):
     claims = [
-        {"sub": "AKEYA", "name": "A", "nats": {"type": "account", "exports": [{"type": "stream", "subject": "e.>"}],
-                                               "mappings": {"w": [{"subject": "w.one"}], "z": [{"subject": "z.one", "weight": 0}]}}},
-        {"sub": "AKEYB", "name": "B", "nats": {"type": "account", "imports": [
-            {"type": "stream", "account": "AKEYA", "subject": "e.>", "to": "fromA"}]}},
+        {
+            "sub": "AKEYA",
+            "name": "A",
+            "nats": {
+                "type": "account",
+                "exports": [{"type": "stream", "subject": "e.>"}],
+                "mappings": {"w": [{"subject": "w.one"}], "z": [{"subject": "z.one", "weight": 0}]},
+            },
+        },
+        {
+            "sub": "AKEYB",
+            "name": "B",
+            "nats": {
+                "type": "account",
+                "imports": [{"type": "stream", "account": "AKEYA", "subject": "e.>", "to": "fromA"}],
+            },
+        },
     ]
     assert deliveries(session, claims, [("w", "A"), ("z", "A"), ("e.1", "A")]) == [
-        ("e.1", "A", "e.1", "publish"), ("e.1", "B", "fromA.e.1", "stream import"),
-        ("w", "A", "w.one", "publish"), ("z", "A", "z.one", "publish"),
+        ("e.1", "A", "e.1", "publish"),
+        ("e.1", "B", "fromA.e.1", "stream import"),
+        ("w", "A", "w.one", "publish"),
+        ("z", "A", "z.one", "publish"),
     ]
     df = session.createDataFrame([("z",)], "subject string")
     assert df.select(subject_map("subject", {"z": [{"subject": "z.one", "weight": 0}]})).first()[0] == "z.one"
@@ -75,10 +92,18 @@ def test_jwt_claims_and_the_jwt_mapping_shape(session):
 
 def test_a_config_with_top_level_mappings_only_and_the_server_it_describes(session):
     # Failed before issue 15's fix: with no accounts block the plan's JSON began "[,{...$G...}]".
-    plan = accounts_plan(session, 'server_name: edge\ncluster { name: c1 }\njetstream: enabled\nmappings { "a.*": "b.$1" }')
+    plan = accounts_plan(
+        session, 'server_name: edge\ncluster { name: c1 }\njetstream: enabled\nmappings { "a.*": "b.$1" }'
+    )
     assert [a["name"] for a in plan["accounts"]] == ["$G"]
-    assert plan["server"] == {"server_name": "edge", "cluster": "c1", "gateway": None, "leafnode_remotes": 0,
-                              "leafnode_listen": False, "jetstream": True}
+    assert plan["server"] == {
+        "server_name": "edge",
+        "cluster": "c1",
+        "gateway": None,
+        "leafnode_remotes": 0,
+        "leafnode_listen": False,
+        "jetstream": True,
+    }
 
 
 def test_a_path_is_a_file_whether_a_path_or_a_str_naming_one_everywhere(session, tmp_path, monkeypatch):
@@ -94,8 +119,11 @@ def test_a_path_is_a_file_whether_a_path_or_a_str_naming_one_everywhere(session,
     text = accounts_plan(session, "server_name: edge\n" + CONFIG)
     assert accounts_plan(session, "server.conf") == accounts_plan(session, Path("server.conf")) == text
     rows = [("m.1", "A")]
-    assert deliveries(session, "server.conf", rows) == deliveries(session, CONFIG, rows) == [
-        ("m.1", "A", "foo.1", "publish"), ("m.1", "B", "bar.1", "stream import")]
+    assert (
+        deliveries(session, "server.conf", rows)
+        == deliveries(session, CONFIG, rows)
+        == [("m.1", "A", "foo.1", "publish"), ("m.1", "B", "bar.1", "stream import")]
+    )
     from_file = server_from_config(session, "server.conf", account="B")
     assert server_from_config(session, Path("server.conf"), account="B") == from_file
     assert server_from_config(session, (tmp_path / "server.conf").read_text(), account="B") == from_file
@@ -111,8 +139,10 @@ def test_a_path_is_a_file_whether_a_path_or_a_str_naming_one_everywhere(session,
 
 
 def test_replay_uses_the_configs_own_cluster_name_for_scoped_destinations(session):
-    config = ('cluster { name: east }\nmappings { "orders.*": [{destination: "east.$1", weight: 100%, cluster: east},'
-              ' {destination: "central.$1", weight: 100%}] }')
+    config = (
+        'cluster { name: east }\nmappings { "orders.*": [{destination: "east.$1", weight: 100%, cluster: east},'
+        ' {destination: "central.$1", weight: 100%}] }'
+    )
     df = session.createDataFrame([("orders.1", "$G")], "subject string, account string")
     assert [r.received_subject for r in replay(df, config).collect()] == ["east.1"]
     assert [r.received_subject for r in replay(df, config, cluster="west").collect()] == ["central.1"]

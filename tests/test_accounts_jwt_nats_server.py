@@ -74,13 +74,15 @@ def deliveries_on_the_server(op: Operator, messages: list[tuple[str, str]]) -> s
 
 
 def deliveries_in_spark(session, config, messages) -> set[tuple[int, str, str]]:
-    df = session.createDataFrame([(i, s, a) for i, (s, a) in enumerate(messages)], "i int, subject string, account string")
+    df = session.createDataFrame(
+        [(i, s, a) for i, (s, a) in enumerate(messages)], "i int, subject string, account string"
+    )
     return {(r.i, r.received_by, r.received_subject) for r in replay(df, config).collect()}
 
 
 JWT_MAPPINGS = {
-    "w": [{"subject": "w.one"}],                       # no weight: 100
-    "z": [{"subject": "z.one", "weight": 0}],          # weight 0: 100, not "never"
+    "w": [{"subject": "w.one"}],  # no weight: 100
+    "z": [{"subject": "z.one", "weight": 0}],  # weight 0: 100, not "never"
     "a.*": [{"subject": "b.$1", "weight": 100}],
     "c.*": [{"subject": "c.east.$1", "cluster": "east"}, {"subject": "c.any.$1"}],
 }
@@ -103,14 +105,23 @@ def test_jwt_shaped_mappings_on_the_server_and_in_subject_map(session):
 
 def test_jwt_imports_and_exports_on_the_server_and_in_replay(session):
     op = Operator()
-    a = op.account("A", exports=[{"type": "stream", "subject": "foo.*"}, {"type": "stream", "subject": "pre.>"},
-                                 {"type": "service", "subject": "svc.*.*"}],
-                   mappings={"raw.*": [{"subject": "foo.$1"}]})
-    op.account("B", imports=[
-        {"type": "stream", "account": a, "subject": "foo.*", "local_subject": "bar.$1"},
-        {"type": "stream", "account": a, "subject": "pre.>", "to": "p"},  # deprecated `to`: a prefix
-        {"type": "service", "account": a, "subject": "svc.*.*", "local_subject": "local.$2.$1"},
-    ])
+    a = op.account(
+        "A",
+        exports=[
+            {"type": "stream", "subject": "foo.*"},
+            {"type": "stream", "subject": "pre.>"},
+            {"type": "service", "subject": "svc.*.*"},
+        ],
+        mappings={"raw.*": [{"subject": "foo.$1"}]},
+    )
+    op.account(
+        "B",
+        imports=[
+            {"type": "stream", "account": a, "subject": "foo.*", "local_subject": "bar.$1"},
+            {"type": "stream", "account": a, "subject": "pre.>", "to": "p"},  # deprecated `to`: a prefix
+            {"type": "service", "account": a, "subject": "svc.*.*", "local_subject": "local.$2.$1"},
+        ],
+    )
     messages = [("foo.x", "A"), ("raw.y", "A"), ("pre.a.b", "A"), ("local.two.one", "B"), ("zzz", "A")]
     server = deliveries_on_the_server(op, messages)
     assert {(0, "B", "bar.x"), (1, "B", "bar.y"), (2, "B", "p.pre.a.b"), (3, "A", "svc.one.two")} <= server

@@ -16,9 +16,27 @@ NUMBER = r"\d+\.\d+ \[\d+\.\d+-\d+\.\d+\]"
 def test_the_guard_prints_every_ratio_for_both_jars(tmp_path):
     jar = jar_path()  # as the previous jar too: no build of another commit here
     run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "guard.py"), "--previous-jar", jar, "--current-jar", jar,
-         "--rows", "3000", "--rounds", "2", "--warmup", "0", "--driver-memory", "1g", "--data-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            str(ROOT / "bench" / "guard.py"),
+            "--previous-jar",
+            jar,
+            "--current-jar",
+            jar,
+            "--rows",
+            "3000",
+            "--rounds",
+            "2",
+            "--warmup",
+            "0",
+            "--driver-memory",
+            "1g",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     out = run.stdout
@@ -27,6 +45,8 @@ def test_the_guard_prints_every_ratio_for_both_jars(tmp_path):
         # one row per metric (CPU time, wall time), a median [min-max] for each jar
         rows = [line for line in out.splitlines() if line.startswith(f"| {label} |")]
         assert len(rows) == 2, out
-        assert all(re.fullmatch(rf"\| {re.escape(label)} \| <= \d\.\d\d \| {NUMBER} \| {NUMBER} \|", r) for r in rows), rows
+        assert all(
+            re.fullmatch(rf"\| {re.escape(label)} \| <= \d\.\d\d \| {NUMBER} \| {NUMBER} \|", r) for r in rows
+        ), rows
     assert (tmp_path / "telemetry-3000.parquet" / "_SUCCESS").exists()
     assert (tmp_path / "subjects-3000.parquet" / "_SUCCESS").exists()

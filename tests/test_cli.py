@@ -27,7 +27,9 @@ DOC_EXAMPLES = [
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "subjxform", *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "subjxform", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.mark.parametrize("src,dest,subject,expected", DOC_EXAMPLES)
@@ -38,10 +40,19 @@ def test_docs_examples(src, dest, subject, expected):
 
 
 def test_several_subjects_and_a_non_matching_one():
-    result = run("mapping", "neworders.*", "neworders.{{wildcard(1)}}.{{partition(3,1)}}",
-                 "neworders.customerid2", "neworders.customerid3", "test")
+    result = run(
+        "mapping",
+        "neworders.*",
+        "neworders.{{wildcard(1)}}.{{partition(3,1)}}",
+        "neworders.customerid2",
+        "neworders.customerid3",
+        "test",
+    )
     assert result.stdout.split("\n\n")[:3] == [
-        "neworders.customerid2.2", "neworders.customerid3.1", "Error: no matching transforms available"]
+        "neworders.customerid2.2",
+        "neworders.customerid3.1",
+        "Error: no matching transforms available",
+    ]
 
 
 def test_interactive_prompt_until_an_empty_subject():
@@ -56,7 +67,10 @@ def test_interactive_prompt_until_an_empty_subject():
 def test_an_invalid_transform_is_an_error_in_nats_servers_words():
     result = run("mapping", "a.*", "b.{{wildcard(2)}}", "a.x")
     assert result.returncode == 1
-    assert result.stdout.strip() == "Error: invalid mapping destination: wildcard index out of range in {{wildcard(2)}}: [2]"
+    assert (
+        result.stdout.strip()
+        == "Error: invalid mapping destination: wildcard index out of range in {{wildcard(2)}}: [2]"
+    )
 
 
 def test_bad_subjects_and_dropped_results_are_explained():
@@ -88,18 +102,26 @@ def test_mapping_reads_subjects_as_bytes_its_partition_is_nats_servers_and_spark
         delivered = server.deliveries(account, [INVALID_UTF8.decode("utf-8", "surrogateescape")])[0]
     assert len(delivered) == 1
     server_bytes = delivered[0].encode("utf-8", "surrogateescape")
-    spark_hex = spark.sql(
-        f"SELECT hex(subject_transform(CAST(X'{INVALID_UTF8.hex()}' AS STRING), '{src}', '{dest}')) AS h").first().h
+    spark_hex = (
+        spark.sql(f"SELECT hex(subject_transform(CAST(X'{INVALID_UTF8.hex()}' AS STRING), '{src}', '{dest}')) AS h")
+        .first()
+        .h
+    )
     assert cli == server_bytes == bytes.fromhex(spark_hex)
     assert cli.startswith(b"p.") and cli.endswith(b".\xff\xfe.42")
     # Read as text (U+FFFD for each bad byte), the subject would land in another partition.
     lossy = INVALID_UTF8.decode("utf-8", "replace").encode()
-    lossy_hex = spark.sql(
-        f"SELECT hex(subject_transform(CAST(X'{lossy.hex()}' AS STRING), '{src}', '{dest}')) AS h").first().h
+    lossy_hex = (
+        spark.sql(f"SELECT hex(subject_transform(CAST(X'{lossy.hex()}' AS STRING), '{src}', '{dest}')) AS h").first().h
+    )
     assert bytes.fromhex(lossy_hex).split(b".")[1] != cli.split(b".")[1]
     # The interactive prompt reads stdin as bytes too.
-    prompted = subprocess.run([sys.executable, "-m", "subjxform", "mapping", src, dest], input=INVALID_UTF8 + b"\n\n",
-                              capture_output=True, timeout=60)
+    prompted = subprocess.run(
+        [sys.executable, "-m", "subjxform", "mapping", src, dest],
+        input=INVALID_UTF8 + b"\n\n",
+        capture_output=True,
+        timeout=60,
+    )
     assert cli in prompted.stdout
 
 
@@ -135,10 +157,13 @@ def test_nesting_depth_limit_is_nats_servers_one_line_exit_1(tmp_path):
         assert ours.returncode == (1 if too_deep else 0) and ours.stderr == ""
         assert ("nested more than 10000 deep" in ours.stdout) == too_deep, ours.stdout[:300]
         if too_deep:
-            assert ours.stdout == f"{path}: error: Parse error on line 2: 'lists and maps nested more than 10000 deep'\n"
+            assert (
+                ours.stdout == f"{path}: error: Parse error on line 2: 'lists and maps nested more than 10000 deep'\n"
+            )
         if depth < 20000:  # nats-server takes minutes over 200,000
-            theirs = subprocess.run([shutil.which("nats-server"), "-t", "-c", str(path)], capture_output=True, text=True,
-                                    timeout=120)
+            theirs = subprocess.run(
+                [shutil.which("nats-server"), "-t", "-c", str(path)], capture_output=True, text=True, timeout=120
+            )
             assert ("exceeded max depth" in theirs.stderr + theirs.stdout) == too_deep
 
 
@@ -153,8 +178,14 @@ from test_subject_map import CANARY, CLUSTERS, LOSS, SHAPING, SIMPLE, SPLIT_AND_
 STREAMS = sorted((Path(__file__).parent / "streams").glob("*.json"))
 NATS = shutil.which("nats-server")
 # The docs page's blocks and how many rules each has.
-DOC_BLOCKS = {"canary": (CANARY, 1), "shaping": (SHAPING, 1), "loss": (LOSS, 1), "split_and_loss": (SPLIT_AND_LOSS, 1),
-              "simple": (SIMPLE, 2), "clusters": (CLUSTERS, 1)}
+DOC_BLOCKS = {
+    "canary": (CANARY, 1),
+    "shaping": (SHAPING, 1),
+    "loss": (LOSS, 1),
+    "split_and_loss": (SPLIT_AND_LOSS, 1),
+    "simple": (SIMPLE, 2),
+    "clusters": (CLUSTERS, 1),
+}
 
 
 def as_server_config(body: str) -> str:
@@ -189,10 +220,21 @@ def test_validate_accepts_the_stream_configs_and_says_what_they_do(path):
     "change,field,message",
     [
         (lambda c: c.update(name="a.b"), "name", "stream name is required and can not contain"),
-        (lambda c: c.update(subjects=["orders.*", "orders.>"]), "subjects[0]", 'subject "orders.*" overlaps with "orders.>"'),
-        (lambda c: c.update(republish={"src": "orders.*", "dest": "orders.local.x"}), "republish.dest", "forms a cycle"),
-        (lambda c: c.update(subject_transform={"src": "orders.local.*", "dest": "x.$2"}), "subject_transform",
-         "stream transform: invalid mapping destination: wildcard index out of range in $2: [2]"),
+        (
+            lambda c: c.update(subjects=["orders.*", "orders.>"]),
+            "subjects[0]",
+            'subject "orders.*" overlaps with "orders.>"',
+        ),
+        (
+            lambda c: c.update(republish={"src": "orders.*", "dest": "orders.local.x"}),
+            "republish.dest",
+            "forms a cycle",
+        ),
+        (
+            lambda c: c.update(subject_transform={"src": "orders.local.*", "dest": "x.$2"}),
+            "subject_transform",
+            "stream transform: invalid mapping destination: wildcard index out of range in $2: [2]",
+        ),
         (lambda c: c["sources"][0].update(name="other.orders"), "sources[0].name", "sourced stream name is invalid"),
         (lambda c: c.update(num_replicas="3"), "num_replicas", "must be an integer"),
     ],
@@ -244,15 +286,23 @@ def test_validate_lists_every_problem_one_per_line_with_exit_code_1(tmp_path):
     lines = result.stdout.splitlines()
     errors = [line for line in lines if ": error: " in line]
     assert len(errors) == 6, lines
-    assert f'{path}:3: error: mappings: rule "orders.*.*", destination "orders.v1.{{{{partition(8,3)}}}}": ' in errors[0]
+    assert (
+        f'{path}:3: error: mappings: rule "orders.*.*", destination "orders.v1.{{{{partition(8,3)}}}}": ' in errors[0]
+    )
     assert any(": warning: " in line and 'rule "a.b"' in line for line in lines)  # overlaps "a.>"
-    assert any(line.startswith(f"{path}:14: error: accounts.A.mappings: rule \"x.*\"") for line in errors)
-    assert lines[-1] == f"{path}: 6 errors, 1 warning (8 mappings in mappings, accounts.A.mappings): nats-server would not accept it"
+    assert any(line.startswith(f'{path}:14: error: accounts.A.mappings: rule "x.*"') for line in errors)
+    assert (
+        lines[-1]
+        == f"{path}: 6 errors, 1 warning (8 mappings in mappings, accounts.A.mappings): nats-server would not accept it"
+    )
 
 
 @pytest.mark.skipif(NATS is None, reason="nats-server is not on PATH")
-@pytest.mark.parametrize("text", [BROKEN, as_server_config(CANARY), as_server_config(SHAPING), as_server_config(SIMPLE)],
-                         ids=["broken", "canary", "shaping", "simple"])
+@pytest.mark.parametrize(
+    "text",
+    [BROKEN, as_server_config(CANARY), as_server_config(SHAPING), as_server_config(SIMPLE)],
+    ids=["broken", "canary", "shaping", "simple"],
+)
 def test_validate_agrees_with_nats_server_dash_t(tmp_path, text):
     """Every error `nats-server -t` prints is ours, on the same line (a bad rule subject: nats-server names
     the block's line, we the rule's), and ours are no more than its; both accept the same files."""
@@ -270,7 +320,10 @@ def test_validate_agrees_with_nats_server_dash_t(tmp_path, text):
 
 def test_validate_unreadable_file_and_usage_errors_exit_with_2(tmp_path):
     missing = run("validate", str(tmp_path / "missing.conf"))
-    assert (missing.returncode, missing.stdout) == (2, f"subjxform validate: cannot read {tmp_path / 'missing.conf'}: no such file\n")
+    assert (missing.returncode, missing.stdout) == (
+        2,
+        f"subjxform validate: cannot read {tmp_path / 'missing.conf'}: no such file\n",
+    )
     assert run("validate").returncode == 2
     assert run("validate", "a", "b").returncode == 2
     assert run("validate", str(tmp_path)).returncode == 2  # a directory
@@ -338,22 +391,41 @@ def test_validate_upgrade_to_prints_the_changes_as_a_table(tmp_path):
 
 # --- A newcomer's first hour: usage errors and help texts alike in every subcommand ----------------------
 
+
 def usage_errors(tmp_path) -> list[list[str]]:
     table = tmp_path / "m.conf"
     table.write_text('orders.*: "orders.central.$1"\n', encoding="utf-8")
     traffic = tmp_path / "t.csv"
     traffic.write_text("subject\norders.x\n", encoding="utf-8")
     t, m = str(traffic), str(table)
-    return [[], ["nosuchcommand"],
-            ["jar", "--bogus"], ["jar", "--spark"], ["jar", "--spark", "9.9"],
-            ["mapping", "--bogus", "a.*", "b.$1"], ["mapping", "a.*"], ["mapping", "--server-version", "2.13", "a.*", "b.$1"],
-            ["validate"], ["validate", "--bogus", m], ["validate", "--mappings", "--stream", m],
-            ["validate", "--server-version", "2.13", m], ["validate", "--upgrade-to", "2.15", m],
-            ["report"], ["report", t], ["report", t, "--mappings", m, "--partitions", "orders.*:x:1"],
-            ["report", t, "--mappings", m, "--server-version", "2.13"], ["report", m, "--mappings", m],
-            ["report", t, "--mappings", m, "--upgrade-to", "2.15"], ["report", t, "--mappings", m, "--bogus"],
-            ["sql"], ["sql", m, "--bogus"], ["sql", m, "--seed", "x"], ["sql", m, "--server-version", "2.13"],
-            ["sql", m, "--view", "v"], ["sql", str(tmp_path / "missing.conf")]]
+    return [
+        [],
+        ["nosuchcommand"],
+        ["jar", "--bogus"],
+        ["jar", "--spark"],
+        ["jar", "--spark", "9.9"],
+        ["mapping", "--bogus", "a.*", "b.$1"],
+        ["mapping", "a.*"],
+        ["mapping", "--server-version", "2.13", "a.*", "b.$1"],
+        ["validate"],
+        ["validate", "--bogus", m],
+        ["validate", "--mappings", "--stream", m],
+        ["validate", "--server-version", "2.13", m],
+        ["validate", "--upgrade-to", "2.15", m],
+        ["report"],
+        ["report", t],
+        ["report", t, "--mappings", m, "--partitions", "orders.*:x:1"],
+        ["report", t, "--mappings", m, "--server-version", "2.13"],
+        ["report", m, "--mappings", m],
+        ["report", t, "--mappings", m, "--upgrade-to", "2.15"],
+        ["report", t, "--mappings", m, "--bogus"],
+        ["sql"],
+        ["sql", m, "--bogus"],
+        ["sql", m, "--seed", "x"],
+        ["sql", m, "--server-version", "2.13"],
+        ["sql", m, "--view", "v"],
+        ["sql", str(tmp_path / "missing.conf")],
+    ]
 
 
 def test_every_usage_error_exits_2_with_one_line_and_no_traceback(tmp_path):
@@ -370,8 +442,14 @@ MARKUP = re.compile(r"``|:(?:mod|func|class|meth):`")
 
 
 def test_help_texts_are_plain_and_give_no_advice_that_fails_before_a_release():
-    for args in (["--help"], ["jar", "--help"], ["mapping", "--help"], ["validate", "--help"], ["report", "--help"],
-                 ["sql", "--help"]):
+    for args in (
+        ["--help"],
+        ["jar", "--help"],
+        ["mapping", "--help"],
+        ["validate", "--help"],
+        ["report", "--help"],
+        ["sql", "--help"],
+    ):
         result = run(*args)
         assert result.returncode == 0 and result.stdout.strip(), args
         assert not MARKUP.search(result.stdout), (args, MARKUP.search(result.stdout).group(0))

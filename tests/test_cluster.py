@@ -60,8 +60,9 @@ def test_spark_connect_server_with_the_jar_gives_what_local_mode_gives(local_res
     workdir = tempfile.mkdtemp(prefix="subjxform-connect-")
     try:
         with Processes(workdir) as procs:
-            result = procs.run_job("client", [sys.executable, str(TESTS / "cluster_job.py")], spark_env(workdir),
-                                   extra_args=[connect_url])
+            result = procs.run_job(
+                "client", [sys.executable, str(TESTS / "cluster_job.py")], spark_env(workdir), extra_args=[connect_url]
+            )
         assert comparable(result) == comparable(local_result)
         assert "wildcard index out of range" in result["invalid_constant_error"]
     finally:

@@ -27,14 +27,24 @@ def expected_distinct(i: int) -> str:
 def test_eight_threads_and_many_partitions_agree_with_one_and_distinct_transforms_are_right():
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
-        env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1",
-                   PYTHONPATH=os.pathsep.join([str(TESTS.parent / "python" / "src"), os.environ.get("PYTHONPATH", "")]))
-        proc = subprocess.run([sys.executable, str(TESTS / "concurrency_job.py"), out], env=env,
-                              capture_output=True, text=True, timeout=600)
+        env = dict(
+            os.environ,
+            SPARK_LOCAL_IP="127.0.0.1",
+            PYTHONPATH=os.pathsep.join([str(TESTS.parent / "python" / "src"), os.environ.get("PYTHONPATH", "")]),
+        )
+        proc = subprocess.run(
+            [sys.executable, str(TESTS / "concurrency_job.py"), out],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         with open(out, encoding="utf-8") as f:
             result = json.load(f)
     assert result["parallel"] == result["sequential"]
     assert result["parallel"]["n"] == 200_000 and result["parallel"]["constant_non_null"] == 200_000
-    assert result["sample"] and all(value == expected_distinct(i) for i, value in result["sample"]), result["sample"][:5]
+    assert result["sample"] and all(value == expected_distinct(i) for i, value in result["sample"]), result["sample"][
+        :5
+    ]
     print(f"heap used after the runs: {result['heap_used_mb']:.0f} MB")

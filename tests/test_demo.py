@@ -58,7 +58,7 @@ def test_partitions_are_the_ones_subject_transform_gives_with_partition_8(spark,
 def test_the_same_seed_sends_the_same_orders_to_v2(spark, tmp_path):
     first = run(spark, 3_000, tmp_path / "a", seed=11)
     again = run(spark, 3_000, tmp_path / "b", seed=11)
-    other = run(spark, 3_000, tmp_path / "c", seed=12)
+    run(spark, 3_000, tmp_path / "c", seed=12)
     canary = lambda d: {r.order_id for r in spark.read.parquet(str(d / "orders")).where("version = 'v2'").collect()}  # noqa: E731
     assert canary(tmp_path / "a") == canary(tmp_path / "b")
     assert canary(tmp_path / "a") != canary(tmp_path / "c")
@@ -70,8 +70,14 @@ def test_an_order_goes_to_the_same_version_however_the_log_is_partitioned(spark)
     from subjxform.demo import MAPPINGS, order_log
 
     log = order_log(spark, 3_000, 11)
-    canary = lambda d: {r.order_id for r in d.withColumn(  # noqa: E731
-        "to", subject_map("subject", MAPPINGS, seed=11, key="order_id")).where("to LIKE 'orders.v2.%'").collect()}
+    canary = lambda d: {
+        r.order_id
+        for r in d.withColumn(  # noqa: E731
+            "to", subject_map("subject", MAPPINGS, seed=11, key="order_id")
+        )
+        .where("to LIKE 'orders.v2.%'")
+        .collect()
+    }
     assert canary(log) == canary(log.repartition(3)) == canary(log.repartition(1).where("amount > 0"))
 
 
@@ -92,5 +98,7 @@ def test_the_report_and_chart(demo, tmp_path, capsys):
 @pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not on PATH")
 def test_nats_server_accepts_the_demos_mappings_config(tmp_path):
     (tmp_path / "server.conf").write_text(f"port: -1\n{MAPPINGS}")
-    checked = subprocess.run(["nats-server", "-t", "-c", str(tmp_path / "server.conf")], capture_output=True, text=True, timeout=30)
+    checked = subprocess.run(
+        ["nats-server", "-t", "-c", str(tmp_path / "server.conf")], capture_output=True, text=True, timeout=30
+    )
     assert checked.returncode == 0, checked.stderr

@@ -94,7 +94,8 @@ def engine_results(spark, cases: list[Case], accepted: list[int]) -> dict[tuple[
             rows.append((ci, si, s, c.src, c.dest, template(c.dest)))
     df = spark.createDataFrame(rows, "ci int, si int, subject string, src string, dest string, tmpl string")
     out = df.select(
-        "ci", "si",
+        "ci",
+        "si",
         try_subject_transform("subject", F.col("src"), F.col("dest")).alias("t"),
         try_subject_transform("subject", F.col("src"), F.col("tmpl")).alias("shape"),
         try_subject_transform("subject", F.col("src"), F.lit("")).isNotNull().alias("m"),
@@ -140,7 +141,9 @@ def fits(shape: str | None, actual: str | None) -> bool:
     if "Zrnd" not in shape:
         return shape == actual
     bounds = [int(n) for n in re.findall(r"Zrnd(\d+)Z", shape)]
-    regex = "".join(re.escape(p) + ("(\\d+)" if i < len(bounds) else "") for i, p in enumerate(re.split(r"Zrnd\d+Z", shape)))
+    regex = "".join(
+        re.escape(p) + ("(\\d+)" if i < len(bounds) else "") for i, p in enumerate(re.split(r"Zrnd\d+Z", shape))
+    )
     m = re.fullmatch(regex, actual)
     return bool(m) and all(int(v) == 0 if b == 0 else 0 <= int(v) < b for v, b in zip(m.groups(), bounds))
 
@@ -170,14 +173,18 @@ def run_seed(spark, seed: int) -> tuple[list[str], Counter]:
         for c in cases:
             stats["accepted" if c.server_error is None else "rejected"] += 1
             if c.server_error != c.engine_error:
-                problems.append(f"verdict src={c.src!r} dest={c.dest!r}: nats-server {c.server_error!r}, engine {c.engine_error!r}")
+                problems.append(
+                    f"verdict src={c.src!r} dest={c.dest!r}: nats-server {c.server_error!r}, engine {c.engine_error!r}"
+                )
 
         # 2. Deliveries, for mappings both accept.
         accepted = [ci for ci, c in enumerate(cases) if c.server_error is None and c.engine_error is None]
         results = engine_results(spark, cases, accepted)
         live: dict[str, Account] = {}
         for ci in accepted:
-            live.setdefault(cases[ci].account, Account(cases[ci].account)).mappings.append((cases[ci].src, cases[ci].dest))
+            live.setdefault(cases[ci].account, Account(cases[ci].account)).mappings.append(
+                (cases[ci].src, cases[ci].dest)
+            )
         with MappingServer(list(live.values()), tmp) as server:
             for name, acc in live.items():
                 mine = [ci for ci in accepted if cases[ci].account == name]
@@ -215,8 +222,9 @@ def byte_semantics(spark, c: Case, subject: str, line: str | None = None) -> str
     return None if out is None else out.encode("latin-1").decode("utf-8", "surrogateescape")
 
 
-def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], stats: Counter,
-            line: str | None = None) -> str | None:
+def compare(
+    spark, c: Case, subject: str, engine: tuple, delivered: list[str], stats: Counter, line: str | None = None
+) -> str | None:
     """None when the engine's (result, shape, matches) is what nats-server delivered (of the given line;
     None: the newest), else the disagreement."""
     result, shape, matches = engine
@@ -231,7 +239,11 @@ def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], s
             return None
         stats["code points vs bytes"] += 1
         server_shape = byte_semantics(spark, c, subject, line)
-        if len(delivered) > 1 or (server_shape is None) != (not delivered) or (delivered and not fits(server_shape, delivered[0])):
+        if (
+            len(delivered) > 1
+            or (server_shape is None) != (not delivered)
+            or (delivered and not fits(server_shape, delivered[0]))
+        ):
             return f"{where}: nats-server delivered {delivered!r}, byte semantics predict {server_shape!r}"
         return None
     if not fits(shape, result):
@@ -281,8 +293,16 @@ def compare(spark, c: Case, subject: str, engine: tuple, delivered: list[str], s
 def test_engine_agrees_with_nats_server_on_generated_mappings(spark, seed):
     problems, stats = run_seed(spark, seed)
     # The generator must exercise every outcome, or the comparison proves little.
-    outcomes = ("accepted", "rejected", "mapped", "not matching", "dropped (empty token)", "non-literal subject",
-                "code points vs bytes", "source token *x matched another token")
+    outcomes = (
+        "accepted",
+        "rejected",
+        "mapped",
+        "not matching",
+        "dropped (empty token)",
+        "non-literal subject",
+        "code points vs bytes",
+        "source token *x matched another token",
+    )
     for outcome in outcomes:
         assert stats[outcome] > 0, f"seed {seed}: no case gave {outcome!r}: {dict(stats)}"
     kinds = Counter(p.split(": ", 1)[1].split(" ")[0:2][0] for p in problems)

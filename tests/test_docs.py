@@ -32,8 +32,11 @@ SQL_EXAMPLE = re.compile(
 
 def python_examples() -> list[tuple[str, str, str]]:
     """(page, code, what it prints) of every tested Python block, in page order."""
-    found = [(str(page.relative_to(ROOT)), m.group(1), m.group(2) or "")
-             for page, text in TEXTS.items() for m in PYTHON_EXAMPLE.finditer(text)]
+    found = [
+        (str(page.relative_to(ROOT)), m.group(1), m.group(2) or "")
+        for page, text in TEXTS.items()
+        for m in PYTHON_EXAMPLE.finditer(text)
+    ]
     assert found, "no <!-- doc-test --> python block in README.md or docs/"
     return found
 
@@ -87,12 +90,26 @@ def test_the_spark_sql_shell_line_works_with_the_jar_alone(tmp_path):
         script = tmp_path / "example.sql"
         script.write_text(sql, encoding="utf-8")
         run = subprocess.run(
-            [str(spark_home / "bin" / "spark-sql"), "--jars", subjxform.jar_path(), "--master", "local[1]",
-             "--conf", "spark.ui.enabled=false", "--conf", f"spark.sql.warehouse.dir={tmp_path / 'warehouse'}",
-             "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={tmp_path}",
-             "-f", str(script)],
-            cwd=tmp_path, env={**os.environ, "SPARK_HOME": str(spark_home)},
-            capture_output=True, text=True, timeout=300,
+            [
+                str(spark_home / "bin" / "spark-sql"),
+                "--jars",
+                subjxform.jar_path(),
+                "--master",
+                "local[1]",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                f"spark.sql.warehouse.dir={tmp_path / 'warehouse'}",
+                "--conf",
+                f"spark.driver.extraJavaOptions=-Dderby.system.home={tmp_path}",
+                "-f",
+                str(script),
+            ],
+            cwd=tmp_path,
+            env={**os.environ, "SPARK_HOME": str(spark_home)},
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert run.returncode == 0, run.stderr[-3000:]
         assert normalized(run.stdout) == normalized(shown)
@@ -105,7 +122,7 @@ def test_the_readme_installs_subjxform_by_name_only_where_it_says_a_release_give
     assert "pip wheel --no-deps -w dist ." in README
     for text in TEXTS.values():
         for m in re.finditer(r"pip\s+install\s+['\"]?subjxform\b", text):
-            paragraph = text[text.rfind("\n\n", 0, m.start()): text.find("\n\n", m.end())]
+            paragraph = text[text.rfind("\n\n", 0, m.start()) : text.find("\n\n", m.end())]
             assert "What a release will publish" in paragraph, paragraph
         assert not re.search(r"--additional-python-modules\s+subjxform\b|`subjxform` as a PyPI", text)
 
@@ -113,8 +130,13 @@ def test_the_readme_installs_subjxform_by_name_only_where_it_says_a_release_give
 def test_the_docs_site_builds_strict(tmp_path):
     """`mkdocs build --strict`: a broken link or anchor, a page left out of the nav, a SQL function without
     its reference entry or a CLI command whose --help fails is an error."""
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-4000:]
     reference = (tmp_path / "site" / "reference" / "sql-functions" / "index.html").read_text(encoding="utf-8")
     assert "DESCRIBE FUNCTION EXTENDED" in reference and "shipments.42.eu" in reference

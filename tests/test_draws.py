@@ -16,7 +16,9 @@ from subjxform import subject_map, subject_transform
 
 pytestmark = pytest.mark.compat
 
-CANARY = {"orders.*": [{"destination": "orders.v1.$1", "weight": "95%"}, {"destination": "orders.v2.$1", "weight": "5%"}]}
+CANARY = {
+    "orders.*": [{"destination": "orders.v1.$1", "weight": "95%"}, {"destination": "orders.v2.$1", "weight": "5%"}]
+}
 
 
 def within_binomial_bound(hits: int, n: int, p: float, sigmas: float = 5.0) -> bool:
@@ -25,25 +27,43 @@ def within_binomial_bound(hits: int, n: int, p: float, sigmas: float = 5.0) -> b
 
 @classic_only
 def test_keyed_shares_pass_a_binomial_test_at_a_million_rows(spark):
-    df = spark.range(1_000_000).select(F.concat(F.lit("orders."), F.col("id")).alias("subject"), F.col("id").alias("msg_id"))
-    canary = df.select(subject_map("subject", CANARY, seed=42, key="msg_id").alias("to")).where(
-        F.col("to").startswith("orders.v2.")).count()
+    df = spark.range(1_000_000).select(
+        F.concat(F.lit("orders."), F.col("id")).alias("subject"), F.col("id").alias("msg_id")
+    )
+    canary = (
+        df.select(subject_map("subject", CANARY, seed=42, key="msg_id").alias("to"))
+        .where(F.col("to").startswith("orders.v2."))
+        .count()
+    )
     assert within_binomial_bound(canary, 1_000_000, 0.05), canary
 
 
 def test_a_key_gives_each_message_its_destination_whatever_the_partitioning_and_filtering(session):
     rows = [(f"orders.{i}", f"m-{i}") for i in range(2000)]
     df = session.createDataFrame(rows, "subject string, msg_id string")
-    routed = lambda d: {r.msg_id: r.to for r in d.select("msg_id", subject_map("subject", CANARY, seed=7, key="msg_id").alias("to")).collect()}
+    routed = lambda d: {
+        r.msg_id: r.to
+        for r in d.select("msg_id", subject_map("subject", CANARY, seed=7, key="msg_id").alias("to")).collect()
+    }
     base = routed(df.repartition(4))
     assert routed(df.repartition(1)) == base
-    assert routed(df.repartition(7, "msg_id").where(F.col("msg_id") != "m-3")) == {k: v for k, v in base.items() if k != "m-3"}
+    assert routed(df.repartition(7, "msg_id").where(F.col("msg_id") != "m-3")) == {
+        k: v for k, v in base.items() if k != "m-3"
+    }
     # the key, not the row, chooses: another seed chooses again
     assert routed(df.select("subject", "msg_id")) == base
-    other = {r.msg_id: r.to for r in df.select("msg_id", subject_map("subject", CANARY, seed=8, key="msg_id").alias("to")).collect()}
+    other = {
+        r.msg_id: r.to
+        for r in df.select("msg_id", subject_map("subject", CANARY, seed=8, key="msg_id").alias("to")).collect()
+    }
     assert other != base
     # {{random(n)}} as well
-    tokens = lambda d: {r.msg_id: r.t for r in d.select("msg_id", subject_transform("subject", "*.*", "{{random(1000)}}", key="msg_id").alias("t")).collect()}
+    tokens = lambda d: {
+        r.msg_id: r.t
+        for r in d.select(
+            "msg_id", subject_transform("subject", "*.*", "{{random(1000)}}", key="msg_id").alias("t")
+        ).collect()
+    }
     assert tokens(df.repartition(3)) == tokens(df.repartition(1))
 
 
@@ -106,10 +126,14 @@ def test_without_a_key_a_seeded_table_draws_afresh_in_every_micro_batch(session,
     for i in range(40):
         (source / f"{i:03d}.json").write_text(json.dumps({"subject": "svc", "msg_id": f"m-{i}"}) + "\n")
     fifty = {"svc": [{"destination": "svc.a", "weight": "50%"}, {"destination": "svc.b", "weight": "50%"}]}
-    stream = (session.readStream.schema("subject string, msg_id string").option("maxFilesPerTrigger", 1)
-              .json(str(source)))
-    out = stream.select("msg_id", subject_map("subject", fifty, seed=42).alias("unkeyed"),
-                        subject_map("subject", fifty, seed=42, key="msg_id").alias("keyed"))
+    stream = (
+        session.readStream.schema("subject string, msg_id string").option("maxFilesPerTrigger", 1).json(str(source))
+    )
+    out = stream.select(
+        "msg_id",
+        subject_map("subject", fifty, seed=42).alias("unkeyed"),
+        subject_map("subject", fifty, seed=42, key="msg_id").alias("keyed"),
+    )
     name = f"draws_{int(time.time() * 1000)}"
     query = out.writeStream.format("memory").queryName(name).trigger(availableNow=True).start()
     query.awaitTermination(240)
@@ -117,5 +141,6 @@ def test_without_a_key_a_seeded_table_draws_afresh_in_every_micro_batch(session,
     assert len(got) == 40
     assert {r.unkeyed for r in got} == {"svc.a", "svc.b"}  # all alike would have chance 2^-39
     batch = session.createDataFrame([(r.msg_id,) for r in got], "msg_id string").select(
-        "msg_id", subject_map(F.lit("svc"), fifty, seed=42, key="msg_id").alias("keyed"))
+        "msg_id", subject_map(F.lit("svc"), fifty, seed=42, key="msg_id").alias("keyed")
+    )
     assert {r.msg_id: r.keyed for r in got} == {r.msg_id: r.keyed for r in batch.collect()}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pyspark.errors import AnalysisException, IllegalArgumentException
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import subjxform
@@ -21,9 +21,7 @@ pytestmark = pytest.mark.compat
 
 @pytest.fixture
 def subjects(session):
-    return session.createDataFrame(
-        [("a.x",), ("orders.eu.42",), ("other.thing",), (None,)], "subject string"
-    )
+    return session.createDataFrame([("a.x",), ("orders.eu.42",), ("other.thing",), (None,)], "subject string")
 
 
 def test_the_users_line_works_with_the_jar_alone(session, subjects):
@@ -89,7 +87,9 @@ def test_invalid_transform_in_a_row_fails_the_job_naming_it_unless_try(session):
     df = session.createDataFrame(
         [("a.b", "a.*", "b.$1"), ("a.c", "a.*", "b.{{nope(1)}}")], "subject string, src string, dest string"
     )
-    _, _, _, message = row_error(df.select(subject_transform("subject", F.col("src"), F.col("dest"))))  # see test_runtime_errors.py
+    _, _, _, message = row_error(
+        df.select(subject_transform("subject", F.col("src"), F.col("dest")))
+    )  # see test_runtime_errors.py
     assert "unknown function in {{nope(1)}}" in message
     assert '"b.{{nope(1)}}"' in message
     tried = df.select(try_subject_transform("subject", F.col("src"), F.col("dest")).alias("t")).collect()
@@ -108,7 +108,9 @@ def test_random_and_column_transforms_can_be_grouped_by_like_rand(session):
     for fn in (subject_transform, try_subject_transform):
         random = {r.k: r["count"] for r in df.groupBy(fn("s", "a.*", "b.{{random(3)}}").alias("k")).count().collect()}
         assert set(random) == draws and sum(random.values()) == 300
-        by_row = {r.k: r["count"] for r in df.groupBy(fn("s", F.col("src"), F.col("dest")).alias("k")).count().collect()}
+        by_row = {
+            r.k: r["count"] for r in df.groupBy(fn("s", F.col("src"), F.col("dest")).alias("k")).count().collect()
+        }
         renamed = {f"c.{m}": sum(1 for i in range(300) if i % 2 == 1 and i % 7 == m) for m in range(7)}
         assert {k: v for k, v in by_row.items() if k not in draws} == renamed
         assert sum(by_row.values()) == 300
@@ -129,9 +131,7 @@ def test_strict_mode_is_the_import_export_rule(session):
 
 
 def test_random_destination_draws_in_range(session):
-    rows = session.range(300).select(
-        subject_transform(F.lit("a.b"), "a.*", "{{random(4)}}.$1").alias("r")
-    ).collect()
+    rows = session.range(300).select(subject_transform(F.lit("a.b"), "a.*", "{{random(4)}}.$1").alias("r")).collect()
     assert {r.r for r in rows} == {"0.b", "1.b", "2.b", "3.b"}
 
 
@@ -167,10 +167,14 @@ def test_subject_map_from_python_with_a_dict_a_cluster_column_and_a_seed(session
         "foo": [{"destination": "foo.west", "weight": "100%", "cluster": "west"}],
         "svc": [{"destination": "svc.v1", "weight": 50}, {"destination": "svc.v2", "weight": 50}],
     }
-    df = session.createDataFrame([("orders.7", None), ("foo", "west"), ("foo", "east")], "subject string, cluster string")
+    df = session.createDataFrame(
+        [("orders.7", None), ("foo", "west"), ("foo", "east")], "subject string, cluster string"
+    )
     out = [r.m for r in df.select(subject_map("subject", table, cluster=F.col("cluster")).alias("m")).collect()]
     assert out == ["orders.central.7", "foo.west", "foo"]
-    draws = lambda: [r.m for r in session.range(50).select(subject_map(F.lit("svc"), table, seed=3).alias("m")).collect()]
+    draws = lambda: [
+        r.m for r in session.range(50).select(subject_map(F.lit("svc"), table, seed=3).alias("m")).collect()
+    ]
     assert draws() == draws() and set(draws()) == {"svc.v1", "svc.v2"}
     with pytest.raises(AnalysisException, match="total weight needs to be <= 100"):
         df.select(subject_map("subject", "a: [{destination: b, weight: 60}, {destination: c, weight: 50}]")).collect()

@@ -44,8 +44,10 @@ def fits(case: dict, actual: str | None) -> bool:
 @pytest.fixture(params=["codegen", "interpreted"])
 def evaluation(spark, request):
     """Whole-stage generated code (Spark's default), or every expression interpreted."""
-    settings = {"codegen": {}, "interpreted": {"spark.sql.codegen.wholeStage": "false",
-                                                "spark.sql.codegen.factoryMode": "NO_CODEGEN"}}[request.param]
+    settings = {
+        "codegen": {},
+        "interpreted": {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"},
+    }[request.param]
     before = {k: spark.conf.get(k, None) for k in settings}
     for k, v in settings.items():
         spark.conf.set(k, v)
@@ -55,7 +57,9 @@ def evaluation(spark, request):
 
 
 def test_every_case_through_one_dataframe_with_transforms_from_columns(spark, evaluation):
-    pinned = [c for c in CASES if c["subject"] is not None and ("expected" in c or c.get("random") or not c["accepted"])]
+    pinned = [
+        c for c in CASES if c["subject"] is not None and ("expected" in c or c.get("random") or not c["accepted"])
+    ]
     df = spark.createDataFrame(
         [(i, c["subject"], c["src"], c["dest"]) for i, c in enumerate(pinned)],
         "i int, subject string, src string, dest string",
@@ -70,7 +74,9 @@ def test_every_case_through_one_dataframe_with_transforms_from_columns(spark, ev
 
 
 def test_every_case_with_constant_transforms_through_spark_sql(spark, evaluation):
-    accepted = [c for c in CASES if c["accepted"] and c["subject"] is not None and not c.get("random") and "expected" in c]
+    accepted = [
+        c for c in CASES if c["accepted"] and c["subject"] is not None and not c.get("random") and "expected" in c
+    ]
     by_transform: dict[tuple[str, str], list[dict]] = {}
     for c in accepted:
         by_transform.setdefault((c["src"], c["dest"]), []).append(c)
@@ -84,7 +90,7 @@ def test_every_case_with_constant_transforms_through_spark_sql(spark, evaluation
         df = spark.createDataFrame([(s,) for s in subjects], "subject string")
         cols = [try_subject_transform("subject", src, dest).alias(f"t{k}") for k, ((src, dest), _) in enumerate(chunk)]
         rows = {r["subject"]: r for r in df.select("subject", *cols).collect()}
-        for k, ((src, dest), cases) in enumerate(chunk):
+        for k, ((_src, _dest), cases) in enumerate(chunk):
             for c in cases:
                 if rows[c["subject"]][f"t{k}"] != c["expected"]:
                     failures.append((c["id"], rows[c["subject"]][f"t{k}"], c["expected"]))

@@ -11,8 +11,11 @@ from subjxform import group_cli
 
 pytestmark = needs_jar
 
-CONFIG = {"max_members": 4, "members": ["b", "a"],
-          "partitioning_filters": [{"filter": "orders.*.*", "partitioning_wildcards": [2]}]}
+CONFIG = {
+    "max_members": 4,
+    "members": ["b", "a"],
+    "partitioning_filters": [{"filter": "orders.*.*", "partitioning_wildcards": [2]}],
+}
 
 
 def test_check_lists_members_partitions_and_consumer_filters(spark, tmp_path, capsys):
@@ -28,8 +31,10 @@ def test_check_lists_members_partitions_and_consumer_filters(spark, tmp_path, ca
 def test_subjects_get_their_partition_and_member(spark, capsys):
     # c43 hashes to partition 3 of 4 (FNV-1a), which the sorted members' second block gives b
     assert group_cli.main([json.dumps(CONFIG), "orders.eu.c43", "payments.x"], spark=spark) == 0
-    assert capsys.readouterr().out.splitlines() == ["orders.eu.c43: partition 3, member b",
-                                                    "payments.x: not taken by the group"]
+    assert capsys.readouterr().out.splitlines() == [
+        "orders.eu.c43: partition 3, member b",
+        "payments.x: not taken by the group",
+    ]
 
 
 def test_a_refused_config_is_exit_1_with_the_librarys_reason(spark, capsys):
@@ -43,8 +48,13 @@ def test_reports_over_a_traffic_file_with_a_new_config(spark, tmp_path, capsys):
     traffic.write_text("".join(json.dumps({"subject": f"orders.eu.c{i % 20}"}) + "\n" for i in range(200)))
     new = dict(CONFIG, members=["a", "b", "c"])
     out = tmp_path / "out"
-    assert group_cli.main([json.dumps(CONFIG), "--traffic", str(traffic), "--new-config", json.dumps(new),
-                           "--out", str(out)], spark=spark) == 0
+    assert (
+        group_cli.main(
+            [json.dumps(CONFIG), "--traffic", str(traffic), "--new-config", json.dumps(new), "--out", str(out)],
+            spark=spark,
+        )
+        == 0
+    )
     summary = (out / "summary.txt").read_text()
     assert capsys.readouterr().out == summary
     assert "200 messages taken, 0 not taken" in summary and "Consumer group change" in summary
@@ -52,8 +62,16 @@ def test_reports_over_a_traffic_file_with_a_new_config(spark, tmp_path, capsys):
 
 
 def test_the_command_is_registered_and_usage_errors_are_exit_2(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "subjxform", "group", "{}", "x.y", "--traffic", "t.json"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "subjxform", "group", "{}", "x.y", "--traffic", "t.json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and "give SUBJECTs or --traffic, not both" in run.stderr
-    assert "subjxform group CONFIG" in subprocess.run([sys.executable, "-m", "subjxform", "--help"],
-                                                      capture_output=True, text=True, timeout=60).stdout
+    assert (
+        "subjxform group CONFIG"
+        in subprocess.run(
+            [sys.executable, "-m", "subjxform", "--help"], capture_output=True, text=True, timeout=60
+        ).stdout
+    )

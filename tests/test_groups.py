@@ -10,8 +10,14 @@ import pytest
 from pyspark.sql import functions as F
 
 from conftest import CONNECT, golden, needs_jar
-from subjxform.groups import (GroupConfigError, consumer_group_member, consumer_group_partition, consumer_group_plan,
-                              group_balance, group_diff)
+from subjxform.groups import (
+    GroupConfigError,
+    consumer_group_member,
+    consumer_group_partition,
+    consumer_group_plan,
+    group_balance,
+    group_diff,
+)
 
 pytestmark = needs_jar
 
@@ -32,11 +38,12 @@ def fnv1a(data: bytes) -> int:
 def test_every_golden_subject_gets_the_librarys_partition_and_member(session):
     # (the scalatest suites run every case; here the special ones after the (N, members) grid and a sample of it)
     cases = [c for i, c in enumerate(golden("pcgroups/assignment.jsonl")) if i >= 60 or i % 10 == 0]
-    rows = [(json.dumps(c["config"]), s["subject"], s["partition"], s["member"])
-            for c in cases for s in c["subjects"]]
+    rows = [(json.dumps(c["config"]), s["subject"], s["partition"], s["member"]) for c in cases for s in c["subjects"]]
     df = session.createDataFrame(rows, "config string, subject string, partition int, member string")
-    wrong = df.where(~consumer_group_partition("subject", F.col("config")).eqNullSafe(F.col("partition"))
-                     | ~consumer_group_member("subject", F.col("config")).eqNullSafe(F.col("member")))
+    wrong = df.where(
+        ~consumer_group_partition("subject", F.col("config")).eqNullSafe(F.col("partition"))
+        | ~consumer_group_member("subject", F.col("config")).eqNullSafe(F.col("member"))
+    )
     assert wrong.count() == 0, wrong.limit(5).collect()
 
 
@@ -75,8 +82,9 @@ def test_balance_counts_messages_keys_and_hot_keys_per_member_exactly(session):
         expected[m]["messages"] += i + 1
         expected[m]["keys"].add(f"c{i}")
     facts = report.facts
-    assert {m: (v["messages"], v["distinct_keys"]) for m, v in facts["members"].items()} == \
-        {m: (v["messages"], len(v["keys"])) for m, v in expected.items()}
+    assert {m: (v["messages"], v["distinct_keys"]) for m, v in facts["members"].items()} == {
+        m: (v["messages"], len(v["keys"])) for m, v in expected.items()
+    }
     assert facts["members"]["a"]["partitions"] == 2 and facts["not_taken"] == 7 and facts["taken"] == 1830
     loads = [v["messages"] for v in expected.values()]
     assert facts["skew"] == pytest.approx(max(loads) / (sum(loads) / 3))
@@ -98,14 +106,22 @@ def test_diff_adding_a_member_moves_exactly_the_reassigned_partitions(session):
     assert report.facts["moved_keys"] == len(moved)
     assert report.facts["total"] == len(rows)
     members = report.facts["members"]
-    assert sum(m["moved_in"] for m in members.values()) == sum(m["moved_out"] for m in members.values()) == \
-        report.facts["moved_messages"]
+    assert (
+        sum(m["moved_in"] for m in members.values())
+        == sum(m["moved_out"] for m in members.values())
+        == report.facts["moved_messages"]
+    )
     assert members["c"]["before"] == 0 and members["c"]["after"] == members["c"]["moved_in"]
 
 
 def test_static_groups_and_mappings(session):
-    config = {"max_members": 3, "filters": [], "member_mappings": [{"member": "x", "partitions": [2, 0]},
-                                                                  {"member": "y", "partitions": [1]}]}
+    config = {
+        "max_members": 3,
+        "filters": [],
+        "member_mappings": [{"member": "x", "partitions": [2, 0]}, {"member": "y", "partitions": [1]}],
+    }
     df = session.createDataFrame([("0.a",), ("1.a",), ("2.a",), ("3.a",), ("01.a",)], "subject string")
-    got = df.select(consumer_group_partition("subject", config).alias("p"), consumer_group_member("subject", config).alias("m"))
+    got = df.select(
+        consumer_group_partition("subject", config).alias("p"), consumer_group_member("subject", config).alias("m")
+    )
     assert [tuple(r) for r in got.collect()] == [(0, "x"), (1, "y"), (2, "x"), (None, None), (None, None)]

@@ -16,23 +16,38 @@ from subjxform.groups import GroupConfigError, consumer_group_partition, consume
 
 pytestmark = [needs_jar, pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not on PATH")]
 
-CONFIG = {"max_members": 5, "members": ["m1", "m2"], "partitioning_filters": [
-    {"filter": "orders.*.*", "partitioning_wildcards": [2]},
-    {"filter": "events.*.*.>", "partitioning_wildcards": [2, 1]},
-    {"filter": "logs.>", "partitioning_wildcards": []}]}
+CONFIG = {
+    "max_members": 5,
+    "members": ["m1", "m2"],
+    "partitioning_filters": [
+        {"filter": "orders.*.*", "partitioning_wildcards": [2]},
+        {"filter": "events.*.*.>", "partitioning_wildcards": [2, 1]},
+        {"filter": "logs.>", "partitioning_wildcards": []},
+    ],
+}
 
 
 def test_the_servers_sourcing_stores_each_message_under_our_partition(session):
-    subjects = ([f"orders.eu.c{i}" for i in range(40)] + [f"events.k{i}.t{i % 3}.x.y" for i in range(30)]
-                + [f"logs.app{i}.line" for i in range(20)] + ["other.x", "orders.eu"])
+    subjects = (
+        [f"orders.eu.c{i}" for i in range(40)]
+        + [f"events.k{i}.t{i % 3}.x.y" for i in range(30)]
+        + [f"logs.app{i}.line" for i in range(20)]
+        + ["other.x", "orders.eu"]
+    )
     plan = consumer_group_plan(session, CONFIG)
     with jetstream_server() as port:
         nats = NatsClient(port)
         try:
-            assert "error" not in nats.request("$JS.API.STREAM.CREATE.ORDERS", {"name": "ORDERS", "subjects": [
-                "orders.>", "events.>", "logs.>", "other.>"]})
-            cgs = {"name": "ORDERS-workers", "retention": "workqueue", "discard": "new", "sources": [
-                {"name": "ORDERS", "subject_transforms": plan["transforms"]}]}
+            assert "error" not in nats.request(
+                "$JS.API.STREAM.CREATE.ORDERS",
+                {"name": "ORDERS", "subjects": ["orders.>", "events.>", "logs.>", "other.>"]},
+            )
+            cgs = {
+                "name": "ORDERS-workers",
+                "retention": "workqueue",
+                "discard": "new",
+                "sources": [{"name": "ORDERS", "subject_transforms": plan["transforms"]}],
+            }
             assert "error" not in nats.request("$JS.API.STREAM.CREATE.ORDERS-workers", cgs)
             for s in subjects:
                 ack = nats.request(s, b"x")
@@ -53,7 +68,10 @@ def test_the_servers_sourcing_stores_each_message_under_our_partition(session):
         server[original] = int(p)
         assert n == 1
     df = session.createDataFrame([(s,) for s in subjects], "subject string")
-    ours = {r["subject"]: r["p"] for r in df.select("subject", consumer_group_partition("subject", CONFIG).alias("p")).collect()}
+    ours = {
+        r["subject"]: r["p"]
+        for r in df.select("subject", consumer_group_partition("subject", CONFIG).alias("p")).collect()
+    }
     assert {s: p for s, p in ours.items() if p is not None} == server
     assert ours["other.x"] is None and ours["orders.eu"] is None and len(server) == taken
 
@@ -69,9 +87,17 @@ def test_each_lines_binary_accepts_the_sourcing_stream_exactly_when_the_config_c
     with jetstream_server(str(binary)) as port:
         nats = NatsClient(port)
         try:
-            assert "error" not in nats.request("$JS.API.STREAM.CREATE.ORDERS", {"name": "ORDERS", "subjects": ["orders.>"]})
-            server = nats.request("$JS.API.STREAM.CREATE.W", {"name": "W", "retention": "workqueue", "sources": [
-                {"name": "ORDERS", "subject_transforms": transforms}]}).get("error")
+            assert "error" not in nats.request(
+                "$JS.API.STREAM.CREATE.ORDERS", {"name": "ORDERS", "subjects": ["orders.>"]}
+            )
+            server = nats.request(
+                "$JS.API.STREAM.CREATE.W",
+                {
+                    "name": "W",
+                    "retention": "workqueue",
+                    "sources": [{"name": "ORDERS", "subject_transforms": transforms}],
+                },
+            ).get("error")
         finally:
             nats.close()
     try:

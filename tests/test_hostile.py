@@ -28,8 +28,16 @@ def test_stream_messages_with_a_thousand_subjects(session):
     """One filter-list call, not an OR chain a thousand deep (which overflowed the JVM's stack)."""
     subjects = [f"orders.r{i}.>" for i in range(998)] + ["audit.*", "q.*x"]  # `*x` is a literal token here
     config = {"name": "BIG", "subjects": subjects}
-    rows = [("orders.r0.a",), ("orders.r997.b.c",), ("orders.r998.a",), ("audit.x",), ("audit.x.y",),
-            ("q.*x",), ("q.y",), ("orders.r5",)]
+    rows = [
+        ("orders.r0.a",),
+        ("orders.r997.b.c",),
+        ("orders.r998.a",),
+        ("audit.x",),
+        ("audit.x.y",),
+        ("q.*x",),
+        ("q.y",),
+        ("orders.r5",),
+    ]
     df = session.createDataFrame(rows, "subject string")
     got = {r.subject for r in stream_messages(df, config).collect()}
     # What subject_matches says, subject by subject (the reference: nats-server's interest matching).
@@ -117,7 +125,11 @@ BAD_ARGUMENTS = [
     (lambda: subject_transform(5, "a.*", "b.$1"), TypeError, "subject must be a column name"),
     (lambda: subject_matches("s", None), TypeError, "filter must be a str"),
     (lambda: subject_filter_transform("s", "a.*"), TypeError, "transforms must be a list"),
-    (lambda: subject_filter_transform("s", [("a.*",)]), ValueError, r"transforms\[0\]: a \(src, dest\) pair has 2 items"),
+    (
+        lambda: subject_filter_transform("s", [("a.*",)]),
+        ValueError,
+        r"transforms\[0\]: a \(src, dest\) pair has 2 items",
+    ),
     (lambda: subject_filter_transform("s", [("a", "b", "c")]), ValueError, "has 2 items, not 3"),
     (lambda: subject_filter_transform("s", [{"src": "a", "dst": "b"}]), ValueError, r"unknown key\(s\) \['dst'\]"),
     (lambda: subject_filter_transform("s", ["a.*"]), TypeError, r"transforms\[0\]: a \(src, dest\) pair or"),
@@ -133,9 +145,11 @@ def test_wrong_argument_types_are_python_errors_with_ansi_on_and_off(ansi, call,
 
 def test_the_right_types_still_work(session):
     df = session.createDataFrame([("a.b",)], "s string")
-    row = df.select(subject_map("s", {"a.*": "x.$1"}, seed=7).alias("m"),
-                    subject_transform("s", "a.*", "y.$1", strict=True).alias("t"),
-                    subject_filter_transform("s", [("a.*", ""), {"src": "b"}]).alias("f")).first()
+    row = df.select(
+        subject_map("s", {"a.*": "x.$1"}, seed=7).alias("m"),
+        subject_transform("s", "a.*", "y.$1", strict=True).alias("t"),
+        subject_filter_transform("s", [("a.*", ""), {"src": "b"}]).alias("f"),
+    ).first()
     assert (row.m, row.t, row.f) == ("x.b", "y.b", "a.b")
 
 
@@ -174,5 +188,7 @@ def test_a_session_without_the_jar_says_so():
         assert "a running session cannot load it" in line and "spark.stop()" in line, line
         assert "use subjxform.portable" in line, line  # where no jar can be loaded at all
         assert "JavaPackage" not in line
-    assert "validate_mappings" in lines[0] and "register()" in lines[1] and lines[2].startswith("RuntimeError: subjxform:")
+    assert (
+        "validate_mappings" in lines[0] and "register()" in lines[1] and lines[2].startswith("RuntimeError: subjxform:")
+    )
     assert json.dumps(lines)  # printable

@@ -21,7 +21,9 @@ MODULES = [pytest.param(subjxform, marks=needs_jar, id="jar"), pytest.param(port
 @pytest.mark.parametrize("module", MODULES)
 def test_a_file_name_that_names_no_file_says_the_argument_is_the_tables_text(module, spark):
     for function in (module.subject_map, module.subject_map_explain):
-        with pytest.raises(ValueError, match="looks like a file name, but there is no such file: mappings is the table's text"):
+        with pytest.raises(
+            ValueError, match="looks like a file name, but there is no such file: mappings is the table's text"
+        ):
             function("subject", "mappings.conf")
     with pytest.raises(ValueError, match="no such file"):
         portable.sql_expression("subject_map", "subject", "conf/orders-mappings.json")
@@ -34,7 +36,13 @@ def test_a_path_or_a_str_naming_a_file_is_read(module, spark, tmp_path, monkeypa
     df = spark.createDataFrame([(s,) for s in SUBJECTS], "subject string")
     by_text = [r[0] for r in df.select(module.subject_map("subject", TABLE)).collect()]
     assert by_text == ["orders.central.eu", "archive.billing.x.y", "other"]
-    for given in ("mappings.conf", Path("mappings.conf"), tmp_path / "mappings.conf", os.fspath(tmp_path / "mappings.conf")):
+    for given in (
+        "mappings.conf",
+        Path("mappings.conf"),
+        tmp_path / "mappings.conf",
+        os.fspath(tmp_path / "mappings.conf"),
+    ):
         assert [r[0] for r in df.select(module.subject_map("subject", given)).collect()] == by_text, given
     assert portable.sql_expression("subject_map", "subject", "mappings.conf") == portable.sql_expression(
-        "subject_map", "subject", TABLE)
+        "subject_map", "subject", TABLE
+    )

@@ -25,9 +25,17 @@ POM_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
 def repository(tmp_path_factory) -> Path:
     repo = tmp_path_factory.mktemp("maven-repo")
     subprocess.run(
-        ["bash", str(ROOT / "scripts" / "sbt"), f"-Dspark.version={LINE}",
-         f'set spark / publishTo := Some("local-test" at "{repo.as_uri()}")', "spark/publish"],
-        cwd=ROOT, check=True, capture_output=True, timeout=900,
+        [
+            "bash",
+            str(ROOT / "scripts" / "sbt"),
+            f"-Dspark.version={LINE}",
+            f'set spark / publishTo := Some("local-test" at "{repo.as_uri()}")',
+            "spark/publish",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=900,
     )
     return repo
 

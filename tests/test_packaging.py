@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-
 import subjxform
+from conftest import ROOT
 from subjxform.session import LINES, jar_name
 
 
@@ -23,7 +22,9 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True, timeout=600,
+        check=True,
+        capture_output=True,
+        timeout=600,
     )
     (found,) = out.glob("subjxform-*.whl")
     return found
@@ -66,9 +67,16 @@ def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}  # only the venv's packages
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     bin_dir = venv / "bin"
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True, timeout=300, env=env)
-    assert subprocess.run([str(bin_dir / "python"), "-c", "import pyspark"], capture_output=True, env=env).returncode == 1
+    subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env=env,
+    )
+    assert (
+        subprocess.run([str(bin_dir / "python"), "-c", "import pyspark"], capture_output=True, env=env).returncode == 1
+    )
     cli = str(bin_dir / "subjxform")
 
     def run(*args, stdin=None):
@@ -84,21 +92,30 @@ def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(
     sql = run("sql", "-", stdin='orders.*: "orders.central.$1"')
     assert sql.returncode == 0 and sql.stdout.startswith("CASE WHEN") and "substring_index" in sql.stdout, sql.stderr
     bad_sql = run("sql", "-", stdin='orders.*: "orders.{{wildcard(2)}}"')
-    assert bad_sql.returncode == 1 and "wildcard index out of range" in bad_sql.stderr and "Traceback" not in bad_sql.stderr
+    assert (
+        bad_sql.returncode == 1
+        and "wildcard index out of range" in bad_sql.stderr
+        and "Traceback" not in bad_sql.stderr
+    )
     (tmp_path / "m.conf").write_text('orders.*: "orders.central.$1"')
     (tmp_path / "t.json").write_text('{"subject": "orders.1"}')
     report = run("report", str(tmp_path / "t.json"), "--mappings", str(tmp_path / "m.conf"))
     assert report.returncode == 2 and "Traceback" not in report.stderr
-    assert report.stderr.strip() == ("subjxform report needs pyspark and matplotlib: pip install 'subjxform[reports]' "
-                                     "(matplotlib), and 'subjxform[spark]' where no pyspark is installed")
+    assert report.stderr.strip() == (
+        "subjxform report needs pyspark and matplotlib: pip install 'subjxform[reports]' "
+        "(matplotlib), and 'subjxform[spark]' where no pyspark is installed"
+    )
 
 
 def engine_classes(jar: Path) -> dict:
     """The Spark-free engine's class files in a line's jar (jvm/core: subjxform.core, subjxform.cli, and
     the Java 9 variants), by name."""
     with zipfile.ZipFile(jar) as z:
-        return {n: z.read(n) for n in z.namelist() if n.endswith(".class")
-                and n.startswith(("subjxform/core/", "subjxform/cli/", "META-INF/versions/9/"))}
+        return {
+            n: z.read(n)
+            for n in z.namelist()
+            if n.endswith(".class") and n.startswith(("subjxform/core/", "subjxform/cli/", "META-INF/versions/9/"))
+        }
 
 
 def test_the_engine_is_compiled_once_for_every_line_of_a_scala_version():

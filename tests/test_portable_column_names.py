@@ -7,15 +7,21 @@ from pyspark.sql import functions as F
 
 from subjxform import portable
 
-TABLE = {"orders.*.*": [{"destination": "orders.v1.{{partition(8,2)}}.$1.$2", "weight": "90%"},
-                        {"destination": "orders.v2.{{partition(8,2)}}.$1.$2", "weight": "10%"}]}
-FORMS = [("subject_transform", ("orders.*.*", "x.{{partition(4,1)}}.$2"), {}),
-         ("try_subject_transform", ("orders.*", "x.$2"), {}),
-         ("subject_matches", ("orders.>",), {}),
-         ("subject_filter_transform", ([("orders.*.*", "y.$1")],), {}),
-         ("try_subject_filter_transform", ([("orders.>", "")],), {}),
-         ("subject_map", (TABLE,), {"seed": 3, "key": "id"}),
-         ("subject_map_explain", (TABLE,), {"cluster": "east"})]
+TABLE = {
+    "orders.*.*": [
+        {"destination": "orders.v1.{{partition(8,2)}}.$1.$2", "weight": "90%"},
+        {"destination": "orders.v2.{{partition(8,2)}}.$1.$2", "weight": "10%"},
+    ]
+}
+FORMS = [
+    ("subject_transform", ("orders.*.*", "x.{{partition(4,1)}}.$2"), {}),
+    ("try_subject_transform", ("orders.*", "x.$2"), {}),
+    ("subject_matches", ("orders.>",), {}),
+    ("subject_filter_transform", ([("orders.*.*", "y.$1")],), {}),
+    ("try_subject_filter_transform", ([("orders.>", "")],), {}),
+    ("subject_map", (TABLE,), {"seed": 3, "key": "id"}),
+    ("subject_map_explain", (TABLE,), {"cluster": "east"}),
+]
 
 
 def test_every_portable_column_is_named_by_its_function_and_subject(spark):

@@ -7,10 +7,16 @@ from __future__ import annotations
 import pytest
 
 from conftest import golden
-from test_golden import fits
 from subjxform.portable import _versions
-from subjxform.portable._transform import (InvalidTransform, apply_reference, compile_transform, keyed_below, mix,
-                                           text_salt)
+from subjxform.portable._transform import (
+    InvalidTransform,
+    apply_reference,
+    compile_transform,
+    keyed_below,
+    mix,
+    text_salt,
+)
+from test_golden import fits
 
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 FILES = [("transform_cases.jsonl", None)] + [(f"servers/{line}/transforms.jsonl", line) for line in LINES]
@@ -46,6 +52,7 @@ def test_every_golden_case_is_accepted_refused_and_built_as_pinned(name, line):
 
 def test_the_check_catches_a_planted_disagreement(monkeypatch):
     import subjxform.portable._transform as tr
+
     monkeypatch.setattr(tr, "fnv1a32", lambda data: 0)  # every partition 0: some pinned cases must fail
     assert check("transform_cases.jsonl", None)
 
@@ -56,8 +63,10 @@ def test_server_version_spellings_and_the_jars_error_text():
     assert _versions.parse("2.15.1") is _versions.NEWEST
     with pytest.raises(ValueError) as e:
         _versions.parse("2.9")
-    assert str(e.value) == ("unsupported nats-server version \"2.9\": supported lines are 2.10, 2.11, 2.12, 2.14, 2.15 "
-                            "(a line like '2.10' or a release like '2.10.26'; the default is 2.15)")
+    assert str(e.value) == (
+        'unsupported nats-server version "2.9": supported lines are 2.10, 2.11, 2.12, 2.14, 2.15 '
+        "(a line like '2.10' or a release like '2.10.26'; the default is 2.15)"
+    )
     with pytest.raises(ValueError, match=r'"x2" \(not a version\)'):
         _versions.parse("x2")
     with pytest.raises(ValueError, match="not a version"):
@@ -67,7 +76,10 @@ def test_server_version_spellings_and_the_jars_error_text():
 def test_jar_texts_for_an_empty_source_and_the_strict_form():
     with pytest.raises(InvalidTransform) as e:
         compile_transform("", "a.b")
-    assert str(e.value) == 'invalid subject transform from "" to "a.b": Subject "" is not a valid subject (as ">": invalid subject)'
+    assert (
+        str(e.value)
+        == 'invalid subject transform from "" to "a.b": Subject "" is not a valid subject (as ">": invalid subject)'
+    )
     assert e.value.blamed == "src"
     with pytest.raises(InvalidTransform) as e:
         compile_transform("a.*.*", "x.$1", strict=True)

@@ -37,8 +37,11 @@ def test_the_members_partition_filters_of_every_golden_case():
             if g.owners is not None:
                 assert sorted(set(ps)) == sorted(p for p, m in enumerate(g.owners) if m == member)
             else:
-                assert sorted(set(ps)) == [p for p in range(g.max_members) if g.active_members
-                                           and g.active_members[g.member_index(p)] == member]
+                assert sorted(set(ps)) == [
+                    p
+                    for p in range(g.max_members)
+                    if g.active_members and g.active_members[g.member_index(p)] == member
+                ]
 
 
 def test_every_golden_subject_gets_the_librarys_partition_and_member(session):
@@ -48,19 +51,27 @@ def test_every_golden_subject_gets_the_librarys_partition_and_member(session):
     cases = [c for i, c in enumerate(golden("pcgroups/assignment.jsonl")) if i in (59, 63, 64, 67, 72, 73)]
     subjects = sorted({s["subject"] for c in cases for s in c["subjects"]})
     df = session.createDataFrame([(s,) for s in subjects], "subject string")
-    columns = [f(c["config"]).alias(f"{k}{i}") for i, c in enumerate(cases)
-               for k, f in (("p", lambda g: consumer_group_partition("subject", g)),
-                            ("m", lambda g: consumer_group_member("subject", g)))]
+    columns = [
+        f(c["config"]).alias(f"{k}{i}")
+        for i, c in enumerate(cases)
+        for k, f in (
+            ("p", lambda g: consumer_group_partition("subject", g)),
+            ("m", lambda g: consumer_group_member("subject", g)),
+        )
+    ]
     got = {r["subject"]: r for r in df.select("subject", *columns).collect()}
     for i, c in enumerate(cases):
-        assert [(got[s["subject"]][f"p{i}"], got[s["subject"]][f"m{i}"]) for s in c["subjects"]] == \
-            [(s["partition"], s["member"]) for s in c["subjects"]], c["config"]
+        assert [(got[s["subject"]][f"p{i}"], got[s["subject"]][f"m{i}"]) for s in c["subjects"]] == [
+            (s["partition"], s["member"]) for s in c["subjects"]
+        ], c["config"]
 
 
 def test_an_invalid_constant_config_raises_the_jars_text_and_a_column_config_needs_the_jar(session):
     with pytest.raises(InvalidArgumentValue, match="partitioning wildcard indexes must be unique"):
-        consumer_group_member("subject", {"max_members": 2, "partitioning_filters": [
-            {"filter": "a.*.*", "partitioning_wildcards": [1, 1]}]})
+        consumer_group_member(
+            "subject",
+            {"max_members": 2, "partitioning_filters": [{"filter": "a.*.*", "partitioning_wildcards": [1, 1]}]},
+        )
     from pyspark.sql import functions as F
 
     with pytest.raises(NeedsTheJar):

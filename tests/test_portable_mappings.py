@@ -15,7 +15,6 @@ import pytest
 
 from conftest import golden, needs_jar
 from subjxform.portable import _mappings as M
-from subjxform.portable._confsyntax import parse_mappings
 from subjxform.portable._transform import keyed_below
 
 # Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.
@@ -27,6 +26,7 @@ FILES = [("map_cases.jsonl", None)] + [(f"servers/{line}/mappings.jsonl", line) 
 
 # --------------------------------------------------------------------------------------------------
 # The jar as the oracle
+
 
 def _java_error(e: Exception):
     return getattr(e, "_origin", None) or getattr(e, "java_exception", None)
@@ -62,6 +62,7 @@ def golden_tables(name):
 
 # --------------------------------------------------------------------------------------------------
 # Golden tables: no Spark needed for the pinned answers; the jar for the exact table and text
+
 
 @pytest.mark.parametrize("name,line", FILES, ids=[n for n, _ in FILES])
 def test_every_golden_table_is_accepted_or_refused_as_pinned_and_maps_as_pinned(name, line):
@@ -143,8 +144,8 @@ CONFIG_TEXTS = [
     "a: x.{{wildcard(1)}}",
     "a.*: x.{{wildcard(1)}}",
     "a.*: 'x.{{wildcard(2)}}'",
-    "a.*: \"x.{{nope(1)}}\"",
-    "a.*: \"x.*\"",
+    'a.*: "x.{{nope(1)}}"',
+    'a.*: "x.*"',
     # numbers, sizes, dates, booleans, addresses, variables, escapes
     "a: 1k\nb: 98%\nc: 1.5\nd: 2020-01-01T00:00:00Z\ne: true\nf: -3\ng: 127.0.0.1:4222",
     "a: [{destination: b, weight: 1k}]",
@@ -153,7 +154,7 @@ CONFIG_TEXTS = [
     "v: x.y\na: $v\nb: [{destination: $v, weight: 10}]",
     "a: $nope",
     "a: \"b\\x41\\t\"\nc: 'd\\e'\n e: f\\ng\n",
-    "a: \"b\\q\"",
+    'a: "b\\q"',
     "include other.conf",
     "a: (b)",
     "a: .5",
@@ -171,7 +172,7 @@ CONFIG_TEXTS = [
     '{"a": [{"weight": 50}]}',
     '{"a": [{"subject": "b", "weight": 60}, {"subject": "c", "weight": 60}]}',
     '{"a": "b", "a": "c"}',
-    '[1, 2]',
+    "[1, 2]",
     '"a"',
     "null",
     '{"a": "b\\u00e9"}',
@@ -196,7 +197,19 @@ def test_config_syntax_reads_as_the_jar_reads_it(spark):
 
 
 _ALPHABET = list(" \t\n{}[]:=,;#/'\"$%.*>-0123456789abkKmxe\\()") + [
-    "{{", "}}", "//", "weight", "destination", "cluster", "include ", "mappings", "subject", "\u00a0", "\u0663", "é"]
+    "{{",
+    "}}",
+    "//",
+    "weight",
+    "destination",
+    "cluster",
+    "include ",
+    "mappings",
+    "subject",
+    "\u00a0",
+    "\u0663",
+    "é",
+]
 
 
 def _mutate(rng: random.Random, text: str) -> str:
@@ -234,8 +247,10 @@ def test_an_unquoted_function_destination_is_refused_with_the_contracts_words():
 
 
 def test_a_python_dict_is_the_same_table_as_its_json():
-    d = {"svc": [{"destination": "svc.v1", "weight": "98%"}, {"destination": "svc.v2", "weight": 2}],
-         "orders.*": "orders.central.{{wildcard(1)}}"}
+    d = {
+        "svc": [{"destination": "svc.v1", "weight": "98%"}, {"destination": "svc.v2", "weight": 2}],
+        "orders.*": "orders.central.{{wildcard(1)}}",
+    }
     assert M.compile_mappings(d).plan() == M.compile_mappings(json.dumps(d)).plan()
     with pytest.raises(TypeError):
         M.compile_mappings(["svc"])
@@ -244,8 +259,9 @@ def test_a_python_dict_is_the_same_table_as_its_json():
 def test_the_model_keeps_the_engines_order_weights_remainder_and_scopes():
     t = M.compile_mappings(
         'a.*: "w.$1"\n'
-        'a.b: [{destination: x, weight: 30%}, {destination: y, weight: 20%}, {destination: z, weight: 100%, cluster: c}]\n'
-        'l.>: [{destination: l.>, weight: 40%}]\n')
+        "a.b: [{destination: x, weight: 30%}, {destination: y, weight: 20%}, {destination: z, weight: 100%, cluster: c}]\n"
+        "l.>: [{destination: l.>, weight: 40%}]\n"
+    )
     wild, lit, loss = t.rules
     assert (wild.literal, wild.wildcard, lit.literal, lit.wildcard) == (False, True, True, False)
     assert [d.destination for d in lit.default.destinations] == ["x", "y", "a.b"]  # the remainder: the identity
@@ -272,7 +288,7 @@ def test_rule_salts_equal_the_jars(spark):
     kd = spark._jvm.subjxform.core.KeyedDraw
     rng = random.Random(5)
     for _ in range(300):
-        seed, key, salt = (rng.getrandbits(64) - 2 ** 63 for _ in range(3))
+        seed, key, salt = (rng.getrandbits(64) - 2**63 for _ in range(3))
         assert keyed_below(100, seed, key, salt) == kd.below(100, seed, key, salt)
 
 
@@ -282,12 +298,11 @@ def test_rule_salts_equal_the_jars(spark):
 from pyspark.sql import functions as F  # noqa: E402
 
 import subjxform  # noqa: E402
-from subjxform.portable import _map_build as MB  # noqa: E402
-from subjxform.portable._expr import function_names  # noqa: E402
 from subjxform.portable import InvalidArgumentValue, NeedsTheJar  # noqa: E402
+from subjxform.portable import _map_build as MB  # noqa: E402
 from subjxform.portable import subject_map as portable_map  # noqa: E402
 from subjxform.portable import subject_map_explain as portable_explain  # noqa: E402
-
+from subjxform.portable._expr import function_names  # noqa: E402
 
 # The contract's file in the default run; each server line's file (the same tables, other answers) when
 # SUBJXFORM_PORTABLE_LINES=1: the portable trees are large and slow to compile (see the report), so six files
@@ -324,7 +339,10 @@ def test_a_refused_table_raises_the_jars_text_before_any_query(spark):
     # the whole message is the jar's analysis error, up to Spark's SQLSTATE suffix
     with pytest.raises(Exception) as jar_error:
         spark.range(1).select(subjxform.subject_map(F.lit("a"), text)).collect()
-    assert str(jar_error.value).startswith(str(e.value).removesuffix(" SQLSTATE: 22023")), (str(jar_error.value), str(e.value))
+    assert str(jar_error.value).startswith(str(e.value).removesuffix(" SQLSTATE: 22023")), (
+        str(jar_error.value),
+        str(e.value),
+    )
     with pytest.raises(NeedsTheJar, match="needs the jar"):
         portable_map("subject", F.col("table"))
     with pytest.raises(TypeError, match="seed must be an integer"):
@@ -343,10 +361,13 @@ loss.>: [{destination: "loss.>", weight: 35}, {destination: "kept.>", weight: 15
 
 
 def _keyed_frame(spark, n):
-    subjects = ["orders.eu.c%d" % (i % 97) if i % 3 == 0 else "svc" if i % 3 == 1 else "loss.x.%d" % i for i in range(n)]
+    subjects = [
+        "orders.eu.c%d" % (i % 97) if i % 3 == 0 else "svc" if i % 3 == 1 else "loss.x.%d" % i for i in range(n)
+    ]
     clusters = [None, "east", "west", "nowhere"]
-    return spark.createDataFrame([(s, f"id-{i}", clusters[i % 4]) for i, s in enumerate(subjects)],
-                                 "subject string, id string, cluster string")
+    return spark.createDataFrame(
+        [(s, f"id-{i}", clusters[i % 4]) for i, s in enumerate(subjects)], "subject string, id string, cluster string"
+    )
 
 
 def test_keyed_draws_are_the_jars_row_by_row(spark):
@@ -362,15 +383,22 @@ def test_keyed_draws_are_the_jars_row_by_row(spark):
     assert not wrong, (len(wrong), wrong[:5])
     # The draws did vary: every written destination, the remainder and the loss occur.
     outcomes = {(r["je"]["destination"], r["je"]["outcome"]) for r in out}
-    assert {("orders.v2.{{random(5)}}.$2", "mapped"), ("svc", "unchanged"), (None, "dropped"),
-            ("orders.v3.$1", "mapped"), ("kept.>", "mapped")} <= outcomes
+    assert {
+        ("orders.v2.{{random(5)}}.$2", "mapped"),
+        ("svc", "unchanged"),
+        (None, "dropped"),
+        ("orders.v3.$1", "mapped"),
+        ("kept.>", "mapped"),
+    } <= outcomes
 
 
 def test_the_seed_changes_keyed_draws_as_the_jars(spark):
     df = _keyed_frame(spark, 600).where("subject = 'svc'")
-    out = df.select(portable_map("subject", KEYED_TABLE, seed=7, key="id").alias("p"),
-                    subjxform.subject_map("subject", KEYED_TABLE, seed=7, key="id").alias("j"),
-                    portable_map("subject", KEYED_TABLE, seed=8, key="id").alias("q")).collect()
+    out = df.select(
+        portable_map("subject", KEYED_TABLE, seed=7, key="id").alias("p"),
+        subjxform.subject_map("subject", KEYED_TABLE, seed=7, key="id").alias("j"),
+        portable_map("subject", KEYED_TABLE, seed=8, key="id").alias("q"),
+    ).collect()
     assert all(r["p"] == r["j"] for r in out)
     assert any(r["p"] != r["q"] for r in out)
 
@@ -381,11 +409,14 @@ def _binomial_ok(count, n, p, z=4.5):
 
 def test_unkeyed_frequencies_follow_the_weights_and_explain_agrees_with_itself(spark):
     n = 20000
-    table = {"svc": [{"destination": "svc.v1", "weight": 70}, {"destination": "svc.v2", "weight": 20}],
-             "drop.x": [{"destination": "drop.x", "weight": 25}]}
+    table = {
+        "svc": [{"destination": "svc.v1", "weight": 70}, {"destination": "svc.v2", "weight": 20}],
+        "drop.x": [{"destination": "drop.x", "weight": 25}],
+    }
     df = spark.range(n).select(F.when(F.col("id") % 2 == 0, F.lit("svc")).otherwise(F.lit("drop.x")).alias("subject"))
-    r = df.select(portable_map("subject", table, seed=3).alias("m"),
-                  portable_explain("subject", table, seed=3).alias("e"))
+    r = df.select(
+        portable_map("subject", table, seed=3).alias("m"), portable_explain("subject", table, seed=3).alias("e")
+    )
     counts = {row["m"]: row["c"] for row in r.groupBy("m").agg(F.count("*").alias("c")).collect()}
     half = n // 2
     assert _binomial_ok(counts.get("svc.v1", 0), half, 0.70)
@@ -396,9 +427,13 @@ def test_unkeyed_frequencies_follow_the_weights_and_explain_agrees_with_itself(s
     # One draw per row inside the explanation: its destination, outcome and result always agree.
     e = r.select("e.*").groupBy("destination", "remainder", "outcome", "result").count().collect()
     combos = {(x["destination"], x["remainder"], x["outcome"], x["result"]) for x in e}
-    assert combos == {("svc.v1", False, "mapped", "svc.v1"), ("svc.v2", False, "mapped", "svc.v2"),
-                      (None, True, "unchanged", "svc"), ("drop.x", False, "unchanged", "drop.x"),
-                      (None, True, "dropped", None)}
+    assert combos == {
+        ("svc.v1", False, "mapped", "svc.v1"),
+        ("svc.v2", False, "mapped", "svc.v2"),
+        (None, True, "unchanged", "svc"),
+        ("drop.x", False, "unchanged", "drop.x"),
+        (None, True, "dropped", None),
+    }
     # The same seed repeats the draws; another seed does not.
     again = df.select(portable_map("subject", table, seed=3).alias("m")).collect()
     assert [x["m"] for x in again] == [x["m"] for x in r.select("m").collect()]
@@ -407,8 +442,11 @@ def test_unkeyed_frequencies_follow_the_weights_and_explain_agrees_with_itself(s
 def test_the_tree_names_only_sparks_builtin_functions():
     t = M.compile_mappings(KEYED_TABLE)
     from subjxform.portable._expr import Input
-    for tree in (MB.map_tree(t, MB.MapDraws(1, Input("key")), Input("cluster")),
-                 MB.explain_tree(t, MB.MapDraws(1, None), Input("cluster"))):
+
+    for tree in (
+        MB.map_tree(t, MB.MapDraws(1, Input("key")), Input("cluster")),
+        MB.explain_tree(t, MB.MapDraws(1, None), Input("cluster")),
+    ):
         names = function_names(tree)
         assert not any(n.startswith("subject") for n in names), names
         assert {"elt", "element_at", "xxhash64"} & names

@@ -15,10 +15,10 @@ import pytest
 from pyspark.sql import functions as F
 
 from conftest import HAS_JAR, golden
-from test_golden import fits
 from subjxform import portable
 from subjxform.portable import _mappings as M
 from subjxform.portable._transform import keyed_below
+from test_golden import fits
 
 pytestmark = pytest.mark.skipif(HAS_JAR, reason="where the jar is, the side-by-side suites compare with it")
 
@@ -30,14 +30,19 @@ CHUNK = 40
 def subjects_frame(session, subjects):
     """Any byte strings as a STRING column (through unhex, so invalid UTF-8 stays as it is)."""
     rows = [(i, s.encode("utf-8", "surrogatepass").hex()) for i, s in enumerate(subjects)]
-    return session.createDataFrame(rows, "i int, h string").select("i", F.expr("cast(unhex(h) as string)").alias("subject"))
+    return session.createDataFrame(rows, "i int, h string").select(
+        "i", F.expr("cast(unhex(h) as string)").alias("subject")
+    )
 
 
 def golden_transforms():
     cases = [dict(c, line=None) for c in golden("transform_cases.jsonl")]
     for line in LINES:
-        cases += [dict(c, line=line) for c in golden(f"servers/{line}/transforms.jsonl")
-                  if line != "2.15" and c.get("differs_from_2_15")]
+        cases += [
+            dict(c, line=line)
+            for c in golden(f"servers/{line}/transforms.jsonl")
+            if line != "2.15" and c.get("differs_from_2_15")
+        ]
     by_transform: dict = {}
     for c in cases:
         if c["subject"] is not None and c["accepted"] and ("expected" in c or c.get("random")):
@@ -53,11 +58,15 @@ def test_golden_transforms_give_the_expected_subject_without_the_jar(session):
     items = golden_transforms()
     wrong, compared = [], 0
     for start in range(0, len(items), CHUNK):
-        chunk = items[start:start + CHUNK]
+        chunk = items[start : start + CHUNK]
         subjects = sorted({c["subject"] for _, cs in chunk for c in cs})
         index = {s: i for i, s in enumerate(subjects)}
-        cols = [portable.try_subject_transform("subject", src, dest, server_version=line, key="subject", seed=7).alias(f"p{k}")
-                for k, ((src, dest, line), _) in enumerate(chunk)]
+        cols = [
+            portable.try_subject_transform("subject", src, dest, server_version=line, key="subject", seed=7).alias(
+                f"p{k}"
+            )
+            for k, ((src, dest, line), _) in enumerate(chunk)
+        ]
         rows = {r["i"]: r for r in subjects_frame(session, subjects).select("i", *cols).collect()}
         for k, (_, cs) in enumerate(chunk):
             for c in cs:
@@ -76,15 +85,19 @@ def test_golden_mappings_give_the_expected_subject_without_the_jar(session):
     index = {s: i for i, s in enumerate(subjects)}
     cols = [portable.subject_map("subject", t).alias(f"m{k}") for k, t in enumerate(tables)]
     rows = {r["i"]: r for r in subjects_frame(session, subjects).select("i", *cols).collect()}
-    wrong = [(c["id"], c["subject"], rows[index[c["subject"]]][f"m{tables.index(c['mappings'])}"], c["expected"])
-             for c in cases if c["subject"] is not None
-             and rows[index[c["subject"]]][f"m{tables.index(c['mappings'])}"] != c["expected"]]
+    wrong = [
+        (c["id"], c["subject"], rows[index[c["subject"]]][f"m{tables.index(c['mappings'])}"], c["expected"])
+        for c in cases
+        if c["subject"] is not None and rows[index[c["subject"]]][f"m{tables.index(c['mappings'])}"] != c["expected"]
+    ]
     assert not wrong, (len(wrong), wrong[:10])
 
 
 KEYED_TABLE = {
-    "orders.*.*": [{"destination": "orders.v1.{{partition(8,2)}}.$1.$2", "weight": "60%"},
-                   {"destination": "orders.v2.$2", "weight": "25%"}],
+    "orders.*.*": [
+        {"destination": "orders.v1.{{partition(8,2)}}.$1.$2", "weight": "60%"},
+        {"destination": "orders.v2.$2", "weight": "25%"},
+    ],
     "billing.>": [{"destination": "billing.a.>", "weight": "50%"}, {"destination": "billing.b.>", "weight": "50%"}],
 }
 
@@ -94,10 +107,17 @@ def test_keyed_draws_are_the_jars_draw_without_the_jar(session):
     jar in test_portable_mappings — row by row."""
     table = M.compile_mappings(KEYED_TABLE)
     df = session.range(600).select(
-        "id", F.expr("CASE WHEN id % 3 = 0 THEN concat('billing.', id) ELSE concat('orders.r', id % 7, '.c', id) END")
-        .alias("subject"))
-    rows = df.select("id", "subject", F.xxhash64("id").alias("digest"),
-                     portable.subject_map("subject", KEYED_TABLE, seed=42, key="id").alias("m")).collect()
+        "id",
+        F.expr("CASE WHEN id % 3 = 0 THEN concat('billing.', id) ELSE concat('orders.r', id % 7, '.c', id) END").alias(
+            "subject"
+        ),
+    )
+    rows = df.select(
+        "id",
+        "subject",
+        F.xxhash64("id").alias("digest"),
+        portable.subject_map("subject", KEYED_TABLE, seed=42, key="id").alias("m"),
+    ).collect()
     wrong = []
     for r in rows:
         rule = M.find_rule(table, r["subject"])
@@ -106,8 +126,11 @@ def test_keyed_draws_are_the_jars_draw_without_the_jar(session):
         if r["m"] != expected:
             wrong.append((r["id"], r["subject"], r["m"], expected))
     assert not wrong, wrong[:5]
-    outcomes = {r["m"].split(".")[1] if r["m"].split(".")[1] in ("v1", "v2") else "kept"
-                for r in rows if r["subject"].startswith("orders")}
+    outcomes = {
+        r["m"].split(".")[1] if r["m"].split(".")[1] in ("v1", "v2") else "kept"
+        for r in rows
+        if r["subject"].startswith("orders")
+    }
     assert outcomes == {"v1", "v2", "kept"}  # 60%, 25% and the unchanged remainder all drawn
 
 
@@ -117,28 +140,51 @@ def test_the_sql_text_runs_in_spark_sql_and_gives_the_same(session):
     transform_sql = portable.sql_expression("subject_transform", "subject", "*.*.>", "$2.{{partition(4,1)}}.$1.>")
     map_sql = portable.sql_expression("subject_map", "subject", json.dumps(KEYED_TABLE), seed=3, key="i")
     by_sql = session.sql(f"SELECT i, {transform_sql} AS t, {map_sql} AS m FROM portable_subjects ORDER BY i").collect()
-    by_column = subjects_frame(session, subjects).select(
-        "i", portable.subject_transform("subject", "*.*.>", "$2.{{partition(4,1)}}.$1.>").alias("t"),
-        portable.subject_map("subject", KEYED_TABLE, seed=3, key="i").alias("m")).orderBy("i").collect()
+    by_column = (
+        subjects_frame(session, subjects)
+        .select(
+            "i",
+            portable.subject_transform("subject", "*.*.>", "$2.{{partition(4,1)}}.$1.>").alias("t"),
+            portable.subject_map("subject", KEYED_TABLE, seed=3, key="i").alias("m"),
+        )
+        .orderBy("i")
+        .collect()
+    )
     assert [tuple(r) for r in by_sql] == [tuple(r) for r in by_column]
     assert by_sql[3]["t"] is None and by_sql[0]["t"].startswith("eu.")
 
 
 def test_subjxform_sql_turns_a_config_block_into_a_view_that_runs(session, tmp_path):
     config = tmp_path / "server.conf"
-    config.write_text("port: 4222\nmappings {\n  orders.*.*: \"orders.{{partition(8,2)}}.$1.$2\"\n"
-                      "  legacy.>: \"archive.>\"\n}\n", encoding="utf-8")
+    config.write_text(
+        'port: 4222\nmappings {\n  orders.*.*: "orders.{{partition(8,2)}}.$1.$2"\n  legacy.>: "archive.>"\n}\n',
+        encoding="utf-8",
+    )
     subjects = ["orders.eu.c1", "legacy.a.b", "other.x"]
     subjects_frame(session, subjects).createOrReplaceTempView("traffic")
-    out = subprocess.run([sys.executable, "-m", "subjxform", "sql", str(config), "--view", "mapped", "--from", "traffic"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "subjxform", "sql", str(config), "--view", "mapped", "--from", "traffic"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("CREATE OR REPLACE TEMPORARY VIEW mapped AS")
     session.sql(out.stdout)
-    got = {r["subject"]: r["mapped_subject"] for r in session.sql("SELECT subject, mapped_subject FROM mapped").collect()}
-    expected = {r["subject"]: r["m"] for r in subjects_frame(session, subjects).select(
-        "subject", portable.subject_map("subject", {"orders.*.*": "orders.{{partition(8,2)}}.$1.$2",
-                                                    "legacy.>": "archive.>"}).alias("m")).collect()}
+    got = {
+        r["subject"]: r["mapped_subject"] for r in session.sql("SELECT subject, mapped_subject FROM mapped").collect()
+    }
+    expected = {
+        r["subject"]: r["m"]
+        for r in subjects_frame(session, subjects)
+        .select(
+            "subject",
+            portable.subject_map(
+                "subject", {"orders.*.*": "orders.{{partition(8,2)}}.$1.$2", "legacy.>": "archive.>"}
+            ).alias("m"),
+        )
+        .collect()
+    }
     assert got == expected and got["other.x"] == "other.x" and got["legacy.a.b"] == "archive.a.b"
 
 
@@ -146,8 +192,9 @@ def test_an_invalid_constant_fails_before_any_query_with_the_jars_text(session):
     with pytest.raises(portable.InvalidArgumentValue) as e:
         portable.subject_transform("subject", "a.*", "b.{{wildcard(2)}}")
     message = str(e.value)
-    assert message.startswith("[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `dest` in "
-                              "`subject_transform` is invalid: "), message
+    assert message.startswith(
+        "[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `dest` in `subject_transform` is invalid: "
+    ), message
     assert "wildcard index out of range in {{wildcard(2)}}" in message, message
     with pytest.raises(portable.NeedsTheJar):
         portable.subject_transform("subject", F.col("src"), "b.$1")

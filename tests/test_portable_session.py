@@ -11,11 +11,15 @@ from conftest import HAS_JAR
 pytestmark = pytest.mark.skipif(HAS_JAR, reason="what a session without the jar gets")
 
 
-@pytest.mark.parametrize("call", [
-    lambda: subjxform.subject_transform("subject", "a.*", "b.$1"),
-    lambda: subjxform.subject_map("subject", {"a.*": "b.$1"}),
-    lambda: subjxform.subject_matches("subject", "a.>"),
-], ids=["subject_transform", "subject_map", "subject_matches"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: subjxform.subject_transform("subject", "a.*", "b.$1"),
+        lambda: subjxform.subject_map("subject", {"a.*": "b.$1"}),
+        lambda: subjxform.subject_matches("subject", "a.>"),
+    ],
+    ids=["subject_transform", "subject_map", "subject_matches"],
+)
 def test_the_jar_functions_point_to_the_portable_ones(session, call):
     session.createDataFrame([("a.b",)], ["subject"])  # the session in hand is the active one
     with pytest.raises(RuntimeError) as err:

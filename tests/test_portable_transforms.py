@@ -15,10 +15,10 @@ from pyspark.sql import functions as F
 import subjxform
 import transform_gen as gen
 from conftest import golden, needs_jar
-from test_golden import fits, nats_reason
 from subjxform import portable
 from subjxform.portable import _expr
 from subjxform.portable._transform import InvalidTransform, compile_transform
+from test_golden import fits, nats_reason
 
 # Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.
 pytestmark = needs_jar
@@ -33,13 +33,17 @@ GOLDEN_SAMPLE = 60
 
 def kind(dest: str) -> tuple:
     import re as _re
+
     return tuple(sorted(set(_re.findall(r"[a-zA-Z]+(?=\s*\()", dest)))) + (">" if dest.endswith(">") else "",)
 
 
 def side_by_side(spark, transforms, subjects, key=None, seed=None):
     """One DataFrame of `subjects` (str, or bytes: any byte string), a portable and a jar column per
     (src, dest, line) of `transforms`; {(subject, k): (portable, jar)}."""
-    rows = [(i, s.hex() if isinstance(s, bytes) else s.encode("utf-8", "surrogatepass").hex()) for i, s in enumerate(subjects)]
+    rows = [
+        (i, s.hex() if isinstance(s, bytes) else s.encode("utf-8", "surrogatepass").hex())
+        for i, s in enumerate(subjects)
+    ]
     df = spark.createDataFrame(rows, "i int, h string").select("i", F.expr("cast(unhex(h) as string)").alias("subject"))
     cols = []
     for k, (src, dest, line) in enumerate(transforms):
@@ -56,9 +60,12 @@ def side_by_side(spark, transforms, subjects, key=None, seed=None):
 def golden_cases():
     cases = [dict(c, line=None) for c in golden("transform_cases.jsonl")]
     for line in LINES:
-        cases += [dict(c, line=line) for c in golden(f"servers/{line}/transforms.jsonl")
-                  # the per-line files repeat the shared cases: keep what the line does otherwise
-                  if line != "2.15" and (c.get("differs_from_2_15") or not c["accepted"] or c.get("nats_crashed"))]
+        cases += [
+            dict(c, line=line)
+            for c in golden(f"servers/{line}/transforms.jsonl")
+            # the per-line files repeat the shared cases: keep what the line does otherwise
+            if line != "2.15" and (c.get("differs_from_2_15") or not c["accepted"] or c.get("nats_crashed"))
+        ]
     return [c for c in cases if c["subject"] is not None and c["accepted"] and ("expected" in c or c.get("random"))]
 
 
@@ -77,7 +84,7 @@ def test_every_golden_case_gives_the_jars_answer_and_the_expected_one(spark):
     wrong, compared = [], 0
     started = time.time()
     for start in range(0, len(items), CHUNK):
-        chunk = items[start:start + CHUNK]
+        chunk = items[start : start + CHUNK]
         subjects = sorted({c["subject"] for _, cs in chunk for c in cs})
         index = {s: i for i, s in enumerate(subjects)}
         # keyed, so that random tokens agree too; every subject through every transform of the chunk
@@ -90,7 +97,9 @@ def test_every_golden_case_gives_the_jars_answer_and_the_expected_one(spark):
             for c in cs:
                 p, _ = out[(index[c["subject"]], k)]
                 if not fits(c, p):
-                    wrong.append(("golden", c["id"], c["line"], c["src"], c["dest"], c["subject"], p, c.get("expected")))
+                    wrong.append(
+                        ("golden", c["id"], c["line"], c["src"], c["dest"], c["subject"], p, c.get("expected"))
+                    )
     assert not wrong, (len(wrong), wrong[:10])
     assert compared > 800 and len(items) >= 40, (compared, len(items))
     print(f"{len(items)} transforms, {compared} comparisons in {time.time() - started:.1f}s")
@@ -168,9 +177,12 @@ def test_partition_equals_the_jar_for_long_and_invalid_keys(spark):
     for n in (1, 31, 32, 33, 64, 200, 1000):
         for _ in range(20):
             subjects.append(b"p." + bytes(r.choice([x for x in range(256) if x != 0x2E]) for _ in range(n)))
-    transforms = [("p.*", "{{partition(16,1)}}", None), ("p.>", "{{partition(4294967295)}}.>", None),
-                  ("p.*", "{{slicefromleft(1,3)}}.{{right(1,5)}}.{{splitfromright(1,2)}}", None),
-                  ("p.*", "{{split(1,a)}}.{{split(1,)}}.{{slicefromright(1,4)}}", None)]
+    transforms = [
+        ("p.*", "{{partition(16,1)}}", None),
+        ("p.>", "{{partition(4294967295)}}.>", None),
+        ("p.*", "{{slicefromleft(1,3)}}.{{right(1,5)}}.{{splitfromright(1,2)}}", None),
+        ("p.*", "{{split(1,a)}}.{{split(1,)}}.{{slicefromright(1,4)}}", None),
+    ]
     out = side_by_side(spark, transforms, subjects)
     wrong = [(transforms[k], subjects[i], p, j) for (i, k), (p, j) in out.items() if p != j]
     assert not wrong, (len(wrong), wrong[:5])
@@ -179,16 +191,23 @@ def test_partition_equals_the_jar_for_long_and_invalid_keys(spark):
 
 def test_keyed_draws_equal_the_jars_for_ints_strings_and_null_keys(spark):
     df = spark.range(3000).select(
-        F.concat(F.lit("svc."), F.col("id")).alias("subject"), F.col("id").alias("n"),
-        F.when(F.col("id") % 7 == 0, F.lit(None)).otherwise(F.concat(F.lit("m-"), F.col("id"))).alias("s"))
+        F.concat(F.lit("svc."), F.col("id")).alias("subject"),
+        F.col("id").alias("n"),
+        F.when(F.col("id") % 7 == 0, F.lit(None)).otherwise(F.concat(F.lit("m-"), F.col("id"))).alias("s"),
+    )
     cols = []
-    for name, key in (("n", "n"), ("s", "s")):
+    for _name, key in (("n", "n"), ("s", "s")):
         for seed in (None, 42, -(2**63)):
             for src, dest in (("svc.*", "{{random(1000)}}.{{random(3)}}.$1"), ("svc.>", "{{Random(-2147483648)}}.>")):
                 kw = dict(seed=seed, key=key)
-                cols += [portable.subject_transform("subject", src, dest, **kw), subjxform.subject_transform("subject", src, dest, **kw)]
+                cols += [
+                    portable.subject_transform("subject", src, dest, **kw),
+                    subjxform.subject_transform("subject", src, dest, **kw),
+                ]
     rows = df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)]).collect()
-    wrong = [(i, r[f"c{i}"], r[f"c{i + 1}"]) for r in rows for i in range(0, len(cols), 2) if r[f"c{i}"] != r[f"c{i + 1}"]]
+    wrong = [
+        (i, r[f"c{i}"], r[f"c{i + 1}"]) for r in rows for i in range(0, len(cols), 2) if r[f"c{i}"] != r[f"c{i + 1}"]
+    ]
     assert not wrong, (len(wrong), wrong[:5])
     assert len({r["c0"] for r in rows}) > 500  # the draws vary with the key
 
@@ -200,7 +219,12 @@ def test_unkeyed_random_is_uniform_and_a_seed_repeats(spark):
     assert set(counts) == {str(i) for i in range(10)}
     chi2 = sum((c - 5000) ** 2 / 5000 for c in counts.values())
     assert chi2 < 33.7, counts  # chi-square, 9 degrees of freedom, p = 0.0001
-    again = {r[0]: r[1] for r in df.groupBy(portable.subject_transform("subject", "svc.*", "{{random(10)}}", seed=11).alias("t")).count().collect()}
+    again = {
+        r[0]: r[1]
+        for r in df.groupBy(portable.subject_transform("subject", "svc.*", "{{random(10)}}", seed=11).alias("t"))
+        .count()
+        .collect()
+    }
     assert again == counts
     two = df.select(portable.subject_transform("subject", "svc.*", "{{random(2)}}.{{random(2)}}").alias("t"))
     pairs = {r[0]: r[1] for r in two.groupBy("t").count().collect()}
@@ -212,13 +236,15 @@ def test_sql_text_gives_what_the_column_gives(spark):
     subjects = ["orders.eu.42", "orders.é日.x-y--z", "orders.a", "a.*.b", "orders.\u00ff.1\n2"]
     df = spark.createDataFrame([(s,) for s in subjects] + [(None,)], "subject string")
     df.createOrReplaceTempView("portable_subjects")
-    forms = [("subject_transform", ("orders.*.*", "x.{{partition(5,1,2)}}.{{slicefromleft(2,2)}}.$1"), {}),
-             ("subject_transform", ("orders.*.*", "x.{{random(100)}}.{{split(2,-)}}"), {"seed": 3, "key": "subject"}),
-             ("try_subject_transform", ("orders.*.*", "x.$3"), {}),
-             ("subject_transform", ("orders.*.>", "y.{{left(1,1)}}.>"), {"server_version": "2.15"}),
-             ("subject_matches", ("orders.*.>",), {}),
-             ("subject_filter_transform", ([("orders.*.*", "z.$2"), ("orders.*", "")],), {}),
-             ("try_subject_filter_transform", ([("a.>", ""), ("a.b", "x")],), {})]
+    forms = [
+        ("subject_transform", ("orders.*.*", "x.{{partition(5,1,2)}}.{{slicefromleft(2,2)}}.$1"), {}),
+        ("subject_transform", ("orders.*.*", "x.{{random(100)}}.{{split(2,-)}}"), {"seed": 3, "key": "subject"}),
+        ("try_subject_transform", ("orders.*.*", "x.$3"), {}),
+        ("subject_transform", ("orders.*.>", "y.{{left(1,1)}}.>"), {"server_version": "2.15"}),
+        ("subject_matches", ("orders.*.>",), {}),
+        ("subject_filter_transform", ([("orders.*.*", "z.$2"), ("orders.*", "")],), {}),
+        ("try_subject_filter_transform", ([("a.>", ""), ("a.b", "x")],), {}),
+    ]
     for name, args, kw in forms:
         sql = portable.sql_expression(name, "subject", *args, **kw)
         by_sql = [r[0] for r in spark.sql(f"SELECT {sql} FROM portable_subjects").collect()]
@@ -233,14 +259,29 @@ def test_sql_text_gives_what_the_column_gives(spark):
 def test_filter_forms_agree_with_the_jar(spark):
     subjects = ["foo", "bar", "baz", "a.b", "a.b.c", "x.--", "$KV.A.k1", "*", "a..b", "u.--"]
     df = spark.createDataFrame([(s,) for s in subjects], "subject string")
-    lists = [[("foo", "foo-transformed"), ("bar", "")], [("$KV.A.>", "$KV.B.>")], [], [("u.*", "v.{{split(1,-)}}")],
-             [("", "all.>")], [{"src": "a.*", "dest": "x.$1"}, {"src": "a.*.c"}]]
+    lists = [
+        [("foo", "foo-transformed"), ("bar", "")],
+        [("$KV.A.>", "$KV.B.>")],
+        [],
+        [("u.*", "v.{{split(1,-)}}")],
+        [("", "all.>")],
+        [{"src": "a.*", "dest": "x.$1"}, {"src": "a.*.c"}],
+    ]
     for lst in lists:
-        got = [tuple(r) for r in df.select(portable.subject_filter_transform("subject", lst),
-                                           subjxform.subject_filter_transform("subject", lst)).collect()]
+        got = [
+            tuple(r)
+            for r in df.select(
+                portable.subject_filter_transform("subject", lst), subjxform.subject_filter_transform("subject", lst)
+            ).collect()
+        ]
         assert all(p == j for p, j in got), (lst, got)
     for flt in ("a.*", "*.>", ">", "foo", "*x"):
-        got = [tuple(r) for r in df.select(portable.subject_matches("subject", flt), subjxform.subject_matches("subject", flt)).collect()]
+        got = [
+            tuple(r)
+            for r in df.select(
+                portable.subject_matches("subject", flt), subjxform.subject_matches("subject", flt)
+            ).collect()
+        ]
         assert all(p == j for p, j in got), (flt, got)
     bad = [("a.>", ""), ("a.b", "x")]
     with pytest.raises(portable.InvalidArgumentValue) as mine:
@@ -269,11 +310,18 @@ def test_arguments_are_checked_as_the_jar_paths_functions_check_them():
 
 
 def test_no_tree_names_a_subjxform_function():
-    trees = [portable.tree_of("subject_transform", "a.*.>", "{{partition(3,1)}}.{{random(5)}}.{{split(1,-)}}.{{left(1,1)}}.>",
-                              seed=1, key="k"),
-             portable.tree_of("subject_transform", "a.*", "{{random(5)}}"),
-             portable.tree_of("subject_matches", "a.*"),
-             portable.tree_of("subject_filter_transform", [("a.*", "b.{{slicefromright(1,2)}}")])]
+    trees = [
+        portable.tree_of(
+            "subject_transform",
+            "a.*.>",
+            "{{partition(3,1)}}.{{random(5)}}.{{split(1,-)}}.{{left(1,1)}}.>",
+            seed=1,
+            key="k",
+        ),
+        portable.tree_of("subject_transform", "a.*", "{{random(5)}}"),
+        portable.tree_of("subject_matches", "a.*"),
+        portable.tree_of("subject_filter_transform", [("a.*", "b.{{slicefromright(1,2)}}")]),
+    ]
     names = set().union(*(_expr.function_names(t) for t in trees))
     assert not {n for n in names if "subject" in n or "subjxform" in n}, names
     assert {"substring_index", "xxhash64", "rand", "regexp_replace"} <= names

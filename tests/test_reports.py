@@ -18,8 +18,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from conftest import golden
-from subjxform import subject_map, subject_map_explain
-from subjxform import reports
+from subjxform import reports, subject_map, subject_map_explain
 
 TRAFFIC_SQL = """
   CASE WHEN id % 20 < 16 THEN concat('orders.', element_at(array('eu', 'us', 'ap'), cast(id % 3 AS INT) + 1), '.',
@@ -39,10 +38,13 @@ billing.*: "billing.all.$1"
 """
 
 # The new config: billing.* goes elsewhere (changed), audit.a.> is dropped, audit.b.* is mapped.
-NEW_TABLE = TABLE.replace('"billing.all.$1"', '"billing.v2.$1"') + """
+NEW_TABLE = (
+    TABLE.replace('"billing.all.$1"', '"billing.v2.$1"')
+    + """
 audit.a.>: [{destination: audit.a.>, weight: 0%}]
 audit.b.*: "archive.audit.$1"
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +70,11 @@ def test_explain_agrees_with_subject_map_on_every_golden_case(session):
     for seed in (None, 5):
         rows = [(c["id"], c["subject"], c["mappings"]) for c in cases for _ in range(3)]
         df = session.createDataFrame(rows, ["id", "subject", "mappings"]).repartition(1)
-        both = df.select("id", subject_map("subject", F.col("mappings"), seed=seed if seed is not None else 0).alias("m"),
-                         subject_map_explain("subject", F.col("mappings"), seed=seed if seed is not None else 0).alias("e"))
+        both = df.select(
+            "id",
+            subject_map("subject", F.col("mappings"), seed=seed if seed is not None else 0).alias("m"),
+            subject_map_explain("subject", F.col("mappings"), seed=seed if seed is not None else 0).alias("e"),
+        )
         bad = both.where(~F.col("m").eqNullSafe(F.col("e.result"))).select("id").collect()
         assert bad == [], bad[:5]
 
@@ -77,7 +82,7 @@ def test_explain_agrees_with_subject_map_on_every_golden_case(session):
 def _random_table(rng: random.Random) -> str:
     tokens = ["a", "b", "c", "x1"]
     rules = {}
-    for i in range(rng.randint(1, 6)):
+    for _i in range(rng.randint(1, 6)):
         toks = [rng.choice(tokens + ["*"]) for _ in range(rng.randint(1, 3))]
         if rng.random() < 0.3:
             toks.append(">")
@@ -86,8 +91,13 @@ def _random_table(rng: random.Random) -> str:
         entries = []
         for j in range(rng.randint(0, 3)):
             cluster = rng.choice(["", "", "east"])
-            entries.append({"destination": ".".join([f"d{j}"] + parts), "weight": rng.randint(0, 30),
-                            **({"cluster": cluster} if cluster else {})})
+            entries.append(
+                {
+                    "destination": ".".join([f"d{j}"] + parts),
+                    "weight": rng.randint(0, 30),
+                    **({"cluster": cluster} if cluster else {}),
+                }
+            )
         if "*" not in src and rng.random() < 0.4:
             entries.append({"destination": src, "weight": 10})  # the source listed: its remainder drops
         rules[src] = entries if entries else ".".join(["d"] + parts)
@@ -103,8 +113,12 @@ def test_explain_agrees_with_subject_map_on_random_tables(session):
             subject = ".".join(rng.choice(["a", "b", "c", "x1"]) for _ in range(rng.randint(1, 4)))
             rows.append((t, subject, table, rng.choice([None, "east", "west"])))
     df = session.createDataFrame(rows, "t INT, subject STRING, mappings STRING, cluster STRING").repartition(1)
-    both = df.select("t", "subject", subject_map("subject", F.col("mappings"), cluster=F.col("cluster"), seed=9).alias("m"),
-                     subject_map_explain("subject", F.col("mappings"), cluster=F.col("cluster"), seed=9).alias("e"))
+    both = df.select(
+        "t",
+        "subject",
+        subject_map("subject", F.col("mappings"), cluster=F.col("cluster"), seed=9).alias("m"),
+        subject_map_explain("subject", F.col("mappings"), cluster=F.col("cluster"), seed=9).alias("e"),
+    )
     bad = both.where(~F.col("m").eqNullSafe(F.col("e.result"))).collect()
     assert bad == [], bad[:5]
     outcomes = {r.o for r in both.select(F.col("e.outcome").alias("o")).collect()}
@@ -124,7 +138,11 @@ def test_rule_coverage_finds_the_rule_that_never_fires_the_shadowed_rule_and_unm
     assert f["outcomes"]["no_match"] == 200 and f["outcomes"]["mapped"] == 1800
     assert len(f["unmatched"]) == 5 and all(s.startswith("audit.") and n == 1 for s, n in f["unmatched"])
     rows = {(r.rule, r.destination): r.hits for r in report.df.collect()}
-    assert rows[("orders.*.*", "orders.v1.{{partition(4,2)}}.$1.$2")] + rows[("orders.*.*", "orders.v2.{{partition(4,2)}}.$1.$2")] == 1600
+    assert (
+        rows[("orders.*.*", "orders.v1.{{partition(4,2)}}.$1.$2")]
+        + rows[("orders.*.*", "orders.v2.{{partition(4,2)}}.$1.$2")]
+        == 1600
+    )
     assert "never fires; shadowed by rule 0 (orders.*.*)" in report.text
 
 
@@ -141,12 +159,17 @@ def test_config_diff_counts_each_category_per_rule(traffic):
 
 def test_partition_balance_finds_the_hot_key_and_the_skew(traffic, session):
     report = reports.partition_balance(traffic, mappings=TABLE)
-    (label, f), = report.facts.items()
+    ((label, f),) = report.facts.items()
     assert f["n"] == 4 and f["tokens"] == (2,) and f["total"] == 1600 and sum(f["counts"]) == 1600
     key, partition, count = f["hot"][0]
     assert (key, count) == ("c0", 400)
     # The partition is nats-server's: the one subject_map puts c0's orders in.
-    routed = session.createDataFrame([("orders.us.c0",)], ["subject"]).select(subject_map("subject", TABLE, seed=1).alias("r")).head().r
+    routed = (
+        session.createDataFrame([("orders.us.c0",)], ["subject"])
+        .select(subject_map("subject", TABLE, seed=1).alias("r"))
+        .head()
+        .r
+    )
     assert int(routed.split(".")[2]) == partition
     assert f["counts"][partition] >= 400 and f["max"] == max(f["counts"]) and abs(f["skew"] - f["max"] / 400) < 1e-9
     assert f["skew"] > 1.3  # c0 alone is a whole mean's worth
@@ -162,9 +185,13 @@ def test_canary_check_against_the_configured_weights(traffic, session):
     assert all(r["rule_messages"] == 1600 for r in rows) and sum(r["messages"] for r in rows) == 1600
     assert report.facts["all_ok"]
     # Recorded traffic a server split 50/50 (say, an old config) is flagged: outside the 99% interval.
-    delivered = traffic.withColumn("delivered", F.expr(
-        "IF(subject LIKE 'orders.%', subject_transform(subject, 'orders.*.*', "
-        "IF(id % 2 = 0, 'orders.v1.{{partition(4,2)}}.$1.$2', 'orders.v2.{{partition(4,2)}}.$1.$2')), subject)"))
+    delivered = traffic.withColumn(
+        "delivered",
+        F.expr(
+            "IF(subject LIKE 'orders.%', subject_transform(subject, 'orders.*.*', "
+            "IF(id % 2 = 0, 'orders.v1.{{partition(4,2)}}.$1.$2', 'orders.v2.{{partition(4,2)}}.$1.$2')), subject)"
+        ),
+    )
     off = reports.canary_check(delivered, TABLE, delivered="delivered")
     assert [(r["messages"], r["ok"]) for r in off.facts["rows"]] == [(800, False), (800, False)]
     assert off.facts["unexplained"] == 0
@@ -190,8 +217,10 @@ def test_each_report_writes_a_png(traffic, tmp_path):
 def test_config_diff_with_a_key_shows_only_real_changes(traffic):
     # The new table adds a weighted rule for billing.*: without a key, the orders' draws (one random
     # source in row order) shift wherever a billing row now draws too; keyed, each message keeps its draw.
-    weighted_billing = TABLE.replace('billing.*: "billing.all.$1"',
-                                     'billing.*: [{destination: "billing.all.$1", weight: 50%}, {destination: "billing.b.$1", weight: 50%}]')
+    weighted_billing = TABLE.replace(
+        'billing.*: "billing.all.$1"',
+        'billing.*: [{destination: "billing.all.$1", weight: 50%}, {destination: "billing.b.$1", weight: 50%}]',
+    )
     keyed = reports.config_diff(traffic, TABLE, weighted_billing, seed=3, key="id")
     orders = {k: n for k, n in keyed.facts["by_rules"].items() if k[1] == "orders.*.*"}
     assert orders == {("unchanged", "orders.*.*", "orders.*.*"): 1600}
@@ -210,29 +239,37 @@ orders.*: [
 ]
 """
 SCOPED_NEW_TABLE = SCOPED_TABLE.replace("east.orders.v2.$1", "east.orders.v3.$1").replace(
-    "east.orders.v1.$1", "east.orders.v3.$1", 0)  # only v2 moves, east only
+    "east.orders.v1.$1", "east.orders.v3.$1", 0
+)  # only v2 moves, east only
 
 
 @pytest.fixture(scope="module")
 def scoped(session):
     return session.range(0, 2000, 1, numPartitions=4).selectExpr(
-        "concat('orders.', id) AS subject", "IF(id % 2 = 0, 'east', 'west') AS dc", "id")
+        "concat('orders.', id) AS subject", "IF(id % 2 = 0, 'east', 'west') AS dc", "id"
+    )
 
 
 @pytest.mark.parametrize("as_name", [True, False], ids=["column name", "Column"])
 def test_every_report_takes_a_cluster_column_by_name_or_column(scoped, as_name):
     cluster = "dc" if as_name else F.col("dc")
     east = scoped.where("dc = 'east'").count()
-    coverage = {(r.destination, r.cluster): r.hits for r in reports.rule_coverage(scoped, SCOPED_TABLE, cluster=cluster, seed=1).df.collect()}
+    coverage = {
+        (r.destination, r.cluster): r.hits
+        for r in reports.rule_coverage(scoped, SCOPED_TABLE, cluster=cluster, seed=1).df.collect()
+    }
     assert coverage[("orders.central.$1", None)] == scoped.count() - east
     assert coverage[("east.orders.v1.$1", "east")] + coverage[("east.orders.v2.$1", "east")] == east
     assert min(coverage[("east.orders.v1.$1", "east")], coverage[("east.orders.v2.$1", "east")]) > 0.4 * east
     canary = reports.canary_check(scoped, SCOPED_TABLE, cluster=cluster, seed=1).facts["rows"]
     assert [(r["cluster"], r["rule_messages"]) for r in canary] == [("east", east), ("east", east)]
     diff = reports.config_diff(scoped, SCOPED_TABLE, SCOPED_NEW_TABLE, cluster=cluster, key="id").facts["totals"]
-    moved = scoped.where("dc = 'east'").select(
-        subject_map("subject", SCOPED_TABLE, cluster=F.lit("east"), key=F.col("id"), seed=0).alias("r")
-    ).where("r LIKE 'east.orders.v2.%'").count()
+    moved = (
+        scoped.where("dc = 'east'")
+        .select(subject_map("subject", SCOPED_TABLE, cluster=F.lit("east"), key=F.col("id"), seed=0).alias("r"))
+        .where("r LIKE 'east.orders.v2.%'")
+        .count()
+    )
     assert diff["changed"] == moved > 0 and diff["unchanged"] == scoped.count() - moved
 
 
@@ -261,7 +298,9 @@ def test_a_canary_check_over_no_messages_checks_nothing_rather_than_failing(sess
 
 
 def test_rule_coverage_counts_null_and_invalid_subjects(session):
-    df = session.createDataFrame([("orders.eu.1",), ("billing.2",), (None,), ("a..b",), ("orders.*.x",)], "subject string")
+    df = session.createDataFrame(
+        [("orders.eu.1",), ("billing.2",), (None,), ("a..b",), ("orders.*.x",)], "subject string"
+    )
     f = reports.rule_coverage(df, TABLE, seed=1).facts
     assert f["total"] == 5 and f["not_subjects"] == 3
     assert sum(f["outcomes"].values()) + f["not_subjects"] == 5
@@ -294,8 +333,21 @@ def test_the_reports_and_the_command_line_draw_alike_by_default(session, tmp_pat
     traffic = tmp_path / "t.parquet"
     session.range(0, 2000, 1, 2).selectExpr(f"{TRAFFIC_SQL} AS subject", "id").write.parquet(str(traffic))
     (tmp_path / "m.conf").write_text(TABLE)
-    assert report_cli.main([str(traffic), "--mappings", str(tmp_path / "m.conf"), "--key-column", "id",
-                            "--out", str(tmp_path / "out")], spark=session) == 0
+    assert (
+        report_cli.main(
+            [
+                str(traffic),
+                "--mappings",
+                str(tmp_path / "m.conf"),
+                "--key-column",
+                "id",
+                "--out",
+                str(tmp_path / "out"),
+            ],
+            spark=session,
+        )
+        == 0
+    )
     summary = (tmp_path / "out" / "summary.txt").read_text()
     python = reports.rule_coverage(session.read.parquet(str(traffic)), TABLE, key="id")
     v1 = {r.destination: r.hits for r in python.df.collect()}["orders.v1.{{partition(4,2)}}.$1.$2"]
@@ -306,19 +358,34 @@ def test_the_reports_and_the_command_line_draw_alike_by_default(session, tmp_pat
 
 # --- A newcomer's first hour: shares that read true, and one meaning of cluster -------------------------
 
+
 def test_a_key_with_one_message_in_100000_reads_as_such_not_as_zero(spark):
-    rows = spark.range(100_000).select(F.when(F.col("id") == 0, F.lit("orders.rare"))
-                                       .otherwise(F.concat(F.lit("orders.k"), (F.col("id") % 4).cast("string")))
-                                       .alias("subject"))
+    rows = spark.range(100_000).select(
+        F.when(F.col("id") == 0, F.lit("orders.rare"))
+        .otherwise(F.concat(F.lit("orders.k"), (F.col("id") % 4).cast("string")))
+        .alias("subject")
+    )
     report = reports.partition_balance(rows, candidates=[("orders.*", 4, (1,))], top_keys=5)
     assert "rare -> " in report.text and "(0.001%)" in report.text, report.text
     assert "(25.0%)" in report.text and "(0.0%)" not in report.text, report.text
     assert [reports._share(n, 100_000) for n in (0, 1, 12, 40, 49, 50, 813, 25_000)] == [
-        "0.0%", "0.001%", "0.012%", "0.04%", "0.049%", "0.1%", "0.8%", "25.0%"]
+        "0.0%",
+        "0.001%",
+        "0.012%",
+        "0.04%",
+        "0.049%",
+        "0.1%",
+        "0.8%",
+        "25.0%",
+    ]
 
 
-SCOPED = {"orders.*": [{"destination": "orders.west.$1", "weight": "100%", "cluster": "west"},
-                       {"destination": "orders.other.$1", "weight": "100%"}]}
+SCOPED = {
+    "orders.*": [
+        {"destination": "orders.west.$1", "weight": "100%", "cluster": "west"},
+        {"destination": "orders.other.$1", "weight": "100%"},
+    ]
+}
 
 
 def test_in_the_reports_cluster_is_a_column_and_a_cluster_name_there_is_said_not_run(spark):
@@ -347,6 +414,9 @@ def test_in_subject_map_a_cluster_name_that_is_no_cluster_of_the_table_warns(spa
         m.subject_map_explain("subject", SCOPED, cluster="dc")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = df.select(m.subject_map("subject", SCOPED, cluster="west"), m.subject_map("subject", SCOPED, cluster=F.col("dc")),
-                        m.subject_map("subject", {"orders.*": "x.$1"}, cluster="any")).first()
+        got = df.select(
+            m.subject_map("subject", SCOPED, cluster="west"),
+            m.subject_map("subject", SCOPED, cluster=F.col("dc")),
+            m.subject_map("subject", {"orders.*": "x.$1"}, cluster="any"),
+        ).first()
     assert tuple(got) == ("orders.west.1", "orders.west.1", "x.1")

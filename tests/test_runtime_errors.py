@@ -5,10 +5,9 @@ nats-server's reason, with no JVM stack trace to read. Tests taking `session` al
 
 from __future__ import annotations
 
+import pyspark
 import pytest
 from pyspark.sql import functions as F
-
-import pyspark
 
 from conftest import SPARK_MODE, row_error
 from subjxform import subject_filter_transform, subject_map, subject_matches, subject_transform
@@ -103,7 +102,9 @@ def test_a_write_fails_with_the_same_error(bad_row, tmp_path):
         def collect(self):
             self.df.write.parquet(str(tmp_path / "out"))
 
-    _, _, _, message = row_error(Write(bad_row.select(subject_transform("subject", F.col("src"), F.col("dest")).alias("out"))))
+    _, _, _, message = row_error(
+        Write(bad_row.select(subject_transform("subject", F.col("src"), F.col("dest")).alias("out")))
+    )
     assert "too many arguments passed to the function in {{split(1,-,x)}}" in message
 
 

@@ -25,7 +25,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from pyspark.sql import functions as F
 
 from nats_client import NatsClient
 from processes import free_ports, listening, stop, wait_until
@@ -95,9 +94,13 @@ mappings = {{
 }}
 """
 
-ORDERS = {"name": "ORDERS", "subjects": ["leaf.orders.*", "leaf.bar"], "storage": "memory",
-          "subject_transform": {"src": "leaf.orders.*", "dest": "stored.orders.$1"},
-          "republish": {"src": "stored.orders.*", "dest": "repub.$1"}}
+ORDERS = {
+    "name": "ORDERS",
+    "subjects": ["leaf.orders.*", "leaf.bar"],
+    "storage": "memory",
+    "subject_transform": {"src": "leaf.orders.*", "dest": "stored.orders.$1"},
+    "republish": {"src": "stored.orders.*", "dest": "repub.$1"},
+}
 
 FROM_HUB = ["orders.7", "foo.cluster.scoped", "back.9", "misc.1"]
 FROM_LEAF = ["orders.8", "leaf.orders.5"]
@@ -114,12 +117,25 @@ def topology():
             (work / f"{name}.conf").write_text(text.format(**ports, store=work / "js"))
         for name in ("hub", "east", "leaf"):
             log = open(work / f"{name}.log", "w")
-            procs.append(subprocess.Popen(["nats-server", "-c", str(work / f"{name}.conf")], stdout=log, stderr=subprocess.STDOUT))
-            wait_until(name, lambda p=ports[name]: listening(p), 15, procs, lambda n=name: (work / f"{n}.log").read_text())
+            procs.append(
+                subprocess.Popen(
+                    ["nats-server", "-c", str(work / f"{name}.conf")], stdout=log, stderr=subprocess.STDOUT
+                )
+            )
+            wait_until(
+                name, lambda p=ports[name]: listening(p), 15, procs, lambda n=name: (work / f"{n}.log").read_text()
+            )
         leaf, hub, east = NatsClient(ports["leaf"]), NatsClient(ports["hub"]), NatsClient(ports["east"])
         # The leaf and the gateway connect, and interest spreads.
-        wait_until("leaf node and gateway", lambda: "Leafnode connection created" in (work / "leaf.log").read_text()
-                   and "Outbound gateway connection to \"east\"" in (work / "hub.log").read_text(), 20, procs)
+        wait_until(
+            "leaf node and gateway",
+            lambda: (
+                "Leafnode connection created" in (work / "leaf.log").read_text()
+                and 'Outbound gateway connection to "east"' in (work / "hub.log").read_text()
+            ),
+            20,
+            procs,
+        )
         created = leaf.request("$JS.API.STREAM.CREATE.ORDERS", ORDERS)
         assert "error" not in created, created
         for s in ("leaf.>", "repub.>", "final.>"):
@@ -137,8 +153,12 @@ def topology():
         def seen(client):
             return Counter(s for s, _ in client.msgs if not s.startswith(("_INBOX", "$")))
 
-        observed = {"leaf": seen(leaf), "hub": seen(hub), "east": seen(east),
-                    "stored": Counter(info["state"].get("subjects", {}))}
+        observed = {
+            "leaf": seen(leaf),
+            "hub": seen(hub),
+            "east": seen(east),
+            "stored": Counter(info["state"].get("subjects", {})),
+        }
         for c in (leaf, hub, east):
             c.close()
         yield work, observed
@@ -154,10 +174,15 @@ def _chain(spark, subjects, hops):
 
 def test_hub_to_leaf_stream_and_republish_back_to_the_hub_a_loop(spark, topology):
     work, observed = topology
-    hub, leaf = server_from_config(spark, work / "hub.conf", account="APP"), server_from_config(spark, work / "leaf.conf")
+    hub, leaf = (
+        server_from_config(spark, work / "hub.conf", account="APP"),
+        server_from_config(spark, work / "leaf.conf"),
+    )
     assert (hub.name, hub.cluster, leaf.name, leaf.cluster) == ("hub", "us-west-1", "leaf", None)
     assert leaf.info["jetstream"] and leaf.info["leafnode_remotes"] == 1 and hub.info["leafnode_listen"]
-    rows = _chain(spark, FROM_HUB, [publish(hub), forward(leaf, via="leaf"), stream(leaf, ORDERS), forward(hub, via="leaf")])
+    rows = _chain(
+        spark, FROM_HUB, [publish(hub), forward(leaf, via="leaf"), stream(leaf, ORDERS), forward(hub, via="leaf")]
+    )
     by = {r.subject: r for r in rows}
     # The hub's cluster-scoped destination, then the leaf's own mapping of what arrived.
     assert by["orders.7"].hop1 == "orders.hub.7" and by["orders.7"].hop2 == "leaf.orders.7"
@@ -173,8 +198,13 @@ def test_hub_to_leaf_stream_and_republish_back_to_the_hub_a_loop(spark, topology
     assert not any(s.startswith("final.") for s in observed["leaf"])
     # ... and re-mapped by the hub, where it arrives over the leaf connection: orders.hub.7 again.
     assert {r.final for r in rows if r.hop3} == {"orders.hub.7", "orders.hub.9"}
-    assert by["orders.7"].path == ["hub: orders.hub.7", "leaf: leaf.orders.7", "stream ORDERS@leaf: stored stored.orders.7",
-                                   "leaf: repub.7", "hub: orders.hub.7"]
+    assert by["orders.7"].path == [
+        "hub: orders.hub.7",
+        "leaf: leaf.orders.7",
+        "stream ORDERS@leaf: stored stored.orders.7",
+        "leaf: repub.7",
+        "hub: orders.hub.7",
+    ]
     # The loop the chain flags: orders.7 is back on the hub as orders.hub.7. The servers deliver it there a
     # second time, and stop: the hub does not send it back over the leaf connection it came from (the leaf
     # got leaf.orders.7 once and the stream stored it once). back.9 came back as orders.hub.9, which the
@@ -187,7 +217,10 @@ def test_hub_to_leaf_stream_and_republish_back_to_the_hub_a_loop(spark, topology
 
 def test_leaf_publish_is_remapped_by_the_hub_and_not_by_the_gateway(spark, topology):
     work, observed = topology
-    hub, leaf = server_from_config(spark, work / "hub.conf", account="APP"), server_from_config(spark, work / "leaf.conf")
+    hub, leaf = (
+        server_from_config(spark, work / "hub.conf", account="APP"),
+        server_from_config(spark, work / "leaf.conf"),
+    )
     east = server_from_config(spark, work / "east.conf", account="APP")
     rows = _chain(spark, FROM_LEAF + FROM_HUB, [publish(leaf), forward(hub, via="leaf"), forward(east, via="gateway")])
     by = {r.subject: r for r in rows}
@@ -197,7 +230,11 @@ def test_leaf_publish_is_remapped_by_the_hub_and_not_by_the_gateway(spark, topol
     assert "east.orders.8" not in observed["east"] and "leaf.orders.8" not in observed["leaf"]  # not sent back
     # Published on the hub, through the gateway: east gets the hub's subjects as they are.
     from_hub = _chain(spark, FROM_HUB, [publish(hub), forward(east, via="gateway")])
-    assert {r.final for r in from_hub} == {"orders.hub.7", "bar.cluster.scoped", "back.9", "misc.1"} <= set(observed["east"])
+    assert (
+        {r.final for r in from_hub}
+        == {"orders.hub.7", "bar.cluster.scoped", "back.9", "misc.1"}
+        <= set(observed["east"])
+    )
     assert not any(s.startswith("east.") for s in observed["east"])
 
 
@@ -216,10 +253,14 @@ mappings: {
 # The page's stream, as printed, is not a config nats-server takes: `...` stands for the rest, a `""` typo
 # ends the republish destination, and republish is a list, which the server refuses (error 10025: one
 # object). The server wins: the same stream with republish as one object.
-DOCS_STREAM = {"name": "orders", "subjects": ["orders.local.*"],
-               "subject_transform": {"src": "orders.local.*", "dest": "orders.{{wildcard(1)}}"},
-               "retention": "limits", "storage": "memory",
-               "republish": {"src": "orders.*", "dest": "orders.trace.{{wildcard(1)}}"}}
+DOCS_STREAM = {
+    "name": "orders",
+    "subjects": ["orders.local.*"],
+    "subject_transform": {"src": "orders.local.*", "dest": "orders.{{wildcard(1)}}"},
+    "retention": "limits",
+    "storage": "memory",
+    "republish": {"src": "orders.*", "dest": "orders.trace.{{wildcard(1)}}"},
+}
 DOCS_SEED = Path("/work/shared/seeds/001_d125e6154ae130fa.txt")
 
 
@@ -235,17 +276,24 @@ def docs_topology():
     # The page's cluster blocks only name the cluster (what cluster-scoped mappings go by): no routes.
     ports = dict(zip(["hub", "hub_leaf", "leaf"], free_ports(3)))
     confs = {
-        "hub": quoted(DOCS_HUB) + f"\nlisten: 127.0.0.1:{ports['hub']}\nleafnodes {{ listen: 127.0.0.1:{ports['hub_leaf']} }}\n",
-        "leaf": quoted(DOCS_LEAF) + f"\nlisten: 127.0.0.1:{ports['leaf']}\njetstream {{ store_dir: \"{work / 'js'}\" }}\n"
-                            f"leafnodes {{ remotes: [ {{ url: \"nats://127.0.0.1:{ports['hub_leaf']}\" }} ] }}\n",
+        "hub": quoted(DOCS_HUB)
+        + f"\nlisten: 127.0.0.1:{ports['hub']}\nleafnodes {{ listen: 127.0.0.1:{ports['hub_leaf']} }}\n",
+        "leaf": quoted(DOCS_LEAF) + f'\nlisten: 127.0.0.1:{ports["leaf"]}\njetstream {{ store_dir: "{work / "js"}" }}\n'
+        f'leafnodes {{ remotes: [ {{ url: "nats://127.0.0.1:{ports["hub_leaf"]}" }} ] }}\n',
     }
     procs = []
     try:
         for name in ("hub", "leaf"):
             (work / f"{name}.conf").write_text(confs[name])
             log = open(work / f"{name}.log", "w")
-            procs.append(subprocess.Popen(["nats-server", "-c", str(work / f"{name}.conf")], stdout=log, stderr=subprocess.STDOUT))
-            wait_until(name, lambda p=ports[name]: listening(p), 15, procs, lambda n=name: (work / f"{n}.log").read_text())
+            procs.append(
+                subprocess.Popen(
+                    ["nats-server", "-c", str(work / f"{name}.conf")], stdout=log, stderr=subprocess.STDOUT
+                )
+            )
+            wait_until(
+                name, lambda p=ports[name]: listening(p), 15, procs, lambda n=name: (work / f"{n}.log").read_text()
+            )
         wait_until("leaf node", lambda: "Leafnode connection created" in (work / "leaf.log").read_text(), 20, procs)
         hub, leaf = NatsClient(ports["hub"]), NatsClient(ports["leaf"])
         created = leaf.request("$JS.API.STREAM.CREATE.orders", DOCS_STREAM)
@@ -258,8 +306,10 @@ def docs_topology():
             leaf.publish(s, b"l")
         time.sleep(2)
         info = leaf.request("$JS.API.STREAM.INFO.orders", {"subjects_filter": ">"})
-        observed = {"hub": Counter(s for s, _ in hub.msgs if not s.startswith(("_INBOX", "$"))),
-                    "stored": Counter(info["state"].get("subjects", {}))}
+        observed = {
+            "hub": Counter(s for s, _ in hub.msgs if not s.startswith(("_INBOX", "$"))),
+            "stored": Counter(info["state"].get("subjects", {})),
+        }
         hub.close()
         leaf.close()
         yield work, observed
@@ -280,21 +330,45 @@ def test_the_docs_pages_chain_hub_leaf_stream_republish(spark, docs_topology):
     # stream under its ingress transform, 4. republished, reaching the hub (no hub mapping takes it).
     hops = [publish(hub), forward(leaf, via="leaf"), stream(leaf, DOCS_STREAM), forward(hub, via="leaf")]
     rows = {r.subject: r for r in _chain(spark, ["orders.1", "orders.central.3"], hops)}
-    assert rows["orders.1"].path == ["hub: orders.central.1", "store1: orders.local.1", "stream orders@store1: stored orders.1",
-                                     "store1: orders.trace.1", "hub: orders.trace.1"]
-    assert (rows["orders.1"].hop1_rule, rows["orders.1"].hop2_rule, rows["orders.1"].hop4_rule) == ("orders.*", "orders.central.*", None)
+    assert rows["orders.1"].path == [
+        "hub: orders.central.1",
+        "store1: orders.local.1",
+        "stream orders@store1: stored orders.1",
+        "store1: orders.trace.1",
+        "hub: orders.trace.1",
+    ]
+    assert (rows["orders.1"].hop1_rule, rows["orders.1"].hop2_rule, rows["orders.1"].hop4_rule) == (
+        "orders.*",
+        "orders.central.*",
+        None,
+    )
     assert rows["orders.central.3"].hop1 == "orders.central.3" and rows["orders.central.3"].hop3_stored == "orders.3"
     assert all(r.loop is None for r in rows.values())
     # Published on the leaf: orders.local.4 is stored directly; orders.2 goes up to the hub and is mapped there.
-    from_leaf = {r.subject: r for r in _chain(spark, ["orders.2", "orders.local.4"], [publish(leaf), stream(leaf, DOCS_STREAM)])}
+    from_leaf = {
+        r.subject: r for r in _chain(spark, ["orders.2", "orders.local.4"], [publish(leaf), stream(leaf, DOCS_STREAM)])
+    }
     assert from_leaf["orders.local.4"].hop2_stored == "orders.4" and from_leaf["orders.2"].hop2_stored is None
-    up = Counter(r.final for r in _chain(spark, ["orders.2", "orders.local.4"], [publish(leaf), forward(hub, via="leaf")]))
+    up = Counter(
+        r.final for r in _chain(spark, ["orders.2", "orders.local.4"], [publish(leaf), forward(hub, via="leaf")])
+    )
     # What the servers did: the stream stored exactly the chain's subjects, once each; the hub's subscriber
     # got the hub's subjects, what came up from the leaf (mapped by the hub) and the republished ones.
     assert observed["stored"] == Counter({"orders.1": 1, "orders.3": 1, "orders.4": 1})
     assert up == Counter({"orders.central.2": 1, "orders.local.4": 1})
-    assert observed["hub"] == Counter({"orders.central.1": 1, "orders.central.3": 1, "orders.trace.1": 1,
-                                       "orders.trace.3": 1, "orders.trace.4": 1}) + up
+    assert (
+        observed["hub"]
+        == Counter(
+            {
+                "orders.central.1": 1,
+                "orders.central.3": 1,
+                "orders.trace.1": 1,
+                "orders.trace.3": 1,
+                "orders.trace.4": 1,
+            }
+        )
+        + up
+    )
 
 
 def test_the_docs_pages_blocks_as_printed_are_what_the_server_refuses(spark, tmp_path):

@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 
 import transform_gen as gen
-from server_lines_golden import CRASH, LINES, ROOT, run_line, quotable
+from server_lines_golden import CRASH, LINES, ROOT, quotable, run_line
 from test_differential_nats import Case, compare, compile_on, template
 
 HEAVY = os.environ.get("SUBJXFORM_HEAVY") == "1"
@@ -69,7 +69,9 @@ def test_engine_agrees_with_each_lines_binary(spark, cases, line):
         server_error = errors.get(i)
         stats["accepted" if server_error is None else "rejected"] += 1
         if engine_error != server_error:
-            problems.append(f"verdict src={c.src!r} dest={c.dest!r}: nats-server {server_error!r}, engine {engine_error!r}")
+            problems.append(
+                f"verdict src={c.src!r} dest={c.dest!r}: nats-server {server_error!r}, engine {engine_error!r}"
+            )
             continue
         if tr is None or c.dest == "":
             continue
@@ -81,7 +83,9 @@ def test_engine_agrees_with_each_lines_binary(spark, cases, line):
             if got == CRASH:  # 2.10/2.11 panic on {{partition(0,…)}}: the message is lost
                 stats["lost: the server crashed"] += 1
                 if result is not None:
-                    problems.append(f"src={c.src!r} dest={c.dest!r} subject={s!r}: the server crashed, engine {result!r}")
+                    problems.append(
+                        f"src={c.src!r} dest={c.dest!r} subject={s!r}: the server crashed, engine {result!r}"
+                    )
                 continue
             problem = compare(spark, c, s, (result, shape_tr.apply(s), match_tr.apply(s) is not None), got, stats, line)
             if problem:

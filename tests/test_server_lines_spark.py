@@ -15,9 +15,8 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 from conftest import GOLDEN
-from test_golden import fits, nats_reason
-
 from subjxform.functions import subject_map, subject_transform, try_subject_transform
+from test_golden import fits, nats_reason
 
 LINES = ("2.10", "2.11", "2.12", "2.14", "2.15")
 CONF = "spark.subjxform.serverVersion"
@@ -54,8 +53,11 @@ def check_transforms(line: str, out: dict) -> list:
 
 
 def transform_frame(spark, line):
-    rows = [(i, c["subject"], c["src"], c["dest"]) for i, c in enumerate(cases(line, "transforms.jsonl"))
-            if c["subject"] is not None]
+    rows = [
+        (i, c["subject"], c["src"], c["dest"])
+        for i, c in enumerate(cases(line, "transforms.jsonl"))
+        if c["subject"] is not None
+    ]
     return spark.createDataFrame(rows, "i int, subject string, src string, dest string")
 
 
@@ -63,7 +65,9 @@ def transform_frame(spark, line):
 def test_transform_cases_with_the_line_chosen_every_way(spark, line):
     df = transform_frame(spark, line)
     named = dict(df.selectExpr("i", f"try_subject_transform(subject, src, dest, server_version => '{line}')").collect())
-    keyword = dict(df.select("i", try_subject_transform("subject", F.col("src"), F.col("dest"), server_version=line)).collect())
+    keyword = dict(
+        df.select("i", try_subject_transform("subject", F.col("src"), F.col("dest"), server_version=line)).collect()
+    )
     with server_conf(spark, line):
         by_conf = dict(df.selectExpr("i", "try_subject_transform(subject, src, dest)").collect())
     for way, out in (("named", named), ("keyword", keyword), ("conf", by_conf)):
@@ -113,8 +117,11 @@ def test_map_cases_with_the_line_chosen_every_way(spark, line):
     with server_conf(spark, line):
         by_conf = dict(df.selectExpr("i", "subject_map(subject, mappings)").collect())
     for way, out in (("named", named), ("keyword", keyword), ("conf", by_conf)):
-        wrong = [(all_cases[i]["id"], out[i], all_cases[i]["expected"]) for i, _, _ in accepted
-                 if out[i] != all_cases[i]["expected"]]
+        wrong = [
+            (all_cases[i]["id"], out[i], all_cases[i]["expected"])
+            for i, _, _ in accepted
+            if out[i] != all_cases[i]["expected"]
+        ]
         assert not wrong, (way, wrong[:10])
     # A refused table fails analysis with the line's reason (one table per kind of refusal).
     for c in one_per_reason(line, "mappings.jsonl"):
@@ -141,8 +148,10 @@ def test_a_release_names_its_line_and_the_argument_beats_the_conf(spark):
     df = spark.createDataFrame([("foo.x",)], "subject string")
     lost = "bar.{{partition(0,1)}}"  # 2.10/2.11 crash on the message (golden probe-23); 2.12+ deliver bar.0
     with server_conf(spark, "2.10.26"):
-        row = df.select(subject_transform("subject", "foo.*", lost).alias("conf"),
-                        subject_transform("subject", "foo.*", lost, server_version="2.12").alias("arg")).first()
+        row = df.select(
+            subject_transform("subject", "foo.*", lost).alias("conf"),
+            subject_transform("subject", "foo.*", lost, server_version="2.12").alias("arg"),
+        ).first()
     assert (row["conf"], row["arg"]) == (None, "bar.0")
     assert df.select(subject_transform("subject", "foo.*", lost)).first()[0] == "bar.0"  # the default: newest
 

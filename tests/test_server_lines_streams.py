@@ -19,8 +19,17 @@ from server_lines_golden import LINES, ROOT
 # which their parsers read though their mapping checks do not know it, pass there as in the binaries).
 KNOWN_GAPS: dict[tuple[str, str], tuple[str, int]] = {}
 
-DESTINATIONS = ["b.{{left(1,2)}}", "b c.$1", "b..$1", "b.{{random(3)}}", "b.{{unknown(1)}}", "b.{{partition(0,1)}}",
-                "b.$2", "b.{{partition(2147483648,1)}}", "b.{{slicefromleft(1,2147483648)}}"]
+DESTINATIONS = [
+    "b.{{left(1,2)}}",
+    "b c.$1",
+    "b..$1",
+    "b.{{random(3)}}",
+    "b.{{unknown(1)}}",
+    "b.{{partition(0,1)}}",
+    "b.$2",
+    "b.{{partition(2147483648,1)}}",
+    "b.{{slicefromleft(1,2147483648)}}",
+]
 
 
 def configs() -> list[dict]:
@@ -68,7 +77,11 @@ def test_stream_transforms_are_judged_as_each_line_judges_them(spark, line):
                 raise
             ours = (java.description(), java.errCode())
         if (line, cfg["name"]) in KNOWN_GAPS:
-            assert (description, code) == (None, None) and ours == KNOWN_GAPS[(line, cfg["name"])], (cfg, ours, description)
+            assert (description, code) == (None, None) and ours == KNOWN_GAPS[(line, cfg["name"])], (
+                cfg,
+                ours,
+                description,
+            )
         elif ours != (description, code):
             problems.append(f"{json.dumps(cfg)}: nats-server {line} {(description, code)}, engine {ours}")
     assert sum(1 for d, _ in theirs if d is None) >= 8 and sum(1 for d, _ in theirs if d) >= 8, theirs

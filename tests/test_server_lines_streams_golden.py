@@ -44,8 +44,13 @@ def verdict(core, cfg: dict, version):
 
 def differing_cases() -> set[int]:
     """The scenarios some line's server answered otherwise than another's."""
-    outcomes = [[json.dumps({k: r.get(k) for k in ("error", "stored", "republished", "inactive")}, sort_keys=True)
-                 for r in records(line)] for line in LINES]
+    outcomes = [
+        [
+            json.dumps({k: r.get(k) for k in ("error", "stored", "republished", "inactive")}, sort_keys=True)
+            for r in records(line)
+        ]
+        for line in LINES
+    ]
     return {i for i in range(len(outcomes[0])) if len({o[i] for o in outcomes}) > 1}
 
 
@@ -63,8 +68,12 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
     assert len(recs) >= 200
     core = spark._jvm.subjxform.core
     version = core.ServerVersion.parse(line)
-    problems = [f"{json.dumps(r['config'])}: nats-server {line} {r['error']}, engine {ours}"
-                for r in recs if not same_verdict(verdict(core, r["config"], version), r["error"]) for ours in [verdict(core, r["config"], version)]]
+    problems = [
+        f"{json.dumps(r['config'])}: nats-server {line} {r['error']}, engine {ours}"
+        for r in recs
+        if not same_verdict(verdict(core, r["config"], version), r["error"])
+        for ours in [verdict(core, r["config"], version)]
+    ]
     assert not problems, "\n".join(problems[:20])
 
     # Through stream_messages (a Spark query each): the cases whose outcome differs between lines, and a
@@ -72,19 +81,26 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
     differing = differing_cases()
     accepted = [(i, r) for i, r in enumerate(recs) if r["error"] is None and (i in differing or i % 16 == 0)]
     # One DataFrame of every case's messages; each case reads its own.
-    messages = spark.createDataFrame([(i, s, o) for i, r in accepted for s, o in r["messages"]],
-                                     "case int, subject string, stream string").cache()
+    messages = spark.createDataFrame(
+        [(i, s, o) for i, r in accepted for s, o in r["messages"]], "case int, subject string, stream string"
+    ).cache()
     parts = []
     stored_cases = set()  # the accepted cases whose stored subjects subjxform builds
     unbuilt = 0
     for i, r in accepted:
-        plan = json.loads(core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(r["config"])), version).toJson())
+        plan = json.loads(
+            core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(r["config"])), version).toJson()
+        )
         if any(v is None for f, v in plan.get("applied_as", {}).items() if f != "republish"):
             # 2.10 stores subjects with white space through this transform: refused with a clear error here.
             assert any(any(c.isspace() for c in s) for s in r["stored"]), r
             with pytest.raises(StreamConfigError, match="does not build such subjects"):
-                stream_messages(spark.createDataFrame([], "subject string, stream string"), r["config"],
-                                origin_col="stream", server_version=line)
+                stream_messages(
+                    spark.createDataFrame([], "subject string, stream string"),
+                    r["config"],
+                    origin_col="stream",
+                    server_version=line,
+                )
             unbuilt += 1
             continue
         df = messages.where(F.col("case") == i).drop("case")
@@ -94,8 +110,10 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
         # A source whose consumer fails shows the error in STREAM.INFO, or between two retries only stores nothing.
         failed = bool(r["inactive"]) or (not r["stored"] and r["kind"] == "overlap")
         if failed != any("nothing is taken" in str(w.message) for w in warned):
-            problems.append(f"{json.dumps(r['config'])}: nats-server {line}'s source failed with {r['inactive']}, "
-                            f"engine warned {[str(w.message) for w in warned]}")
+            problems.append(
+                f"{json.dumps(r['config'])}: nats-server {line}'s source failed with {r['inactive']}, "
+                f"engine warned {[str(w.message) for w in warned]}"
+            )
         parts.append(out.select(F.lit(i).alias("case"), "stored_subject", "republished_subject"))
         stored_cases.add(i)
     assert unbuilt <= 10 and len(parts) >= 20, (unbuilt, len(parts))
@@ -113,6 +131,7 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
             problems.append(f"{json.dumps(r['config'])}: stored {r['stored']}, engine {dict(stored[i])}")
         theirs = sorted(s for s in r["republished"] if is_valid_subject(s))
         if sorted(republished[i]) != theirs:
-            problems.append(f"{json.dumps(r['config'])}: republished {r['republished']}, engine {sorted(republished[i])}")
+            problems.append(
+                f"{json.dumps(r['config'])}: republished {r['republished']}, engine {sorted(republished[i])}"
+            )
     assert not problems, "\n".join(problems[:20])
-

@@ -23,12 +23,32 @@ from subjxform.functions import subject_transform
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
 
 # The releases on either side of each difference, and each line's measured one.
-RELEASES = ["2.10.25", "2.10.26", "2.11.0", "2.11.10", "2.11.11", "2.12.0", "2.12.1", "2.12.2", "2.12.4", "2.12.5",
-            "2.12.8", "2.14.0", "2.14.1", "2.14.6", "2.15.0", "2.15.1"]
+RELEASES = [
+    "2.10.25",
+    "2.10.26",
+    "2.11.0",
+    "2.11.10",
+    "2.11.11",
+    "2.12.0",
+    "2.12.1",
+    "2.12.2",
+    "2.12.4",
+    "2.12.5",
+    "2.12.8",
+    "2.14.0",
+    "2.14.1",
+    "2.14.6",
+    "2.15.0",
+    "2.15.1",
+]
 LINE_FOLDERS = {"2.10.26": "2.10", "2.11.11": "2.11", "2.12.8": "2.12", "2.14.6": "2.14", "2.15.1": "2.15"}
 
-IMPLICIT = {"name": "IMPLICIT", "subjects": ["a.>"], "subject_transform": {"src": "a.>", "dest": "b.>"},
-            "republish": {"src": ">", "dest": ">"}}
+IMPLICIT = {
+    "name": "IMPLICIT",
+    "subjects": ["a.>"],
+    "subject_transform": {"src": "a.>", "dest": "b.>"},
+    "republish": {"src": ">", "dest": ">"},
+}
 EMPTY_TOKEN = {"name": "EMPTY", "subjects": ["e.*"], "subject_transform": {"src": "e.*", "dest": "f..$1"}}
 # `split` of a token made only of separators leaves an empty token: `r.--` republishes as `rp.`
 EMPTY_REPUBLISH = {"name": "EMPTYRP", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.{{split(1,-)}}"}}
@@ -86,7 +106,11 @@ def test_each_release_creates_refuses_and_republishes_as_its_binary_does(spark, 
             assert mine is None, (release, cfg["name"], mine)
         else:
             description, code = verdict
-            assert mine is not None and mine.endswith(f": {description} (nats-server error {code})"), (release, mine, verdict)
+            assert mine is not None and mine.endswith(f": {description} (nats-server error {code})"), (
+                release,
+                mine,
+                verdict,
+            )
     version = spark._jvm.subjxform.core.ServerVersion.parse(release)
     # The binary sends the republish with white space exactly where the table says it does not suppress it;
     # the one with an empty token reaches no subscriber on any release.
@@ -94,8 +118,11 @@ def test_each_release_creates_refuses_and_republishes_as_its_binary_does(spark, 
     assert "rp.x" in republished and "rp." not in republished
     # What the project gives on every release: no republished subject for either (a valid subject for the rest).
     df = spark.createDataFrame([("r.--",), ("r.x",), ("w.x",)], "subject string")
-    rows = {r.subject: r.republished_subject for cfg in (EMPTY_REPUBLISH, SPACED_REPUBLISH)
-            for r in stream_messages(df, cfg, server_version=release).where("stored_subject IS NOT NULL").collect()}
+    rows = {
+        r.subject: r.republished_subject
+        for cfg in (EMPTY_REPUBLISH, SPACED_REPUBLISH)
+        for r in stream_messages(df, cfg, server_version=release).where("stored_subject IS NOT NULL").collect()
+    }
     assert rows == {"r.--": None, "r.x": "rp.x", "w.x": None}
 
 
@@ -105,7 +132,18 @@ def test_the_differences_fall_where_the_releases_say():
     from subjxform.portable import _versions
 
     implicit = [r for r in RELEASES if _versions.parse(r).implicit_republish]
-    assert implicit == ["2.11.11", "2.12.2", "2.12.4", "2.12.5", "2.12.8", "2.14.0", "2.14.1", "2.14.6", "2.15.0", "2.15.1"]
+    assert implicit == [
+        "2.11.11",
+        "2.12.2",
+        "2.12.4",
+        "2.12.5",
+        "2.12.8",
+        "2.14.0",
+        "2.14.1",
+        "2.14.6",
+        "2.15.0",
+        "2.15.1",
+    ]
     says_in = [r for r in RELEASES if _versions.parse(r).empty_token_error_says_in]
     assert says_in == ["2.10.25", "2.10.26", "2.11.0", "2.11.10", "2.11.11", "2.12.0", "2.12.1", "2.12.2", "2.12.4"]
     suppressed = [r for r in RELEASES if _versions.parse(r).suppresses_invalid_republish]
@@ -113,9 +151,11 @@ def test_the_differences_fall_where_the_releases_say():
 
 
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
-IMPORT_TO = ("accounts {\n  A: { users: [{user: a, password: a}], exports: [{stream: \"foo.*\"}] }\n"
-             "  B: { users: [{user: b, password: b}], imports: [{stream: {account: A, subject: \"foo.*\"}, "
-             "to: \"bar.{{left(1,2)}}\"}] }\n}\n")
+IMPORT_TO = (
+    'accounts {\n  A: { users: [{user: a, password: a}], exports: [{stream: "foo.*"}] }\n'
+    '  B: { users: [{user: b, password: b}], imports: [{stream: {account: A, subject: "foo.*"}, '
+    'to: "bar.{{left(1,2)}}"}] }\n}\n'
+)
 
 
 @pytest.mark.parametrize("line", LINES)
@@ -126,8 +166,7 @@ def test_an_import_to_with_left_is_refused_in_each_lines_words(session, tmp_path
 
     path = tmp_path / "server.conf"
     path.write_text("port: -1\n" + IMPORT_TO)
-    theirs = subprocess.run([_line_binary(line), "-t", "-c", str(path)],
-                            capture_output=True, text=True, timeout=30)
+    theirs = subprocess.run([_line_binary(line), "-t", "-c", str(path)], capture_output=True, text=True, timeout=30)
     assert theirs.returncode != 0
     reason = theirs.stderr.strip().split(": ", 2)[-1]
     assert "the only mapping function allowed for import transforms is {{Wildcard()}} in {{left(1,2)}}" in reason
@@ -149,16 +188,24 @@ def test_the_portable_import_check_says_what_each_line_says():
     for line in LINES:
         with pytest.raises(_transform.InvalidTransform) as e:
             _transform.compile_transform("a.*", "b.{{left(1,2)}}", True, _versions.parse(line))
-        assert e.value.reason == ("invalid mapping destination: the only mapping function allowed for import transforms "
-                                  "is {{Wildcard()}} in {{left(1,2)}}"), line
+        assert e.value.reason == (
+            "invalid mapping destination: the only mapping function allowed for import transforms "
+            "is {{Wildcard()}} in {{left(1,2)}}"
+        ), line
 
 
-@pytest.mark.parametrize("written, says", [
-    ("2.11.99", "nats-server published no release 2.11.99 (the nearest: 2.11.17;"),
-    ("2.10.13", "(the nearest: 2.10.12 or 2.10.14;"),
-    ("v2.11", "(a 'v' names a release, as nats-server --version prints it: write the line as '2.11' or a release like 'v2.11.11')"),
-    ("2.13.1", "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"),
-])
+@pytest.mark.parametrize(
+    "written, says",
+    [
+        ("2.11.99", "nats-server published no release 2.11.99 (the nearest: 2.11.17;"),
+        ("2.10.13", "(the nearest: 2.10.12 or 2.10.14;"),
+        (
+            "v2.11",
+            "(a 'v' names a release, as nats-server --version prints it: write the line as '2.11' or a release like 'v2.11.11')",
+        ),
+        ("2.13.1", "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"),
+    ],
+)
 def test_a_release_never_published_is_refused_naming_the_nearest(spark, written, says):
     from subjxform.portable import _versions
 

@@ -9,8 +9,18 @@ import dataclasses
 from server_releases_doc import PAGE, page_table, render
 from subjxform.portable import _versions
 
-ALL_FUNCTIONS = ("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
-                 "split", "left", "right", "random")
+ALL_FUNCTIONS = (
+    "wildcard",
+    "partition",
+    "splitfromleft",
+    "splitfromright",
+    "slicefromleft",
+    "slicefromright",
+    "split",
+    "left",
+    "right",
+    "random",
+)
 
 
 def test_the_page_shows_the_table_in_the_code():

@@ -17,7 +17,9 @@ LEFT = {"a.*": "b.{{left(1,2)}}", "e.*": "f.$1"}
 @pytest.fixture(scope="module")
 def traffic(spark):
     rng = random.Random(18)
-    subjects = [f"{rng.choice('paesz')}.{rng.choice(['xyz', 'k-1', 'abc', 'a-b-c'])}{rng.randrange(100)}" for _ in range(400)]
+    subjects = [
+        f"{rng.choice('paesz')}.{rng.choice(['xyz', 'k-1', 'abc', 'a-b-c'])}{rng.randrange(100)}" for _ in range(400)
+    ]
     return spark.createDataFrame([(s,) for s in subjects], "subject string").cache(), subjects
 
 
@@ -74,8 +76,22 @@ def test_report_command_compiles_for_the_line_and_adds_the_upgrade(spark, traffi
     table = tmp_path / "m.conf"
     table.write_text('p.* "q.{{partition(0,1)}}"\ne.* f.$1\n')
     # (--partitions: partition_balance of the table's own {{partition(0,1)}} would fail on its n = 0)
-    code = report_cli.main([str(path), "--mappings", str(table), "--server-version", "2.10", "--upgrade-to", "2.15",
-                            "--partitions", "e.*:4:1", "--out", str(tmp_path / "out")], spark=spark)
+    code = report_cli.main(
+        [
+            str(path),
+            "--mappings",
+            str(table),
+            "--server-version",
+            "2.10",
+            "--upgrade-to",
+            "2.15",
+            "--partitions",
+            "e.*:4:1",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        spark=spark,
+    )
     assert code == 0
     summary = capsys.readouterr().out
     lost = len(starting(subjects, "p."))

@@ -27,9 +27,7 @@ JARS = Path(subjxform.__file__).parent / "jars"
 def class_major_versions(jar: Path) -> dict[str, int]:
     """Each class file's major version (52 = Java 8, 61 = Java 17), by entry name."""
     with zipfile.ZipFile(jar) as z:
-        return {
-            n: int.from_bytes(z.read(n)[6:8], "big") for n in z.namelist() if n.endswith(".class")
-        }
+        return {n: int.from_bytes(z.read(n)[6:8], "big") for n in z.namelist() if n.endswith(".class")}
 
 
 def test_the_line_under_test_is_the_installed_pyspark():
@@ -46,8 +44,10 @@ def test_the_package_has_a_jar_for_every_line_and_the_build_the_same_lines():
     if lines_scala is not None:
         import re
 
-        built = {(".".join(v.split(".")[:2]), ".".join(c.split(".")[:2]))
-                 for v, c in re.findall(r'SparkLine\("([\d.]+)", "([\d.]+)"', lines_scala)}
+        built = {
+            (".".join(v.split(".")[:2]), ".".join(c.split(".")[:2]))
+            for v, c in re.findall(r'SparkLine\("([\d.]+)", "([\d.]+)"', lines_scala)
+        }
         assert built == set(LINES)
 
 
@@ -86,7 +86,9 @@ def test_a_spark_without_a_jar_is_a_clear_error_naming_the_supported_lines(spark
 def test_the_command_line_prints_the_jar_for_the_installed_or_the_named_spark():
     def jar(*args: str) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SUBJXFORM_")}
-        return subprocess.run([sys.executable, "-m", "subjxform", "jar", *args], capture_output=True, text=True, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "subjxform", "jar", *args], capture_output=True, text=True, env=env
+        )
 
     assert jar().stdout.strip() == jar_path(INSTALLED_LINE)
     assert Path(jar("--spark", "3.5", "--scala", "2.13").stdout.strip()).name == "subjxform-spark-3.5_2.13.jar"
@@ -117,11 +119,16 @@ def submit_with_the_jar(job: Path, *options: str) -> subprocess.CompletedProcess
     """README's line: `spark-submit --jars "$(python -m subjxform jar)" [options] job.py`, in local mode,
     with no SUBJXFORM_ variable set."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SUBJXFORM_")}
-    jar = subprocess.run([sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True)
+    jar = subprocess.run(
+        [sys.executable, "-m", "subjxform", "jar"], capture_output=True, text=True, env=env, check=True
+    )
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     return subprocess.run(
-        [str(spark_submit), "--jars", jar.stdout.strip(), *options, str(job)], capture_output=True, text=True,
-        timeout=300, env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
+        [str(spark_submit), "--jars", jar.stdout.strip(), *options, str(job)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(spark_submit.parent.parent)},
     )
 
 
@@ -139,7 +146,9 @@ def test_the_users_line_with_jars_from_the_command_line(tmp_path):
         "except Exception as e:\n"
         "    print(type(e).__name__, str(e).splitlines()[0])\n"
     )
-    out = submit_with_the_jar(job, *(["--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}"] if NEEDS_EXTENSION_CONF else []))
+    out = submit_with_the_jar(
+        job, *(["--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}"] if NEEDS_EXTENSION_CONF else [])
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.strip().splitlines()
     assert lines[0] == "['b.x', None]"

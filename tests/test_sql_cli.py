@@ -55,7 +55,9 @@ def test_sql_of_every_mappings_file_gives_the_jars_subject_map_row_for_row(spark
     rows = [(i, f"orders.{regions[i % 3]}.c{i % 97}" if i % 5 else f"legacy.x.{i}") for i in range(3000)]
     traffic = spark.createDataFrame(rows + [(3000, "other.subject")], "id int, subject string")
     traffic.createOrReplaceTempView("sql_cli_traffic")
-    view = sql_of(capsys, str(path), "--key", "id", "--seed", "7", "--view", "sql_cli_mapped", "--from", "sql_cli_traffic")
+    view = sql_of(
+        capsys, str(path), "--key", "id", "--seed", "7", "--view", "sql_cli_mapped", "--from", "sql_cli_traffic"
+    )
     spark.sql(view)
     by_sql = dict(spark.sql("SELECT id, mapped_subject FROM sql_cli_mapped").collect())
     by_jar = dict(traffic.select("id", subject_map("subject", text, seed=7, key="id").alias("m")).collect())
@@ -89,12 +91,17 @@ def test_a_table_that_draws_needs_key_or_seed_and_then_the_same_command_writes_t
 def test_sql_expression_of_constants_that_draw_needs_key_or_seed():
     from subjxform import portable
 
-    drawing = [("subject_map", (ORDERS,)), ("subject_map_explain", (ORDERS,)),
-               ("subject_transform", ("svc.*", "svc.{{random(4)}}.$1")),
-               ("subject_filter_transform", ([("svc.*", "x.{{random(3)}}")],))]
+    drawing = [
+        ("subject_map", (ORDERS,)),
+        ("subject_map_explain", (ORDERS,)),
+        ("subject_transform", ("svc.*", "svc.{{random(4)}}.$1")),
+        ("subject_filter_transform", ([("svc.*", "x.{{random(3)}}")],)),
+    ]
     for name, args in drawing:
         with pytest.raises(portable.DrawsNeedAKeyOrSeed, match="key= .* or seed="):
             portable.sql_expression(name, "subject", *args)
-        assert portable.sql_expression(name, "subject", *args, seed=3) == portable.sql_expression(name, "subject", *args, seed=3)
+        assert portable.sql_expression(name, "subject", *args, seed=3) == portable.sql_expression(
+            name, "subject", *args, seed=3
+        )
         assert "rand(" not in portable.sql_expression(name, "subject", *args, key="msg_id")
     assert portable.sql_expression("subject_transform", "subject", "svc.*", "x.$1")  # no draw: nothing to give

@@ -25,31 +25,66 @@ TOKENS = ["a", "b", "c"]
 
 @pytest.mark.compat
 def test_the_docs_orders_example_explained(session):
-    df = session.createDataFrame([("orders.local.1", None), ("orders.online.3", "other_orders"),
-                                  ("orders.local.4", "other_orders"), ("orders.online.2", None)],
-                                 "subject string, stream string")
-    out = stream_messages(df, (ROOT / "tests" / "streams" / "docs_orders.json").read_text(), origin_col="stream",
-                          explain=True)
+    df = session.createDataFrame(
+        [
+            ("orders.local.1", None),
+            ("orders.online.3", "other_orders"),
+            ("orders.local.4", "other_orders"),
+            ("orders.online.2", None),
+        ],
+        "subject string, stream string",
+    )
+    out = stream_messages(
+        df, (ROOT / "tests" / "streams" / "docs_orders.json").read_text(), origin_col="stream", explain=True
+    )
     got = {r.subject: r.explanation.asDict() for r in out.collect()}
     assert got == {
         # Published to the stream: its subject orders.local.* took it, the ingress transform renamed it.
-        "orders.local.1": {"taken_by": "subjects", "origin": None, "filter": "orders.local.*", "filter_index": 0,
-                           "transform_index": None, "sourced_subject": "orders.local.1", "ingress_applied": True,
-                           "stored_subject": "orders.1", "republished": True, "republished_subject": "orders.trace.1"},
+        "orders.local.1": {
+            "taken_by": "subjects",
+            "origin": None,
+            "filter": "orders.local.*",
+            "filter_index": 0,
+            "transform_index": None,
+            "sourced_subject": "orders.local.1",
+            "ingress_applied": True,
+            "stored_subject": "orders.1",
+            "republished": True,
+            "republished_subject": "orders.trace.1",
+        },
         # From other_orders: its entry 0 took and renamed it; the ingress transform does not match orders.3.
-        "orders.online.3": {"taken_by": "sources[0]", "origin": "other_orders", "filter": "orders.online.*",
-                            "filter_index": 0, "transform_index": 0, "sourced_subject": "orders.3",
-                            "ingress_applied": False, "stored_subject": "orders.3", "republished": True,
-                            "republished_subject": "orders.trace.3"},
+        "orders.online.3": {
+            "taken_by": "sources[0]",
+            "origin": "other_orders",
+            "filter": "orders.online.*",
+            "filter_index": 0,
+            "transform_index": 0,
+            "sourced_subject": "orders.3",
+            "ingress_applied": False,
+            "stored_subject": "orders.3",
+            "republished": True,
+            "republished_subject": "orders.trace.3",
+        },
     }
 
 
 def test_a_mirror_filter_without_a_destination_takes_without_renaming(session):
     df = session.createDataFrame([("foo", "sourcedstream"), ("bar", "sourcedstream")], "subject string, stream string")
-    out = stream_messages(df, (ROOT / "tests" / "streams" / "adr36_mirror_two_transforms.json").read_text(),
-                          origin_col="stream", explain=True)
-    got = {r.subject: (r.explanation.taken_by, r.explanation.filter_index, r.explanation.transform_index,
-                       r.explanation.stored_subject) for r in out.collect()}
+    out = stream_messages(
+        df,
+        (ROOT / "tests" / "streams" / "adr36_mirror_two_transforms.json").read_text(),
+        origin_col="stream",
+        explain=True,
+    )
+    got = {
+        r.subject: (
+            r.explanation.taken_by,
+            r.explanation.filter_index,
+            r.explanation.transform_index,
+            r.explanation.stored_subject,
+        )
+        for r in out.collect()
+    }
     assert got == {"foo": ("mirror", 0, 0, "foo-transformed"), "bar": ("mirror", 1, None, "bar")}
 
 
@@ -66,7 +101,7 @@ def _filter(rng: random.Random) -> str:
 
 def _dest(rng: random.Random, src: str, prefix: str) -> str:
     toks = src.split(".")
-    wild = [f"$" + str(i + 1) for i in range(toks.count("*"))]
+    wild = ["$" + str(i + 1) for i in range(toks.count("*"))]
     rng.shuffle(wild)
     return ".".join([prefix] + wild + ([">"] if toks[-1] == ">" else []))
 
@@ -95,7 +130,9 @@ def _random_config(rng: random.Random, n: int) -> dict:
 
 def _subjects(rng: random.Random, cfg: dict) -> list[str]:
     """Subjects each filter of the config takes (wildcards filled in), and some no filter takes."""
-    filters = list(cfg.get("subjects", [])) + [t["src"] for s in cfg.get("sources", []) for t in s.get("subject_transforms", [])]
+    filters = list(cfg.get("subjects", [])) + [
+        t["src"] for s in cfg.get("sources", []) for t in s.get("subject_transforms", [])
+    ]
     out = []
     for f in filters + [_filter(rng) for _ in range(4)]:
         for _ in range(3):
@@ -125,7 +162,9 @@ def _check_agreement(session, cfg: dict, subjects: list[str], origins: list) -> 
     explained = stream_messages(df, cfg, origin_col="stream", explain=True)
     key = ("subject", "stream", "stored_subject", "republished_subject")
     rows_explained = explained.collect()
-    assert Counter(tuple(r[k] for k in key) for r in plain.collect()) == Counter(tuple(r[k] for k in key) for r in rows_explained)
+    assert Counter(tuple(r[k] for k in key) for r in plain.collect()) == Counter(
+        tuple(r[k] for k in key) for r in rows_explained
+    )
 
     plan = stream_plan(session, cfg)
     x = F.col("explanation")
@@ -138,12 +177,22 @@ def _check_agreement(session, cfg: dict, subjects: list[str], origins: list) -> 
     ]
     for origin in plan["origins"]:
         pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]]
-        mine = (x.taken_by == origin["field"]) & (x.origin == F.lit(origin["name"])) & (F.col("stream") == origin["name"])
-        renamed = [F.when(x.transform_index == i, subject_filter_transform("subject", [(s or ">", d)]))
-                   for i, (s, d) in enumerate(pairs) if d]
+        mine = (
+            (x.taken_by == origin["field"]) & (x.origin == F.lit(origin["name"])) & (F.col("stream") == origin["name"])
+        )
+        renamed = [
+            F.when(x.transform_index == i, subject_filter_transform("subject", [(s or ">", d)]))
+            for i, (s, d) in enumerate(pairs)
+            if d
+        ]
         sourced = F.coalesce(*renamed, F.col("subject")) if renamed else F.col("subject")
         checks.append(~(x.taken_by == origin["field"]) | (mine & (x.sourced_subject == sourced)))
-    direct = (x.taken_by == "subjects") & x.origin.isNull() & F.col("stream").isNull() & (x.sourced_subject == F.col("subject"))
+    direct = (
+        (x.taken_by == "subjects")
+        & x.origin.isNull()
+        & F.col("stream").isNull()
+        & (x.sourced_subject == F.col("subject"))
+    )
     checks.append((x.taken_by != "subjects") | direct)
     ingress = plan["subject_transform"]
     if ingress:
@@ -154,7 +203,9 @@ def _check_agreement(session, cfg: dict, subjects: list[str], origins: list) -> 
         checks.append(~x.ingress_applied & (x.stored_subject == x.sourced_subject))
     republish = plan["republish"]
     if republish:
-        checks.append(x.republished_subject.eqNullSafe(subject_transform(x.stored_subject, republish["src"], republish["dest"])))
+        checks.append(
+            x.republished_subject.eqNullSafe(subject_transform(x.stored_subject, republish["src"], republish["dest"]))
+        )
     # One job: each row's checks as an array; a row that fails one shows which.
     verdicts = explained.withColumn("checks", F.array(*[F.coalesce(c, F.lit(False)) for c in checks]))
     failing = verdicts.where(~F.forall("checks", lambda ok: ok)).limit(3).collect()
@@ -165,7 +216,7 @@ def _check_agreement(session, cfg: dict, subjects: list[str], origins: list) -> 
 def test_explanations_agree_with_stream_messages_on_the_repo_configs_and_generated_ones(session):
     rng = random.Random(36)
     accepted = taken = 0
-    for name, cfg in _configs():
+    for _name, cfg in _configs():
         try:
             stream_plan(session, cfg)
         except StreamConfigError:

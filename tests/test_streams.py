@@ -34,8 +34,16 @@ def stored(df) -> set:
 
 
 def test_adr36_mirror_with_two_transforms_renames_foo_keeps_bar_drops_the_rest(session):
-    df = messages(session, [("foo", "sourcedstream"), ("bar", "sourcedstream"), ("baz", "sourcedstream"),
-                          ("foo", None), ("foo", "otherstream")])
+    df = messages(
+        session,
+        [
+            ("foo", "sourcedstream"),
+            ("bar", "sourcedstream"),
+            ("baz", "sourcedstream"),
+            ("foo", None),
+            ("foo", "otherstream"),
+        ],
+    )
     out = stream_messages(df, config("adr36_mirror_two_transforms.json"), origin_col="stream")
     # A mirror has no subjects: nothing published directly is stored; only its origin is read.
     assert stored(out) == {("foo", "sourcedstream", "foo-transformed", None), ("bar", "sourcedstream", "bar", None)}
@@ -51,11 +59,20 @@ def test_adr36_sourcing_the_same_stream_twice_one_filter_each(session):
 
 
 def test_adr36_two_sources_and_an_ingress_transform(session):
-    df = messages(session, [
-        ("stream1.foo.a", "source1"), ("stream1.bar.b.c", "source1"), ("stream1.baz", "source1"),
-        ("stream2.foo.x", "source2"), ("stream2.bar.y", "source2"), ("stream2.baz", "source2"),
-        ("stream1.foo.a", "source2"), ("foo.x", None), ("foo.x", "source1"),
-    ])
+    df = messages(
+        session,
+        [
+            ("stream1.foo.a", "source1"),
+            ("stream1.bar.b.c", "source1"),
+            ("stream1.baz", "source1"),
+            ("stream2.foo.x", "source2"),
+            ("stream2.bar.y", "source2"),
+            ("stream2.baz", "source2"),
+            ("stream1.foo.a", "source2"),
+            ("foo.x", None),
+            ("foo.x", "source1"),
+        ],
+    )
     out = stream_messages(df, config("adr36_two_sources_with_ingress.json"), origin_col="stream")
     # source1 is sourced twice with disjoint filters; source2's transforms rename; the stream has no
     # subjects of its own, and no stored subject starts with "foo.", so the ingress transform never applies.
@@ -76,14 +93,17 @@ def test_the_ingress_transform_applies_to_sourced_messages_too(session):
 
 
 def test_docs_orders_example_republish_sees_the_stored_subject(session):
-    df = messages(session, [
-        ("orders.local.1", None),  # direct, in subjects: ingress gives orders.1, republished as orders.trace.1
-        ("orders.online.2", None),  # direct, not in subjects
-        ("orders.local.a.b", None),  # direct, one token too many for orders.local.*
-        ("orders.online.3", "other_orders"),  # the source renames it orders.3; ingress leaves it
-        ("orders.local.4", "other_orders"),  # the source's filter does not take it
-        ("orders.online.5", "elsewhere"),  # not a source of this stream
-    ])
+    df = messages(
+        session,
+        [
+            ("orders.local.1", None),  # direct, in subjects: ingress gives orders.1, republished as orders.trace.1
+            ("orders.online.2", None),  # direct, not in subjects
+            ("orders.local.a.b", None),  # direct, one token too many for orders.local.*
+            ("orders.online.3", "other_orders"),  # the source renames it orders.3; ingress leaves it
+            ("orders.local.4", "other_orders"),  # the source's filter does not take it
+            ("orders.online.5", "elsewhere"),  # not a source of this stream
+        ],
+    )
     out = stream_messages(df, config("docs_orders.json"), origin_col="stream")
     assert stored(out) == {
         ("orders.local.1", None, "orders.1", "orders.trace.1"),
@@ -124,33 +144,85 @@ def test_republish_defaults_as_nats_server_applies_them(session):
     none = stream_messages(df, {"name": "S", "subjects": ["s.>"], "republish": {"src": "s.>", "dest": ""}})
     assert [r.republished_subject for r in none.collect()] == [None]
     # ">" -> ">" with an ingress transform from the only subject: republishes the stored subject.
-    implicit = stream_messages(df, {"name": "S", "subjects": ["s.>"], "subject_transform": {"src": "s.>", "dest": "t.>"},
-                                    "republish": {"src": ">", "dest": ">"}})
+    implicit = stream_messages(
+        df,
+        {
+            "name": "S",
+            "subjects": ["s.>"],
+            "subject_transform": {"src": "s.>", "dest": "t.>"},
+            "republish": {"src": ">", "dest": ">"},
+        },
+    )
     assert [(r.stored_subject, r.republished_subject) for r in implicit.collect()] == [("t.a", "t.a")]
 
 
 @pytest.mark.parametrize(
     "cfg, field, message",
     [
-        ({"name": "M", "subjects": ["m"], "mirror": {"name": "A"}}, "subjects", "stream mirrors can not contain subjects"),
-        ({"name": "M", "sources": [{"name": "B"}], "mirror": {"name": "A"}}, "sources",
-         "stream mirrors can not also contain other sources"),
-        ({"name": "S", "sources": [{"name": "A", "filter_subject": "a.>", "subject_transforms": [{"src": "a.b", "dest": "x"}]}]},
-         "sources[0].filter_subject, sources[0].subject_transforms",
-         "source with multiple subject transforms cannot also have a single subject filter"),
-        ({"name": "S", "sources": [{"name": "A", "subject_transforms": [{"src": "a.>", "dest": ""}, {"src": "a.b", "dest": "x"}]}]},
-         "sources[0].subject_transforms[0], sources[0].subject_transforms[1]", "source filters can not overlap"),
-        ({"name": "S", "mirror": {"name": "A", "subject_transforms": [{"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": ""}]}},
-         "mirror.subject_transforms[0], mirror.subject_transforms[1]", "mirror subject filters can not overlap"),
-        ({"name": "S", "sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(2)}}"}]}]},
-         "sources[0].subject_transforms[0]",
-         "source transform: invalid mapping destination: wildcard index out of range in {{wildcard(2)}}"),
-        ({"name": "S", "subjects": ["s.*"], "subject_transform": {"src": "s.*", "dest": "t.{{nope(1)}}"}},
-         "subject_transform", "stream transform: invalid mapping destination: unknown function in {{nope(1)}}"),
-        ({"name": "S", "sources": [{"name": "A"}, {"name": "A"}]}, "sources[0], sources[1]",
-         "duplicate source configuration detected"),
-        ({"name": "S", "subjects": ["s.>"], "republish": {"src": "s.>", "dest": "s.x.>"}}, "republish.dest",
-         "stream configuration for republish destination forms a cycle"),
+        (
+            {"name": "M", "subjects": ["m"], "mirror": {"name": "A"}},
+            "subjects",
+            "stream mirrors can not contain subjects",
+        ),
+        (
+            {"name": "M", "sources": [{"name": "B"}], "mirror": {"name": "A"}},
+            "sources",
+            "stream mirrors can not also contain other sources",
+        ),
+        (
+            {
+                "name": "S",
+                "sources": [
+                    {"name": "A", "filter_subject": "a.>", "subject_transforms": [{"src": "a.b", "dest": "x"}]}
+                ],
+            },
+            "sources[0].filter_subject, sources[0].subject_transforms",
+            "source with multiple subject transforms cannot also have a single subject filter",
+        ),
+        (
+            {
+                "name": "S",
+                "sources": [
+                    {"name": "A", "subject_transforms": [{"src": "a.>", "dest": ""}, {"src": "a.b", "dest": "x"}]}
+                ],
+            },
+            "sources[0].subject_transforms[0], sources[0].subject_transforms[1]",
+            "source filters can not overlap",
+        ),
+        (
+            {
+                "name": "S",
+                "mirror": {
+                    "name": "A",
+                    "subject_transforms": [{"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": ""}],
+                },
+            },
+            "mirror.subject_transforms[0], mirror.subject_transforms[1]",
+            "mirror subject filters can not overlap",
+        ),
+        (
+            {
+                "name": "S",
+                "sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(2)}}"}]}],
+            },
+            "sources[0].subject_transforms[0]",
+            "source transform: invalid mapping destination: wildcard index out of range in {{wildcard(2)}}",
+        ),
+        (
+            {"name": "S", "subjects": ["s.*"], "subject_transform": {"src": "s.*", "dest": "t.{{nope(1)}}"}},
+            "subject_transform",
+            "stream transform: invalid mapping destination: unknown function in {{nope(1)}}",
+        ),
+        (
+            {"name": "S", "sources": [{"name": "A"}, {"name": "A"}]},
+            "sources[0], sources[1]",
+            "duplicate source configuration detected",
+        ),
+        (
+            {"name": "S", "subjects": ["s.>"], "republish": {"src": "s.>", "dest": "s.x.>"}},
+            "republish.dest",
+            "stream configuration for republish destination forms a cycle",
+        ),
     ],
 )
 def test_configs_nats_server_rejects_are_rejected_naming_the_field(session, cfg, field, message):
@@ -162,9 +234,12 @@ def test_configs_nats_server_rejects_are_rejected_naming_the_field(session, cfg,
 def test_the_docs_page_republish_list_is_rejected_with_a_clear_error(session):
     cfg = json.loads(config("docs_orders.json"))
     cfg["republish"] = [cfg["republish"]]  # as the docs page prints it
-    with pytest.raises(StreamConfigError, match=r"republish: invalid JSON: json: cannot unmarshal array into Go struct "
-                       r"field StreamConfigRequest.republish of type server.RePublish .*must be one object.*"
-                       r"\(nats-server error 10025\)"):
+    with pytest.raises(
+        StreamConfigError,
+        match=r"republish: invalid JSON: json: cannot unmarshal array into Go struct "
+        r"field StreamConfigRequest.republish of type server.RePublish .*must be one object.*"
+        r"\(nats-server error 10025\)",
+    ):
         stream_plan(session, cfg)
 
 
@@ -182,8 +257,11 @@ def test_kv_bucket_sourcing(session):
 
 def test_subject_filter_transform_from_python_lists_dicts_and_columns(session):
     df = session.createDataFrame(
-        [("foo", '[{"src":"foo","dest":"foo-transformed"},{"src":"bar"}]'), ("bar", '[{"src":"bar","dest":"b"}]'),
-         ("baz", "[]")],
+        [
+            ("foo", '[{"src":"foo","dest":"foo-transformed"},{"src":"bar"}]'),
+            ("bar", '[{"src":"bar","dest":"b"}]'),
+            ("baz", "[]"),
+        ],
         "subject string, transforms string",
     )
     as_column = F.from_json("transforms", "array<struct<src:string,dest:string>>")

@@ -66,16 +66,25 @@ def test_docs_orders_example_on_the_server_and_in_spark(session, nats):
     server = stored_subjects(nats, "orders", 3)
     time.sleep(0.2)
     server_republished = sorted(nats.received("orders.trace."))
-    rows = [("orders.local.1", None), ("orders.online.3", "other_orders"), ("orders.online.4", "other_orders"),
-            ("orders.online.3", None), ("orders.online.4", None)]  # what other_orders' subjects reach directly too
+    rows = [
+        ("orders.local.1", None),
+        ("orders.online.3", "other_orders"),
+        ("orders.online.4", "other_orders"),
+        ("orders.online.3", None),
+        ("orders.online.4", None),
+    ]  # what other_orders' subjects reach directly too
     assert (server, server_republished) == ours(session, cfg, rows)
     assert server == {"orders.1": 1, "orders.3": 1, "orders.4": 1}
 
 
 def test_an_empty_dest_does_not_stop_a_later_transform_on_the_server_and_in_spark(session, nats):
     assert "error" not in create(nats, {"name": "A", "subjects": ["a.>"]})
-    cfg = {"name": "S3", "sources": [{"name": "A", "subject_transforms": [
-        {"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": "x.$1"}]}]}
+    cfg = {
+        "name": "S3",
+        "sources": [
+            {"name": "A", "subject_transforms": [{"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": "x.$1"}]}
+        ],
+    }
     assert "error" not in create(nats, cfg)
     for s in ["a.b.c", "a.z.c", "a.b.z", "a.q"]:
         publish(nats, s)
@@ -99,10 +108,19 @@ def test_a_republish_with_an_empty_dest_republishes_nothing(session, nats):
 @pytest.mark.parametrize(
     "cfg",
     [
-        {"name": "E1", "sources": [{"name": "A", "subject_transforms": [{"src": "a.>", "dest": ""}, {"src": "a.b", "dest": "x"}]}]},
+        {
+            "name": "E1",
+            "sources": [{"name": "A", "subject_transforms": [{"src": "a.>", "dest": ""}, {"src": "a.b", "dest": "x"}]}],
+        },
         {"name": "E2", "subjects": ["e2"], "mirror": {"name": "A"}},
-        {"name": "E3", "mirror": {"name": "A", "subject_transforms": [{"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": ""}]}},
-        {"name": "E4", "sources": [{"name": "A", "filter_subject": "a.>", "subject_transforms": [{"src": "a.b", "dest": ""}]}]},
+        {
+            "name": "E3",
+            "mirror": {"name": "A", "subject_transforms": [{"src": "a.*.c", "dest": ""}, {"src": "a.b.*", "dest": ""}]},
+        },
+        {
+            "name": "E4",
+            "sources": [{"name": "A", "filter_subject": "a.>", "subject_transforms": [{"src": "a.b", "dest": ""}]}],
+        },
         {"name": "E5", "sources": [{"name": "A", "subject_transforms": [{"src": "a.*", "dest": "b.{{wildcard(2)}}"}]}]},
         {"name": "E6", "subjects": ["e6.*"], "subject_transform": {"src": "e6.*", "dest": "f.{{nope(1)}}"}},
         {"name": "E7", "sources": [{"name": "A"}, {"name": "A"}]},
@@ -116,7 +134,6 @@ def test_configs_the_server_rejects_we_reject_with_its_error(session, nats, cfg)
         stream_plan(session, cfg)
     assert f": {error['description']}" in str(ours_.value)
     assert f"(nats-server error {error['err_code']})" in str(ours_.value)
-
 
 
 @pytest.mark.parametrize(
@@ -200,8 +217,12 @@ def test_a_stream_without_subjects_or_sources_listens_on_its_name(session, nats)
 
 def test_the_ingress_transform_and_sourced_messages_on_the_server_and_in_spark(session, nats):
     assert "error" not in create(nats, {"name": "IN", "subjects": ["in.>"]})
-    cfg = {"name": "ING", "subjects": ["own.*"], "sources": [{"name": "IN"}],
-           "subject_transform": {"src": "*.*", "dest": "ing.$1.$2"}}
+    cfg = {
+        "name": "ING",
+        "subjects": ["own.*"],
+        "sources": [{"name": "IN"}],
+        "subject_transform": {"src": "*.*", "dest": "ing.$1.$2"},
+    }
     assert "error" not in create(nats, cfg)
     for s in ["in.1", "in.a.b", "own.2"]:
         publish(nats, s)
@@ -212,6 +233,7 @@ def test_the_ingress_transform_and_sourced_messages_on_the_server_and_in_spark(s
 
 # --- A stream that sources or mirrors itself: nats-server's "detected cycle" (10052) --------------------
 
+
 @pytest.mark.parametrize(
     "cfg, rejected",
     [
@@ -219,14 +241,23 @@ def test_the_ingress_transform_and_sourced_messages_on_the_server_and_in_spark(s
         ({"name": "C2", "subjects": ["c2.>"], "sources": [{"name": "C2", "filter_subject": "c2.a"}]}, True),
         ({"name": "C3", "subjects": ["c3.>"], "sources": [{"name": "C3", "filter_subject": "other.>"}]}, False),
         # subject_transforms leave filter_subject empty: a cycle whatever their sources
-        ({"name": "C4", "subjects": ["c4.>"], "sources": [{"name": "C4", "subject_transforms": [
-            {"src": "other.>", "dest": "x.>"}]}]}, True),
+        (
+            {
+                "name": "C4",
+                "subjects": ["c4.>"],
+                "sources": [{"name": "C4", "subject_transforms": [{"src": "other.>", "dest": "x.>"}]}],
+            },
+            True,
+        ),
         ({"name": "C5", "sources": [{"name": "C5"}]}, True),
         # without subjects there is nothing a filter can collide with (the default subject comes later)
         ({"name": "C6", "sources": [{"name": "C6", "filter_subject": "C6"}]}, False),
         ({"name": "C7", "mirror": {"name": "C7"}}, True),
         ({"name": "C8", "mirror": {"name": "C8", "filter_subject": "q.>"}}, True),
-        ({"name": "C9", "subjects": ["c9.a"], "sources": [{"name": "X9"}, {"name": "C9", "filter_subject": "c9.*"}]}, True),
+        (
+            {"name": "C9", "subjects": ["c9.a"], "sources": [{"name": "X9"}, {"name": "C9", "filter_subject": "c9.*"}]},
+            True,
+        ),
     ],
     ids=lambda v: v["name"] if isinstance(v, dict) else str(v),
 )
@@ -256,11 +287,18 @@ def test_republish_written_as_a_list_is_the_servers_invalid_json_error_10025(ses
 def test_a_transform_result_with_an_empty_token_is_stored_under_that_subject(session, nats):
     """Core NATS drops a message whose mapped subject has an empty token; a stream stores it as it is
     (the ingress transform and a source's transform alike), and does not republish it."""
-    ingress = {"name": "EI", "subjects": ["u.*"], "subject_transform": {"src": "u.*", "dest": "v.{{split(1,-)}}"},
-               "republish": {"src": ">", "dest": "ei.rep.>"}}
+    ingress = {
+        "name": "EI",
+        "subjects": ["u.*"],
+        "subject_transform": {"src": "u.*", "dest": "v.{{split(1,-)}}"},
+        "republish": {"src": ">", "dest": "ei.rep.>"},
+    }
     assert "error" not in create(nats, ingress)
     assert "error" not in create(nats, {"name": "EO", "subjects": ["w.*"]})
-    sourced = {"name": "ES", "sources": [{"name": "EO", "subject_transforms": [{"src": "w.*", "dest": "sp.{{split(1,-)}}.f"}]}]}
+    sourced = {
+        "name": "ES",
+        "sources": [{"name": "EO", "subject_transforms": [{"src": "w.*", "dest": "sp.{{split(1,-)}}.f"}]}],
+    }
     assert "error" not in create(nats, sourced)
     for s in ["u.--", "u.a-b", "w.--", "w.x"]:
         publish(nats, s)

@@ -147,7 +147,10 @@ def test_a_seed_makes_a_run_reproducible_across_partitions(spark):
 def test_a_weighted_table_can_be_grouped_by_like_rand(spark):
     # Spark's analyzer pulls Nondeterministic expressions out of GROUP BY; it must see ours as one.
     df = spark.range(1000).select(F.lit("myservice.requests").alias("subject"))
-    grouped = {r.routed_to: r["count"] for r in df.groupBy(subject_map("subject", CANARY, seed=5).alias("routed_to")).count().collect()}
+    grouped = {
+        r.routed_to: r["count"]
+        for r in df.groupBy(subject_map("subject", CANARY, seed=5).alias("routed_to")).count().collect()
+    }
     assert set(grouped) == {"myservice.requests.v1", "myservice.requests.v2"} and sum(grouped.values()) == 1000
     df.createOrReplaceTempView("requests")
     sql_grouped = spark.sql(
@@ -173,7 +176,9 @@ def test_inside_whole_stage_codegen(spark):
 
 def test_cluster_scope_from_a_constant_or_a_column(spark):
     df = spark.createDataFrame([("west",), ("east",), ("north",), (None,)], "cluster string")
-    by_column = [r.m for r in df.select(subject_map(F.lit("foo"), CLUSTERS, cluster=F.col("cluster")).alias("m")).collect()]
+    by_column = [
+        r.m for r in df.select(subject_map(F.lit("foo"), CLUSTERS, cluster=F.col("cluster")).alias("m")).collect()
+    ]
     assert by_column == ["foo.west", "foo.east", "foo", "foo"]
     const = df.select(subject_map(F.lit("foo"), CLUSTERS, cluster="central").alias("m")).first().m
     assert const == "foo.central"

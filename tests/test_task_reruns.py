@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from subjxform.session import EXTENSIONS_CLASS
 from standalone import TESTS, Processes, spark_env
+from subjxform.session import EXTENSIONS_CLASS
 
 pytestmark = [
     pytest.mark.cluster,
@@ -31,10 +31,16 @@ def test_an_executor_killed_mid_shuffle_loses_and_doubles_no_row_in_any_draw_mod
         with Processes(workdir) as procs:
             master, _ui = procs.start_cluster(env, workers=2)
             result = procs.submit(
-                "reruns", master, TESTS / "rerun_job.py", env,
-                f"spark.sql.extensions={EXTENSIONS_CLASS}", "spark.sql.adaptive.enabled=false",
+                "reruns",
+                master,
+                TESTS / "rerun_job.py",
+                env,
+                f"spark.sql.extensions={EXTENSIONS_CLASS}",
+                "spark.sql.adaptive.enabled=false",
                 # as when executors sit on separate hosts: a lost executor's shuffle files are gone with it
-                "spark.shuffle.readHostLocalDisk=false", timeout=400)
+                "spark.shuffle.readHostLocalDisk=false",
+                timeout=400,
+            )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"task rerun test: {time.monotonic() - started:.0f} s: {result}")

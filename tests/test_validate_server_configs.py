@@ -21,9 +21,17 @@ pytestmark = pytest.mark.skipif(NATS is None, reason="nats-server is not on PATH
 EXPORTS = ["foo.*", "foo.>", "bar.*.*", "svc.*", "svc.*.*", "news", "t.*"]
 IMPORTS = ["foo.x", "foo.*", "foo.>", "foo.a.*", "bar.*.*", "svc.a", "svc.*", "svc.*.*", "news", "nope.*", "t.B", "t.C"]
 # `to` candidates by the number of `*` of the import subject (some valid, some not)
-TO = {0: ["lit", "x.$1"], 1: ["x.$1", "x.{{wildcard(1)}}", "x.$2", "x.{{partition(2,1)}}", "x.*"],
-      2: ["x.$2.$1", "x.$1", "x.{{wildcard(2)}}.{{wildcard(1)}}", "x.*.*"]}
-MAPPINGS = ['"m.*": "foo.$1"', '"m.*": "foo.$2"', '"raw.>": "news"', '"q.*": [{destination: "q.a.$1", weight: 60%}, {destination: "q.b.$1", weight: 50%}]']
+TO = {
+    0: ["lit", "x.$1"],
+    1: ["x.$1", "x.{{wildcard(1)}}", "x.$2", "x.{{partition(2,1)}}", "x.*"],
+    2: ["x.$2.$1", "x.$1", "x.{{wildcard(2)}}.{{wildcard(1)}}", "x.*.*"],
+}
+MAPPINGS = [
+    '"m.*": "foo.$1"',
+    '"m.*": "foo.$2"',
+    '"raw.>": "news"',
+    '"q.*": [{destination: "q.a.$1", weight: 60%}, {destination: "q.b.$1", weight: 50%}]',
+]
 
 
 def q(s: str) -> str:
@@ -43,15 +51,16 @@ def gen_to(r: random.Random, subject: str, kind: str) -> str:
     stars = subject.split(".").count("*")
     if subject.endswith(">"):
         return r.choice(["x.>", "x.>", "x.$1"])
-    valid = ["x." + ".".join(f"$%d" % i for i in range(stars, 0, -1))] if stars else ["lit"]
+    valid = ["x." + ".".join("$%d" % i for i in range(stars, 0, -1))] if stars else ["lit"]
     if stars:
         valid.append("x." + ".".join("{{wildcard(%d)}}" % i for i in range(1, stars + 1)))
     invalid = TO[min(stars, 2)]
     return r.choice(valid) if r.random() < 0.85 else r.choice(invalid)
 
 
-def gen_import(r: random.Random, names: list[str], exports: dict[str, list[tuple[str, str, str]]],
-               subject_ref: str | None) -> str:
+def gen_import(
+    r: random.Random, names: list[str], exports: dict[str, list[tuple[str, str, str]]], subject_ref: str | None
+) -> str:
     account = r.choice(names) if r.random() > 0.03 else "Z"
     offered = exports.get(account, [])
     if offered and r.random() < 0.9:
@@ -141,8 +150,13 @@ def test_validate_and_nats_server_give_the_same_verdict_on_generated_configs(tmp
     for path, env in configs:
         groups.setdefault(tuple(sorted(env.items())), []).append(path)
     for env, paths in groups.items():
-        out = subprocess.run([sys.executable, "-m", "subjxform", "validate", *paths], capture_output=True, text=True,
-                             timeout=300, env={**os.environ, **dict(env)}).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "subjxform", "validate", *paths],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, **dict(env)},
+        ).stdout
         # Each file's report ends with its summary line (an included file's problems name that file).
         section: list[str] = []
         for line in out.splitlines():
@@ -155,16 +169,25 @@ def test_validate_and_nats_server_give_the_same_verdict_on_generated_configs(tmp
     agree = verdicts = order_dependent = message_order = 0
     accepted = 0
     for path, env in configs:
-        theirs = subprocess.run([NATS, "-t", "-c", path], capture_output=True, text=True, timeout=30,
-                                env={**os.environ, **env})
-        their_errors = [re.sub(r"^(?:nats-server: )?(?:\S+?:\d+:\d+: )?", "", line)
-                        for line in theirs.stderr.splitlines() if line.strip() and "is valid" not in line]
+        theirs = subprocess.run(
+            [NATS, "-t", "-c", path], capture_output=True, text=True, timeout=30, env={**os.environ, **env}
+        )
+        their_errors = [
+            re.sub(r"^(?:nats-server: )?(?:\S+?:\d+:\d+: )?", "", line)
+            for line in theirs.stderr.splitlines()
+            if line.strip() and "is valid" not in line
+        ]
         ok, errors = ours[path]
         if ok != (theirs.returncode == 0):
             # nats-server reads accounts in Go map order, which changes from run to run: an import cycle is
             # found only when the imports are added in one order. Ours must be one of its verdicts.
-            again = [subprocess.run([NATS, "-t", "-c", path], capture_output=True, text=True, timeout=30,
-                                    env={**os.environ, **env}).returncode == 0 for _ in range(20)]
+            again = [
+                subprocess.run(
+                    [NATS, "-t", "-c", path], capture_output=True, text=True, timeout=30, env={**os.environ, **env}
+                ).returncode
+                == 0
+                for _ in range(20)
+            ]
             assert ok in again, (seed, path, open(path).read(), errors, theirs.stderr)
             order_dependent += 1
             continue
@@ -173,17 +196,30 @@ def test_validate_and_nats_server_give_the_same_verdict_on_generated_configs(tmp
         if len(errors) == 1 and len(their_errors) == 1:
             if not errors[0].endswith(their_errors[0]):
                 # which of two import errors it meets first also follows its map order
-                others = {re.sub(r"^(?:nats-server: )?(?:\S+?:\d+:\d+: )?", "", subprocess.run(
-                    [NATS, "-t", "-c", path], capture_output=True, text=True, timeout=30,
-                    env={**os.environ, **env}).stderr.strip()) for _ in range(20)}
+                others = {
+                    re.sub(
+                        r"^(?:nats-server: )?(?:\S+?:\d+:\d+: )?",
+                        "",
+                        subprocess.run(
+                            [NATS, "-t", "-c", path],
+                            capture_output=True,
+                            text=True,
+                            timeout=30,
+                            env={**os.environ, **env},
+                        ).stderr.strip(),
+                    )
+                    for _ in range(20)
+                }
                 assert any(errors[0].endswith(o) for o in others), (seed, path, errors, their_errors, others)
                 message_order += 1
             agree += 1
     with capsys.disabled():
-        print(f"\n[validate vs nats-server -t] seed {seed}: {count} configs; the same verdict on {verdicts} "
-              f"({accepted} valid, {verdicts - accepted} invalid), the same single error message on {agree}; "
-              f"{order_dependent} where nats-server's own verdict, {message_order} where its message, changes from run "
-              f"to run (ours is one of them)")
+        print(
+            f"\n[validate vs nats-server -t] seed {seed}: {count} configs; the same verdict on {verdicts} "
+            f"({accepted} valid, {verdicts - accepted} invalid), the same single error message on {agree}; "
+            f"{order_dependent} where nats-server's own verdict, {message_order} where its message, changes from run "
+            f"to run (ours is one of them)"
+        )
     assert verdicts + order_dependent == count
 
 
@@ -209,8 +245,13 @@ def test_validate_and_nats_server_agree_on_the_configs_they_differed_on(tmp_path
     for name, text in KNOWN.items():
         (tmp_path / name).write_text(text)
     names = [n for n in KNOWN if n != "inc.conf"]
-    out = subprocess.run([sys.executable, "-m", "subjxform", "validate", *names], capture_output=True, text=True,
-                         timeout=120, cwd=tmp_path).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-m", "subjxform", "validate", *names],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    ).stdout.splitlines()
     for name in names:
         theirs = subprocess.run([NATS, "-t", "-c", name], capture_output=True, text=True, timeout=30, cwd=tmp_path)
         ours = [line for line in out if line.startswith((f"{name}:", f"{name} "))]

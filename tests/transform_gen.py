@@ -79,7 +79,9 @@ def _index(r: random.Random, wildcards: int) -> str:
 def _count(r: random.Random) -> str:
     if r.random() < 0.7:
         return str(r.randint(0, 6))
-    return r.choice(["0", "1", "2", "3", "4", "5", "7", "10", "100", "-1", "-3", "2147483647", "2147483648", "x", "1.5"])
+    return r.choice(
+        ["0", "1", "2", "3", "4", "5", "7", "10", "100", "-1", "-3", "2147483647", "2147483648", "x", "1.5"]
+    )
 
 
 def _braced(r: random.Random, name: str, args: list[str]) -> str:
@@ -150,7 +152,11 @@ def subjects_for(r: random.Random, src: str, count: int) -> list[str]:
                 toks += [literal_token(r, for_subject=True) for _ in range(r.randint(1, 3))]
             elif t.startswith("*"):
                 # a tenth are only separators, which `split` turns into an empty token
-                toks.append(r.choice(["-", "_", "a"]) * r.randint(1, 3) if r.random() < 0.1 else literal_token(r, for_subject=True))
+                toks.append(
+                    r.choice(["-", "_", "a"]) * r.randint(1, 3)
+                    if r.random() < 0.1
+                    else literal_token(r, for_subject=True)
+                )
             else:
                 toks.append(t)
         k = r.random()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING, TypeGuard
 
+if TYPE_CHECKING:  # annotations only: pyspark is imported where a Column can exist
+    from pyspark.sql import Column
 
 # subjxform's one error condition, as Spark words it (subjxform.spark.Errors).
 _INVALID_VALUE = re.compile(
@@ -25,7 +28,7 @@ def _from_message(error) -> dict:
 
 def error_condition(error) -> str | None:
     """A PySpark error's condition (PySpark 4 calls it so; 3.5 only has its older name, error class)."""
-    condition = getattr(error, "getCondition", None) or getattr(error, "getErrorClass")
+    condition = getattr(error, "getCondition", None) or error.getErrorClass
     return condition() or _from_message(error).get("condition")
 
 
@@ -37,7 +40,7 @@ def error_parameters(error) -> dict:
     return {k: v for k, v in _from_message(error).items() if k != "condition"}
 
 
-def is_column(value) -> bool:
+def is_column(value) -> TypeGuard[Column]:
     """A Column, classic or Spark Connect. Since PySpark 4.0 both are pyspark.sql.Column; in 3.5 a Spark
     Connect Column is its own class (looked up only where a Connect client is already loaded)."""
     from pyspark.sql import Column
@@ -48,13 +51,15 @@ def is_column(value) -> bool:
     return connect is not None and isinstance(value, connect.Column)
 
 
-def transform_pairs(transforms) -> "list[tuple[str, str]]":
+def transform_pairs(transforms) -> list[tuple[str, str]]:
     """The (src, dest) pairs of a Python list of pairs or {"src", "dest"} dicts (a missing key is "", as
     nats-server reads the JSON), with a TypeError/ValueError naming the bad item: the checks both the jar
     path (functions) and subjxform.portable make of subject_filter_transform's `transforms`."""
     if not isinstance(transforms, (list, tuple)):
-        raise TypeError(f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, "
-                        f"not {type(transforms).__name__}")
+        raise TypeError(
+            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, "
+            f"not {type(transforms).__name__}"
+        )
     pairs = []
     for i, t in enumerate(transforms):
         if isinstance(t, dict):
@@ -67,8 +72,9 @@ def transform_pairs(transforms) -> "list[tuple[str, str]]":
                 raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
             src, dest = t
         else:
-            raise TypeError(f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not "
-                            f"{type(t).__name__}: {t!r}")
+            raise TypeError(
+                f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {type(t).__name__}: {t!r}"
+            )
         if not isinstance(src, str) or not isinstance(dest, str):
             raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
         pairs.append((src, dest))

@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Optional
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -38,11 +37,12 @@ RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
 VIA = "via"
 
+
 class AccountsConfigError(ValueError):
     """nats-server would refuse this config (or these account JWTs): file:line, the entry, its words."""
 
 
-def accounts_plan(spark: SparkSession, config: Config, server_version: Optional[str] = None) -> dict:
+def accounts_plan(spark: SparkSession, config: Config, server_version: str | None = None) -> dict:
     """The config's accounts checked as nats-server checks them, reduced to what decides deliveries:
     ``accounts`` (``name``, ``id``, ``mappings`` as a JSON mapping table; the top-level mappings as ``$G``),
     ``routes`` (one per import: ``kind``, ``importer``, ``exporter``, ``filter``, ``src``/``dest`` or
@@ -73,7 +73,9 @@ def accounts_plan(spark: SparkSession, config: Config, server_version: Optional[
     args = [F.lit(text), F.lit(path).cast("string"), *_server_version(server_version)]
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        return json.loads(spark.range(1).select(_call("accounts_plan", *args)).first()[0])
+        row = spark.range(1).select(_call("accounts_plan", *args)).first()
+        assert row is not None  # spark.range(1): one row
+        return json.loads(row[0])
     except PySparkException as e:
         params = error_parameters(e)
         if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":
@@ -83,17 +85,20 @@ def accounts_plan(spark: SparkSession, config: Config, server_version: Optional[
 
 def _mapped(subject: Column, account: Column, plan: dict, cluster, seed, server_version) -> Column:
     """The subject after the publishing account's own mappings (unchanged for an account without any)."""
-    out: Optional[Column] = None
+    out: Column | None = None
     for acc in plan["accounts"]:
         if acc["mappings"] is None:
             continue
         mapped = _map_column("subject_map", subject, acc["mappings"], cluster, seed, None, server_version)
-        out = (F.when(account == F.lit(acc["name"]), mapped) if out is None
-               else out.when(account == F.lit(acc["name"]), mapped))
+        out = (
+            F.when(account == F.lit(acc["name"]), mapped)
+            if out is None
+            else out.when(account == F.lit(acc["name"]), mapped)
+        )
     return subject if out is None else out.otherwise(subject)
 
 
-def _routed(subject: Column, route: dict, server_version: Optional[str]) -> Column:
+def _routed(subject: Column, route: dict, server_version: str | None) -> Column:
     """The subject the other account sees: the route's transform, or its fixed subject."""
     if route["literal"] is not None:
         return F.lit(route["literal"])
@@ -105,9 +110,9 @@ def replay(
     config: Config,
     subject_col: str = "subject",
     account_col: str = "account",
-    cluster: Optional[str] = None,
-    seed: Optional[int] = None,
-    server_version: Optional[str] = None,
+    cluster: str | None = None,
+    seed: int | None = None,
+    server_version: str | None = None,
 ) -> DataFrame:
     """Every delivery of each message of ``df`` through the accounts of ``config`` (see the module doc).
 
@@ -154,7 +159,11 @@ def replay(
         if route["kind"] == "stream":
             # The exporter publishes; the importer receives the renamed subject.
             taken = (account == F.lit(route["exporter"])) & subject_matches(mapped, route["filter"])
-            candidates.append(F.when(taken, delivery(F.lit(route["importer"]), _routed(mapped, route, server_version), "stream import")))
+            candidates.append(
+                F.when(
+                    taken, delivery(F.lit(route["importer"]), _routed(mapped, route, server_version), "stream import")
+                )
+            )
         else:
             # The importer publishes on its local subject; the exporter receives the import's subject,
             # which its own mappings then map.
@@ -167,14 +176,16 @@ def replay(
 
     exploded = staged.withColumn("__subjxform_delivery", F.explode(F.array(*candidates)))
     d = F.col("__subjxform_delivery")
-    return (
-        exploded.where(d.isNotNull() & d[RECEIVED_SUBJECT].isNotNull())
-        .select(*[F.col(c) for c in df.columns], d[RECEIVED_BY].alias(RECEIVED_BY),
-                d[RECEIVED_SUBJECT].alias(RECEIVED_SUBJECT), d[VIA].alias(VIA))
+    return exploded.where(d.isNotNull() & d[RECEIVED_SUBJECT].isNotNull()).select(
+        *[F.col(c) for c in df.columns],
+        d[RECEIVED_BY].alias(RECEIVED_BY),
+        d[RECEIVED_SUBJECT].alias(RECEIVED_SUBJECT),
+        d[VIA].alias(VIA),
     )
 
 
 # --- account JWTs ---------------------------------------------------------------------------------------
+
 
 class JwtSignatureError(ValueError):  # noqa: N818 (the name says what failed)
     """An account JWT whose signature does not verify (or that is not a signed JWT at all)."""
@@ -199,7 +210,7 @@ def _public_key_bytes(key: str) -> bytes:
     return raw[1:33]
 
 
-def verify_account_jwt(token: str, trusted_keys: Optional[list[str]] = None) -> dict:
+def verify_account_jwt(token: str, trusted_keys: list[str] | None = None) -> dict:
     """The claims of an account JWT once its ed25519 signature is checked against its issuer (``iss``).
 
     Needs the ``nkeys`` package (the ``jwt`` extra).
@@ -240,5 +251,7 @@ def verify_account_jwt(token: str, trusted_keys: Optional[list[str]] = None) -> 
     try:
         VerifyKey(_public_key_bytes(issuer)).verify(f"{parts[0]}.{parts[1]}".encode(), signature)
     except BadSignatureError as e:
-        raise JwtSignatureError(f"the signature of account {claims.get('sub')!r} does not verify against {issuer!r}") from e
+        raise JwtSignatureError(
+            f"the signature of account {claims.get('sub')!r} does not verify against {issuer!r}"
+        ) from e
     return claims

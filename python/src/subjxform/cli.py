@@ -71,14 +71,24 @@ def java_command(args: list[str]) -> list[str]:
     try:
         jar = Path(jar_path(*CLI_LINE))
     except FileNotFoundError as e:
-        raise SystemExit(f"subjxform: {e}")
+        raise SystemExit(f"subjxform: {e}") from None
     scala = sorted(jar.parent.glob("scala-library-*.jar"))
     if not scala:
-        raise SystemExit(f"subjxform: no Scala library beside {jar} (scala-library-*.jar): rebuild the jar with "
-                         "`bash scripts/build-jars.sh 4.2_2.13` from a source checkout")
+        raise SystemExit(
+            f"subjxform: no Scala library beside {jar} (scala-library-*.jar): rebuild the jar with "
+            "`bash scripts/build-jars.sh 4.2_2.13` from a source checkout"
+        )
     classpath = os.pathsep.join([str(jar), str(scala[-1])])
-    return [java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-cp", classpath,
-            "subjxform.cli.Main", *args]
+    return [
+        java,
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC",
+        "-Xshare:auto",
+        "-cp",
+        classpath,
+        "subjxform.cli.Main",
+        *args,
+    ]
 
 
 JAR_USAGE = """usage: subjxform jar [--spark 3.5|4.0|4.1|4.2|4.3] [--scala 2.12|2.13]
@@ -90,7 +100,7 @@ Exit code 0, 1 when that line's jar is not in the package, 2 for a usage error."
 
 def jar_command(args: list[str]) -> int:
     """`jar [--spark VERSION] [--scala VERSION]`: prints the path of the jar for that Spark line."""
-    options = {"--spark": None, "--scala": None}
+    options: dict[str, str | None] = {"--spark": None, "--scala": None}
     rest = list(args)
     while rest:
         flag = rest.pop(0)
@@ -98,7 +108,9 @@ def jar_command(args: list[str]) -> int:
             print(JAR_USAGE)
             return 0
         if flag not in options or not rest:
-            return usage_error("subjxform jar", f"unknown option {flag}" if flag not in options else f"{flag} needs a value")
+            return usage_error(
+                "subjxform jar", f"unknown option {flag}" if flag not in options else f"{flag} needs a value"
+            )
         options[flag] = rest.pop(0)
     try:
         print(jar_path(options["--spark"], options["--scala"]))

@@ -18,7 +18,8 @@ import json
 import os
 import re
 import warnings
-from typing import Any, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any, Union
 
 Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
 
@@ -26,7 +27,7 @@ Config = Union[str, "os.PathLike[str]", Mapping[str, Any], list]
 _FILE_NAME = re.compile(r"[^\s{}\[\]:=\"']+\.(?:conf|cfg|json|txt|jwt|creds)")
 
 
-def config_text(config: Config) -> tuple[str, Optional[str]]:
+def config_text(config: Config) -> tuple[str, str | None]:
     """The config's text and, when it was read from a file, that file's absolute path.
 
     One rule for every function that takes a whole config: a ``pathlib.Path``, or a one-line str that
@@ -82,13 +83,16 @@ def mappings_argument(mappings):
     existing file) gives the file's text; a str that looks like a file name but names none is a ValueError
     that says so (read as a table, it would fail with a parse error about its first character); anything
     else (the table's text, a dict, a Column) is returned as it is."""
-    if isinstance(mappings, os.PathLike) or (isinstance(mappings, str) and "\n" not in mappings
-                                              and os.path.isfile(mappings)):
+    if isinstance(mappings, os.PathLike) or (
+        isinstance(mappings, str) and "\n" not in mappings and os.path.isfile(mappings)
+    ):
         return config_text(mappings)[0]
     if isinstance(mappings, str) and _FILE_NAME.fullmatch(mappings.strip()):
-        raise ValueError(f"mappings {mappings.strip()!r} looks like a file name, but there is no such file: mappings "
-                         "is the table's text (or a dict); a path (a pathlib.Path, or a str naming an existing "
-                         "file) is read")
+        raise ValueError(
+            f"mappings {mappings.strip()!r} looks like a file name, but there is no such file: mappings "
+            "is the table's text (or a dict); a path (a pathlib.Path, or a str naming an existing "
+            "file) is read"
+        )
     return mappings
 
 

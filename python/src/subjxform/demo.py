@@ -47,7 +47,14 @@ CANARY_SHARE = 0.05  # the v2 weight above
 DEFAULT_ROWS = 10_000_000  # 1-1.5 minutes on a 2-core machine
 
 # Where orders come from: (region, share of the traffic).
-REGIONS = [("eu-west", 0.30), ("us-east", 0.25), ("us-west", 0.15), ("eu-north", 0.12), ("ap-south", 0.10), ("sa-east", 0.08)]
+REGIONS = [
+    ("eu-west", 0.30),
+    ("us-east", 0.25),
+    ("us-west", 0.15),
+    ("eu-north", 0.12),
+    ("ap-south", 0.10),
+    ("sa-east", 0.08),
+]
 CUSTOMERS = 200_000
 
 
@@ -177,7 +184,9 @@ def chart(report: Report, path: Path) -> None:
 
     observed, expected, z = report.canary()
     total = sum(report.per_destination.values())
-    bars = right.bar(["expected", "observed"], [100 * expected / total, 100 * observed / total], color=["#999999", "#d95f02"])
+    bars = right.bar(
+        ["expected", "observed"], [100 * expected / total, 100 * observed / total], color=["#999999", "#d95f02"]
+    )
     right.bar_label(bars, labels=[f"{expected:,.0f}", f"{observed:,}"], fontsize=8)
     right.set_ylabel("% of messages to orders.v2")
     right.set_title(f"Canary share ({z:+.1f} sd)")

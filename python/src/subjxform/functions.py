@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import numbers
 import random
-from typing import Optional, Union
+from typing import Union
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -18,13 +18,14 @@ from .session import ensure_functions
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
 _random = random.Random()
 
-ColumnOrName = Union[Column, str]
-ColumnOrValue = Union[Column, str]
+ColumnOrName = Column | str
+ColumnOrValue = Column | str
 
 
 # Arguments are checked here, before Spark sees them, so that a wrong type is a TypeError that names
 # the parameter (the same with ANSI mode on and off), not a value Spark casts (`strict="yes"` would be
 # true, `seed=1.9` would be 1) or an analysis error about a generated expression.
+
 
 def _call(name: str, *args: Column) -> Column:
     """The SQL function ``name`` as a Column, its functions registered first in a classic session that
@@ -60,7 +61,7 @@ def _strict(strict: bool) -> Column:
     return F.lit(strict)
 
 
-def _seed(seed: Optional[int], key: Optional[ColumnOrName]) -> Column:
+def _seed(seed: int | None, key: ColumnOrName | None) -> Column:
     """The draws' seed. Without a seed or a key, one is chosen here, once, when the column is built (as
     Spark's ``rand()`` does): every task of every query using this column, a rerun or a recomputed
     shuffle output included, then draws alike, so Spark's recovery neither loses nor doubles rows, and a
@@ -77,22 +78,24 @@ def _seed(seed: Optional[int], key: Optional[ColumnOrName]) -> Column:
     return F.lit(int(seed)).cast("long")
 
 
-def _key(key: Optional[ColumnOrName]) -> Column:
+def _key(key: ColumnOrName | None) -> Column:
     """A per-message draw key: a column name or Column of any type (the JVM uses its xxhash64)."""
     if key is None:
         return F.lit(None).cast("long")
     return _column(key, "key")
 
 
-def _server_version(server_version: Optional[str]) -> "list[Column]":
+def _server_version(server_version: str | None) -> list[Column]:
     """The trailing ``server_version`` argument: none when not given (the session conf
     ``spark.subjxform.serverVersion``, else the newest line, decides when the query is analysed). The JVM
     checks the value, so an unsupported line is an analysis error naming the supported ones."""
     if server_version is None:
         return []
     if not isinstance(server_version, str):
-        raise TypeError(f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
-                        f"{server_version!r}")
+        raise TypeError(
+            f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
+            f"{server_version!r}"
+        )
     return [F.lit(server_version)]
 
 
@@ -101,9 +104,9 @@ def subject_transform(
     src: ColumnOrValue,
     dest: ColumnOrValue,
     strict: bool = False,
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
-    server_version: Optional[str] = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
 ) -> Column:
     """Applies the NATS subject transform ``src`` -> ``dest`` to ``subject``, as nats-server does.
 
@@ -139,8 +142,16 @@ def subject_transform(
         >>> df.select(F.coalesce(subject_transform("subject", "a.*", "b.$1"), F.col("subject")))  # doctest: +SKIP
         unchanged when not matching, as Core NATS mappings behave
     """
-    return _call("subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                 _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
+    return _call(
+        "subject_transform",
+        _column(subject),
+        _value(src, "src"),
+        _value(dest, "dest"),
+        _strict(strict),
+        _seed(seed, key),
+        _key(key),
+        *_server_version(server_version),
+    )
 
 
 def try_subject_transform(
@@ -148,9 +159,9 @@ def try_subject_transform(
     src: ColumnOrValue,
     dest: ColumnOrValue,
     strict: bool = False,
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
-    server_version: Optional[str] = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
 ) -> Column:
     """Like :func:`subject_transform`, but an invalid transform gives NULL instead of an error.
 
@@ -172,8 +183,16 @@ def try_subject_transform(
     Examples:
         >>> df.select(try_subject_transform("subject", "src", F.col("dest")))  # doctest: +SKIP
     """
-    return _call("try_subject_transform", _column(subject), _value(src, "src"), _value(dest, "dest"),
-                 _strict(strict), _seed(seed, key), _key(key), *_server_version(server_version))
+    return _call(
+        "try_subject_transform",
+        _column(subject),
+        _value(src, "src"),
+        _value(dest, "dest"),
+        _strict(strict),
+        _seed(seed, key),
+        _key(key),
+        *_server_version(server_version),
+    )
 
 
 def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
@@ -196,7 +215,7 @@ def subject_matches(subject: ColumnOrName, filter: ColumnOrValue) -> Column:
     return _call("subject_matches", _column(subject), _value(filter, "filter"))
 
 
-MappingsValue = Union[Column, str, dict]
+MappingsValue = Column | str | dict
 
 
 def _mappings_text(mappings: MappingsValue) -> Column:
@@ -214,17 +233,24 @@ def _map_column(function: str, subject, mappings, cluster, seed, key, server_ver
     """subject_map or subject_map_explain, unchecked: for callers that apply one cluster to many tables
     (subjxform.accounts), where a table without that cluster is no mistake."""
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
-    return _call(function, _column(subject), _mappings_text(mappings), cluster_col, _seed(seed, key), _key(key),
-                 *_server_version(server_version))
+    return _call(
+        function,
+        _column(subject),
+        _mappings_text(mappings),
+        cluster_col,
+        _seed(seed, key),
+        _key(key),
+        *_server_version(server_version),
+    )
 
 
 def subject_map(
     subject: ColumnOrName,
     mappings: MappingsValue,
-    cluster: Optional[ColumnOrValue] = None,
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
-    server_version: Optional[str] = None,
+    cluster: ColumnOrValue | None = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
 ) -> Column:
     """Applies a Core NATS account mapping table to ``subject``, as nats-server does.
 
@@ -269,10 +295,10 @@ def subject_map(
 def subject_map_explain(
     subject: ColumnOrName,
     mappings: MappingsValue,
-    cluster: Optional[ColumnOrValue] = None,
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
-    server_version: Optional[str] = None,
+    cluster: ColumnOrValue | None = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
 ) -> Column:
     """Why :func:`subject_map` with the same arguments gives ``subject`` what it gives: a struct of
     ``rule`` (the source as written) and ``rule_index`` (its 0-based position), ``matched_as``
@@ -322,9 +348,9 @@ def _transform_list(transforms: TransformList) -> Column:
 def subject_filter_transform(
     subject: ColumnOrName,
     transforms: TransformList,
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
-    server_version: Optional[str] = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
 ) -> Column:
     """Applies a stream source's or mirror's ``subject_transforms`` list, as nats-server does.
 
@@ -353,16 +379,22 @@ def subject_filter_transform(
         >>> df.select(subject_filter_transform("subject", [("foo", "foo-transformed"), ("bar", "")]))  # doctest: +SKIP
         foo -> foo-transformed, bar -> bar, baz -> NULL
     """
-    return _call("subject_filter_transform", _column(subject), _transform_list(transforms), _seed(seed, key), _key(key),
-                 *_server_version(server_version))
+    return _call(
+        "subject_filter_transform",
+        _column(subject),
+        _transform_list(transforms),
+        _seed(seed, key),
+        _key(key),
+        *_server_version(server_version),
+    )
 
 
 def try_subject_filter_transform(
     subject: ColumnOrName,
     transforms: TransformList,
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
-    server_version: Optional[str] = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
 ) -> Column:
     """Like :func:`subject_filter_transform`, but an invalid list gives NULL instead of an error.
 
@@ -382,5 +414,11 @@ def try_subject_filter_transform(
     Examples:
         >>> df.select(try_subject_filter_transform("subject", F.col("transforms")))  # doctest: +SKIP
     """
-    return _call("try_subject_filter_transform", _column(subject), _transform_list(transforms),
-                 _seed(seed, key), _key(key), *_server_version(server_version))
+    return _call(
+        "try_subject_filter_transform",
+        _column(subject),
+        _transform_list(transforms),
+        _seed(seed, key),
+        _key(key),
+        *_server_version(server_version),
+    )

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional
 
 from subjxform.cli import UsageParser, usage_error
 from subjxform.configs import config_text
@@ -33,26 +32,34 @@ def _describe(plan: dict) -> str:
         lines.append("  filters: " + ", ".join(plan["filters"]))
     for m in plan["members"]:
         ps = ",".join(map(str, m["partitions"])) or "none"
-        lines.append(f"  {m['member']}: partitions {ps}" + (f"; consumer filters {', '.join(m['filter_subjects'])}"
-                                                            if m["filter_subjects"] else ""))
+        lines.append(
+            f"  {m['member']}: partitions {ps}"
+            + (f"; consumer filters {', '.join(m['filter_subjects'])}" if m["filter_subjects"] else "")
+        )
     if not plan["members"]:
         lines.append("  no members: no message is consumed")
     return "\n".join(lines)
 
 
-def main(argv: Optional[list[str]] = None, spark=None) -> int:
-    parser = UsageParser(prog="subjxform group", description=__doc__,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, spark=None) -> int:
+    parser = UsageParser(
+        prog="subjxform group", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("config", help="the group's config: a file or the JSON text of its KV value")
     parser.add_argument("subjects", nargs="*", help="subjects to place: each one's partition and member")
     parser.add_argument("--traffic", type=Path, help="a Parquet, CSV or JSON file of messages: the balance report")
     parser.add_argument("--new-config", help="a second config: what changing to it moves, over --traffic")
     parser.add_argument("--subject-column", default="subject", help="the traffic's subject column (default subject)")
-    parser.add_argument("--format", choices=["parquet", "csv", "json"],
-                        help="the traffic file's format (default: from its name)")
+    parser.add_argument(
+        "--format", choices=["parquet", "csv", "json"], help="the traffic file's format (default: from its name)"
+    )
     parser.add_argument("--top", type=int, default=5, help="how many of the hottest keys to show")
-    parser.add_argument("--out", type=Path, default=Path("target/subjxform-group"),
-                        help="where summary.txt and the charts go (default target/subjxform-group)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("target/subjxform-group"),
+        help="where summary.txt and the charts go (default target/subjxform-group)",
+    )
     parser.add_argument("--server-version", help="the nats-server line or release to follow (default the newest)")
     args = parser.parse_args(argv)
     if args.subjects and args.traffic:
@@ -72,8 +79,12 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
 
     own = spark is None
     if own:
-        spark = (subjxform.configure(SparkSession.builder.master("local[*]").appName("subjxform-group"))
-                 .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
+        spark = (
+            subjxform.configure(SparkSession.builder.master("local[*]").appName("subjxform-group"))
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "8")
+            .getOrCreate()
+        )
         spark.sparkContext.setLogLevel("ERROR")
     try:
         try:
@@ -85,10 +96,19 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
             from subjxform.groups import consumer_group_member, consumer_group_partition
 
             df = spark.createDataFrame([(s,) for s in args.subjects], "subject string")
-            for r in df.select("subject", consumer_group_partition("subject", configs[0], args.server_version).alias("p"),
-                               consumer_group_member("subject", configs[0], args.server_version).alias("m")).collect():
-                print(f"{r['subject']}: " + ("not taken by the group" if r["p"] is None else
-                                             f"partition {r['p']}, member {r['m'] or '(none)'}"))
+            for r in df.select(
+                "subject",
+                consumer_group_partition("subject", configs[0], args.server_version).alias("p"),
+                consumer_group_member("subject", configs[0], args.server_version).alias("m"),
+            ).collect():
+                print(
+                    f"{r['subject']}: "
+                    + (
+                        "not taken by the group"
+                        if r["p"] is None
+                        else f"partition {r['p']}, member {r['m'] or '(none)'}"
+                    )
+                )
             return 0
         if args.traffic is None:
             print(_describe(plans[0]))
@@ -100,17 +120,28 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
             return 2
         traffic = _read_traffic(spark, args.traffic, args.format)
         if args.subject_column not in traffic.columns:
-            print(f"subjxform group: {args.traffic} has no column {args.subject_column} (it has {', '.join(traffic.columns)})",
-                  file=sys.stderr)
+            print(
+                f"subjxform group: {args.traffic} has no column {args.subject_column} (it has {', '.join(traffic.columns)})",
+                file=sys.stderr,
+            )
             return 2
         traffic = traffic.cache()
         reports = [("balance", group_balance(traffic, configs[0], args.subject_column, args.top, args.server_version))]
         if args.new_config:
-            reports.append(("balance after", group_balance(traffic, configs[1], args.subject_column, args.top,
-                                                           args.server_version)))
-            reports.append(("change", group_diff(traffic, configs[0], configs[1], args.subject_column, args.server_version)))
+            reports.append(
+                (
+                    "balance after",
+                    group_balance(traffic, configs[1], args.subject_column, args.top, args.server_version),
+                )
+            )
+            reports.append(
+                ("change", group_diff(traffic, configs[0], configs[1], args.subject_column, args.server_version))
+            )
         args.out.mkdir(parents=True, exist_ok=True)
-        parts = [f"subjxform group: {args.traffic} with {args.config}" + (f" -> {args.new_config}" if args.new_config else "")]
+        parts = [
+            f"subjxform group: {args.traffic} with {args.config}"
+            + (f" -> {args.new_config}" if args.new_config else "")
+        ]
         for name, report in reports:
             png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
             parts.append(report.text + (f"\n(chart: {png})" if png else ""))

@@ -21,7 +21,8 @@ Both are NULL where the group does not take the message. The reports, :func:`gro
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
@@ -31,17 +32,23 @@ from subjxform._compat import error_condition, error_parameters
 from subjxform.functions import ColumnOrName, _call, _column, _server_version, subject_filter_transform
 from subjxform.reports import Report, _share, _table
 
-GroupConfig = Union[str, Mapping[str, Any]]
+GroupConfig = str | Mapping[str, Any]
 
-__all__ = ["consumer_group_partition", "consumer_group_member", "consumer_group_plan", "group_balance", "group_diff",
-           "GroupConfigError"]
+__all__ = [
+    "consumer_group_partition",
+    "consumer_group_member",
+    "consumer_group_plan",
+    "group_balance",
+    "group_diff",
+    "GroupConfigError",
+]
 
 
 class GroupConfigError(ValueError):
     """The library (or nats-server, for what the group would create) refuses this config: its reason."""
 
 
-def _config(config: Union[GroupConfig, Column]) -> Column:
+def _config(config: GroupConfig | Column) -> Column:
     """A str or dict is a constant config (checked once, when the query is analysed); a Column varies per row."""
     if isinstance(config, Column):
         return config
@@ -52,35 +59,43 @@ def _config(config: Union[GroupConfig, Column]) -> Column:
     raise TypeError(f"config must be the group's JSON (a str or a dict) or a Column, not {type(config).__name__}")
 
 
-def consumer_group_partition(subject: ColumnOrName, config: Union[GroupConfig, Column],
-                             server_version: Optional[str] = None) -> Column:
+def consumer_group_partition(
+    subject: ColumnOrName, config: GroupConfig | Column, server_version: str | None = None
+) -> Column:
     """The message's partition in the group (INT), NULL where the group does not take it."""
     return _call("consumer_group_partition", _column(subject), _config(config), *_server_version(server_version))
 
 
-def consumer_group_member(subject: ColumnOrName, config: Union[GroupConfig, Column],
-                          server_version: Optional[str] = None) -> Column:
+def consumer_group_member(
+    subject: ColumnOrName, config: GroupConfig | Column, server_version: str | None = None
+) -> Column:
     """The member that gets the message (STRING), NULL where the group does not take it or no member has its
     partition."""
     return _call("consumer_group_member", _column(subject), _config(config), *_server_version(server_version))
 
 
-def consumer_group_plan(spark, config: GroupConfig, server_version: Optional[str] = None) -> dict:
+def consumer_group_plan(spark, config: GroupConfig, server_version: str | None = None) -> dict:
     """The group checked and laid out: ``kind``, ``bucket``, ``max_members``, ``filters``, ``transforms``
     (an elastic group's sourcing ``src``/``dest``) and ``members`` (``member``, ``partitions``,
     ``filter_subjects``). Raises :class:`GroupConfigError` for a config the library refuses."""
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
-        return json.loads(spark.range(1).select(
-            _call("consumer_group_plan", _config(config), *_server_version(server_version))).first()[0])
+        return json.loads(
+            spark.range(1)
+            .select(_call("consumer_group_plan", _config(config), *_server_version(server_version)))
+            .first()[0]
+        )
     except PySparkException as e:
         params = error_parameters(e)
-        if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`consumer_group_plan`":
+        if (
+            error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN"
+            or params.get("functionName") != "`consumer_group_plan`"
+        ):
             raise
         raise GroupConfigError(params["value"]) from e
 
 
-def _key_column(subject: Column, plan: dict, server_version: Optional[str]) -> Column:
+def _key_column(subject: Column, plan: dict, server_version: str | None) -> Column:
     """What the partition is a hash of (elastic: the partitioning wildcards' tokens, joined by '.'; the whole
     subject for a filter without them), or, in a static group, the subject after its partition token."""
     if plan["kind"] == "static":
@@ -89,13 +104,14 @@ def _key_column(subject: Column, plan: dict, server_version: Optional[str]) -> C
     for t in plan["transforms"]:
         dest = t["dest"]
         # {{Partition(N,a,b)}}.<filter> -> {{wildcard(a)}}.{{wildcard(b)}}; {{Partition(N)}} hashes the subject
-        inside = dest[len("{{Partition("):dest.index(")}}")].split(",")[1:]
+        inside = dest[len("{{Partition(") : dest.index(")}}")].split(",")[1:]
         pairs.append((t["src"], ".".join(f"{{{{wildcard({w})}}}}" for w in inside)))
     return subject_filter_transform(subject, pairs, server_version=server_version)
 
 
-def _assigned(messages: DataFrame, subject: ColumnOrName, config: GroupConfig, plan: dict,
-              server_version: Optional[str]) -> DataFrame:
+def _assigned(
+    messages: DataFrame, subject: ColumnOrName, config: GroupConfig, plan: dict, server_version: str | None
+) -> DataFrame:
     s = _column(subject)
     return messages.select(
         consumer_group_partition(s, config, server_version).alias("partition"),
@@ -104,19 +120,33 @@ def _assigned(messages: DataFrame, subject: ColumnOrName, config: GroupConfig, p
     )
 
 
-def group_balance(messages: DataFrame, config: GroupConfig, subject: ColumnOrName = "subject", top_keys: int = 5,
-                  server_version: Optional[str] = None) -> Report:
+def group_balance(
+    messages: DataFrame,
+    config: GroupConfig,
+    subject: ColumnOrName = "subject",
+    top_keys: int = 5,
+    server_version: str | None = None,
+) -> Report:
     """How the group's members would be loaded by ``messages``: per member its partitions, messages, distinct
     keys and share; the skew (the busiest member's messages over the mean of the members with partitions,
     1.0 is perfectly even); the hottest keys with their partition and member; and the messages the group
     does not take (no partitioning filter matches) or that no member gets (a group without members)."""
     spark = messages.sparkSession
     plan = consumer_group_plan(spark, config, server_version)
-    per_key = _assigned(messages, subject, config, plan, server_version).groupBy("partition", "member", "key").count().cache()
+    per_key = (
+        _assigned(messages, subject, config, plan, server_version).groupBy("partition", "member", "key").count().cache()
+    )
     try:
-        per_member = {r["member"]: (r["messages"], r["keys"]) for r in per_key.where(F.col("partition").isNotNull())
-                      .groupBy("member").agg(F.sum("count").alias("messages"), F.count("key").alias("keys")).collect()}
-        not_taken = per_key.where(F.col("partition").isNull()).agg(F.sum("count")).first()[0] or 0
+        per_member = {
+            r["member"]: (r["messages"], r["keys"])
+            for r in per_key.where(F.col("partition").isNotNull())
+            .groupBy("member")
+            .agg(F.sum("count").alias("messages"), F.count("key").alias("keys"))
+            .collect()
+        }
+        total_row = per_key.where(F.col("partition").isNull()).agg(F.sum("count")).first()
+        assert total_row is not None  # an aggregate without groupBy: one row
+        not_taken = total_row[0] or 0
         hot = per_key.where(F.col("partition").isNotNull()).orderBy(F.desc("count"), "key").limit(top_keys).collect()
     finally:
         per_key.unpersist()
@@ -129,23 +159,41 @@ def group_balance(messages: DataFrame, config: GroupConfig, subject: ColumnOrNam
     # Members beyond max_members get no partition; messages of a partition without a member (no members).
     idle = [m["member"] for m in plan["members"] if not m["partitions"]]
     unowned = per_member.get(None, (0, 0))
-    df = spark.createDataFrame([(m, p, n, k, n / taken if taken else None) for m, p, n, k in rows],
-                               "member STRING, partitions INT, messages BIGINT, distinct_keys BIGINT, share DOUBLE")
-    table = _table(["member", "partitions", "messages", "distinct keys", "share"],
-                   [(m, p, n, k, _share(n, taken)) for m, p, n, k in rows], [False, True, True, True, True])
-    lines = [f"Consumer group balance ({plan['kind']}, max_members {plan['max_members']}, {len(members)} members "
-             f"with partitions)", table,
-             f"{taken:,} messages taken, {not_taken:,} not taken by any partitioning filter; "
-             f"skew (max/mean over members) {skew:.3f}"]
+    df = spark.createDataFrame(
+        [(m, p, n, k, n / taken if taken else None) for m, p, n, k in rows],
+        "member STRING, partitions INT, messages BIGINT, distinct_keys BIGINT, share DOUBLE",
+    )
+    table = _table(
+        ["member", "partitions", "messages", "distinct keys", "share"],
+        [(m, p, n, k, _share(n, taken)) for m, p, n, k in rows],
+        [False, True, True, True, True],
+    )
+    lines = [
+        f"Consumer group balance ({plan['kind']}, max_members {plan['max_members']}, {len(members)} members "
+        f"with partitions)",
+        table,
+        f"{taken:,} messages taken, {not_taken:,} not taken by any partitioning filter; "
+        f"skew (max/mean over members) {skew:.3f}",
+    ]
     if unowned[0]:
         lines.append(f"{unowned[0]:,} messages are in partitions no member has")
     if idle:
         lines.append("members without partitions: " + ", ".join(idle))
-    lines.append("hottest keys: " + ", ".join(f"{r['key']} -> partition {r['partition']}, {r['member']} "
-                                                 f"({_share(r['count'], taken)})" for r in hot))
-    facts = {"members": {m: {"partitions": p, "messages": n, "distinct_keys": k} for m, p, n, k in rows},
-             "taken": taken, "not_taken": not_taken, "unowned": unowned[0], "skew": skew, "idle_members": idle,
-             "hot": [(r["key"], r["partition"], r["member"], r["count"]) for r in hot]}
+    lines.append(
+        "hottest keys: "
+        + ", ".join(
+            f"{r['key']} -> partition {r['partition']}, {r['member']} ({_share(r['count'], taken)})" for r in hot
+        )
+    )
+    facts = {
+        "members": {m: {"partitions": p, "messages": n, "distinct_keys": k} for m, p, n, k in rows},
+        "taken": taken,
+        "not_taken": not_taken,
+        "unowned": unowned[0],
+        "skew": skew,
+        "idle_members": idle,
+        "hot": [(r["key"], r["partition"], r["member"], r["count"]) for r in hot],
+    }
 
     def draw(fig):
         ax = fig.add_subplot(1, 1, 1)
@@ -159,19 +207,29 @@ def group_balance(messages: DataFrame, config: GroupConfig, subject: ColumnOrNam
     return Report("consumer group balance", df, "\n".join(lines), facts, draw)
 
 
-def group_diff(messages: DataFrame, old_config: GroupConfig, new_config: GroupConfig, subject: ColumnOrName = "subject",
-               server_version: Optional[str] = None) -> Report:
+def group_diff(
+    messages: DataFrame,
+    old_config: GroupConfig,
+    new_config: GroupConfig,
+    subject: ColumnOrName = "subject",
+    server_version: str | None = None,
+) -> Report:
     """What changing the group's config (members added or dropped, mappings changed, N changed) moves, over
     ``messages``: the messages and distinct keys whose member changes, and per member how many move in and out."""
     spark = messages.sparkSession
     old_plan = consumer_group_plan(spark, old_config, server_version)
     consumer_group_plan(spark, new_config, server_version)  # (refused before any data is read)
     s = _column(subject)
-    both = messages.select(
-        consumer_group_member(s, old_config, server_version).alias("old"),
-        consumer_group_member(s, new_config, server_version).alias("new"),
-        _key_column(s, old_plan, server_version).alias("key"),
-    ).groupBy("old", "new", "key").count().cache()
+    both = (
+        messages.select(
+            consumer_group_member(s, old_config, server_version).alias("old"),
+            consumer_group_member(s, new_config, server_version).alias("new"),
+            _key_column(s, old_plan, server_version).alias("key"),
+        )
+        .groupBy("old", "new", "key")
+        .count()
+        .cache()
+    )
     try:
         flows = both.groupBy("old", "new").agg(F.sum("count").alias("messages"), F.count("key").alias("keys")).collect()
         moved_keys = both.where(~F.col("old").eqNullSafe(F.col("new"))).select("key").distinct().count()
@@ -180,7 +238,9 @@ def group_diff(messages: DataFrame, old_config: GroupConfig, new_config: GroupCo
         both.unpersist()
     total = sum(r["messages"] for r in flows)
     moved = sum(r["messages"] for r in flows if r["old"] != r["new"])
-    names = sorted({r["old"] for r in flows if r["old"] is not None} | {r["new"] for r in flows if r["new"] is not None})
+    names = sorted(
+        {r["old"] for r in flows if r["old"] is not None} | {r["new"] for r in flows if r["new"] is not None}
+    )
     per = {m: {"before": 0, "after": 0, "moved_in": 0, "moved_out": 0} for m in names}
     for r in flows:
         if r["old"] is not None:
@@ -194,11 +254,21 @@ def group_diff(messages: DataFrame, old_config: GroupConfig, new_config: GroupCo
     rows = [(m, v["before"], v["after"], v["moved_in"], v["moved_out"]) for m, v in per.items()]
     df = spark.createDataFrame(rows, "member STRING, before BIGINT, after BIGINT, moved_in BIGINT, moved_out BIGINT")
     table = _table(["member", "before", "after", "in", "out"], rows, [False, True, True, True, True])
-    text = "\n".join([
-        "Consumer group change", table,
-        f"{moved:,} of {total:,} messages ({_share(moved, total)}) and {moved_keys:,} of {keys:,} keys change member"])
-    facts = {"total": total, "moved_messages": moved, "keys": keys, "moved_keys": moved_keys, "members": per,
-             "flows": {(r["old"], r["new"]): r["messages"] for r in flows}}
+    text = "\n".join(
+        [
+            "Consumer group change",
+            table,
+            f"{moved:,} of {total:,} messages ({_share(moved, total)}) and {moved_keys:,} of {keys:,} keys change member",
+        ]
+    )
+    facts = {
+        "total": total,
+        "moved_messages": moved,
+        "keys": keys,
+        "moved_keys": moved_keys,
+        "members": per,
+        "flows": {(r["old"], r["new"]): r["messages"] for r in flows},
+    }
 
     def draw(fig):
         ax = fig.add_subplot(1, 1, 1)

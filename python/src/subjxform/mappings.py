@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional, Union
 
 from pyspark.sql import SparkSession
 
@@ -21,8 +20,8 @@ class MappingProblem:
     match both: nats-server picks one of them at random at each start).
     """
 
-    rule: Optional[str]
-    destination: Optional[str]
+    rule: str | None
+    destination: str | None
     severity: str
     message: str
 
@@ -30,8 +29,9 @@ class MappingProblem:
 SERVER_VERSION_CONF = "spark.subjxform.serverVersion"
 
 
-def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] = None,
-                      server_version: Optional[str] = None) -> list[MappingProblem]:
+def validate_mappings(
+    mappings: str | dict, spark: SparkSession | None = None, server_version: str | None = None
+) -> list[MappingProblem]:
     """Every problem of a mapping table (a str in JSON or nats-server config syntax, or a dict).
 
     An empty list means ``subject_map`` accepts the table and nothing looks suspicious. The check runs
@@ -63,14 +63,16 @@ def validate_mappings(mappings: Union[str, dict], spark: Optional[SparkSession] 
     # The active session is per thread: from another thread, the session this process started.
     session = spark or SparkSession.getActiveSession() or getattr(SparkSession, "_instantiatedSession", None)
     if session is None:
-        raise RuntimeError("validate_mappings needs a SparkSession: none is active or started in this process (pass spark=)")
+        raise RuntimeError(
+            "validate_mappings needs a SparkSession: none is active or started in this process (pass spark=)"
+        )
     table = jvm_class(session, "subjxform.core.MappingTable", "validate_mappings")
     version = _server_version(session, server_version, "validate_mappings")
     found = json.loads(table.validateJson(text, version))
     return [MappingProblem(p["rule"], p["destination"], p["severity"], p["message"]) for p in found]
 
 
-def _server_version(session: SparkSession, server_version: Optional[str], caller: str):
+def _server_version(session: SparkSession, server_version: str | None, caller: str):
     """The JVM ServerVersion of ``server_version`` (None: the session's conf, else the newest line)."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import IllegalArgumentException as JvmIllegalArgument

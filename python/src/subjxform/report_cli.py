@@ -28,7 +28,6 @@ import importlib.util
 import sys
 import time
 from pathlib import Path
-from typing import Optional
 
 from subjxform.cli import UsageParser, usage_error
 from subjxform.portable import _versions
@@ -52,14 +51,16 @@ def _partition_candidates(specs: list[str]) -> list[tuple[str, int, tuple[int, .
             src, n, toks = spec.rsplit(":", 2)
             out.append((src, int(n), tuple(int(t) for t in toks.split(","))))
         except ValueError:
-            raise ValueError(f"--partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...], e.g. 'orders.*.*:16:2'") from None
+            raise ValueError(
+                f"--partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...], e.g. 'orders.*.*:16:2'"
+            ) from None
     return out
 
 
 FORMATS = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json"}
 
 
-def _traffic_format(path: Path, fmt: Optional[str]) -> Optional[str]:
+def _traffic_format(path: Path, fmt: str | None) -> str | None:
     """The format TRAFFIC is read in: --format, else its extension (a folder: Parquet); None when unknown."""
     return fmt or FORMATS.get(path.suffix.lower(), "parquet" if path.is_dir() else None)
 
@@ -69,7 +70,7 @@ def _read_traffic(spark, path: Path, fmt: str):
     return reader.format(fmt).load(str(path))
 
 
-def _mappings_problem(spark, text: str) -> Optional[str]:
+def _mappings_problem(spark, text: str) -> str | None:
     """Why the mappings table cannot be used (nats-server's words), or None."""
     from pyspark.errors import PySparkException
 
@@ -84,40 +85,76 @@ def _mappings_problem(spark, text: str) -> Optional[str]:
 
 
 def _arguments() -> UsageParser:
-    parser = UsageParser(prog=PROG, usage=argparse.SUPPRESS, description=__doc__,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("traffic", type=Path, metavar="TRAFFIC", help="the recorded subjects: Parquet, CSV or JSON lines")
-    parser.add_argument("--mappings", type=Path, required=True, metavar="FILE",
-                        help="the mappings block the servers run now")
-    parser.add_argument("--new-mappings", type=Path, metavar="FILE",
-                        help="a changed mappings block: adds the config diff (what the change does to the traffic)")
-    parser.add_argument("--subject-column", default="subject", metavar="COL",
-                        help="TRAFFIC's column of subjects (default: subject)")
-    parser.add_argument("--cluster-column", metavar="COL",
-                        help="TRAFFIC's column holding the name of the cluster each message entered (picks the "
-                             "rules' cluster-scoped destinations; without it, the cluster-less ones apply)")
-    parser.add_argument("--delivered-column", metavar="COL",
-                        help="TRAFFIC's column of what a server delivered: the canary check compares it")
-    parser.add_argument("--seed", type=int, default=0, metavar="N",  # the Python reports' default: the same draws
-                        help="the seed of the weighted draws (default 0: every run draws alike)")
-    parser.add_argument("--key-column", metavar="COL",
-                        help="a per-message key (e.g. an id): each draw is then the message's own")
-    parser.add_argument("--partitions", nargs="*", default=[], metavar="SRC:N:TOKENS",
-                        help="partition candidates to balance, e.g. 'orders.*.*:16:2' or 'orders.*.*:8:1,2' "
-                             "(default: the table's {{partition(...)}} destinations)")
-    parser.add_argument("--format", choices=["parquet", "csv", "json"],
-                        help="TRAFFIC's format when its extension does not say it")
-    parser.add_argument("--out", type=Path, default=Path("target/subjxform-report"), metavar="DIR",
-                        help="where summary.txt and the charts go (default: target/subjxform-report)")
-    parser.add_argument("--server-version", metavar="V",
-                        help="the nats-server line the reports follow: 2.10, 2.11, 2.12, 2.14, 2.15 or a release "
-                             "such as 2.10.26 (default: the newest)")
-    parser.add_argument("--upgrade-to", metavar="W",
-                        help="also report what moving from --server-version to this line changes")
+    parser = UsageParser(
+        prog=PROG, usage=argparse.SUPPRESS, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "traffic", type=Path, metavar="TRAFFIC", help="the recorded subjects: Parquet, CSV or JSON lines"
+    )
+    parser.add_argument(
+        "--mappings", type=Path, required=True, metavar="FILE", help="the mappings block the servers run now"
+    )
+    parser.add_argument(
+        "--new-mappings",
+        type=Path,
+        metavar="FILE",
+        help="a changed mappings block: adds the config diff (what the change does to the traffic)",
+    )
+    parser.add_argument(
+        "--subject-column", default="subject", metavar="COL", help="TRAFFIC's column of subjects (default: subject)"
+    )
+    parser.add_argument(
+        "--cluster-column",
+        metavar="COL",
+        help="TRAFFIC's column holding the name of the cluster each message entered (picks the "
+        "rules' cluster-scoped destinations; without it, the cluster-less ones apply)",
+    )
+    parser.add_argument(
+        "--delivered-column",
+        metavar="COL",
+        help="TRAFFIC's column of what a server delivered: the canary check compares it",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",  # the Python reports' default: the same draws
+        help="the seed of the weighted draws (default 0: every run draws alike)",
+    )
+    parser.add_argument(
+        "--key-column", metavar="COL", help="a per-message key (e.g. an id): each draw is then the message's own"
+    )
+    parser.add_argument(
+        "--partitions",
+        nargs="*",
+        default=[],
+        metavar="SRC:N:TOKENS",
+        help="partition candidates to balance, e.g. 'orders.*.*:16:2' or 'orders.*.*:8:1,2' "
+        "(default: the table's {{partition(...)}} destinations)",
+    )
+    parser.add_argument(
+        "--format", choices=["parquet", "csv", "json"], help="TRAFFIC's format when its extension does not say it"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("target/subjxform-report"),
+        metavar="DIR",
+        help="where summary.txt and the charts go (default: target/subjxform-report)",
+    )
+    parser.add_argument(
+        "--server-version",
+        metavar="V",
+        help="the nats-server line the reports follow: 2.10, 2.11, 2.12, 2.14, 2.15 or a release "
+        "such as 2.10.26 (default: the newest)",
+    )
+    parser.add_argument(
+        "--upgrade-to", metavar="W", help="also report what moving from --server-version to this line changes"
+    )
     return parser
 
 
-def main(argv: Optional[list[str]] = None, spark=None) -> int:
+def main(argv: list[str] | None = None, spark=None) -> int:
     args = _arguments().parse_args(argv)
     if args.upgrade_to and not args.server_version:
         return usage_error(PROG, "--upgrade-to needs --server-version (the line the servers run now)")
@@ -129,7 +166,7 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
         return usage_error(PROG, f"cannot tell the format of {args.traffic} (use --format parquet|csv|json)")
     try:
         candidates = _partition_candidates(args.partitions)
-        for option, version in (("--server-version", args.server_version), ("--upgrade-to", args.upgrade_to)):
+        for option, version in (("--server-version", args.server_version), ("--upgrade-to", args.upgrade_to)):  # noqa: B007 (named in the error below)
             if version is not None:
                 _versions.parse(version)  # the jar's reading of a version (its port), before Spark starts
     except _versions.UnsupportedServerVersion as e:
@@ -139,8 +176,11 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
     # Checked before Spark starts: a missing package is one line, not a traceback after the reports ran.
     missing = [m for m in ("pyspark", "matplotlib") if importlib.util.find_spec(m) is None]
     if missing:
-        print(f"subjxform report needs {' and '.join(missing)}: pip install 'subjxform[reports]' (matplotlib), "
-              "and 'subjxform[spark]' where no pyspark is installed", file=sys.stderr)
+        print(
+            f"subjxform report needs {' and '.join(missing)}: pip install 'subjxform[reports]' (matplotlib), "
+            "and 'subjxform[spark]' where no pyspark is installed",
+            file=sys.stderr,
+        )
         return 2
     old = args.mappings.read_text(encoding="utf-8")
     new = args.new_mappings.read_text(encoding="utf-8") if args.new_mappings else None
@@ -174,36 +214,59 @@ def main(argv: Optional[list[str]] = None, spark=None) -> int:
                 print(f"subjxform report: {path}: {problem}", file=sys.stderr)
                 return 2
         traffic = _read_traffic(spark, args.traffic, fmt)
-        missing = [c for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
-                   if c and c not in traffic.columns]
+        missing = [
+            c
+            for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
+            if c and c not in traffic.columns
+        ]
         if missing:
-            print(f"subjxform report: {args.traffic} has no column {', '.join(missing)} (it has {', '.join(traffic.columns)})",
-                  file=sys.stderr)
+            print(
+                f"subjxform report: {args.traffic} has no column {', '.join(missing)} (it has {', '.join(traffic.columns)})",
+                file=sys.stderr,
+            )
             return 2
         traffic = traffic.cache()
         subject, cluster, key = args.subject_column, args.cluster_column, args.key_column
         args.out.mkdir(parents=True, exist_ok=True)
-        done: list[tuple[str, "reports.Report"]] = []
+        done: list[tuple[str, reports.Report]] = []
 
         def run(step: int, name: str, make) -> None:
             _progress(step, steps, name, started)
             done.append((name, make()))
 
         run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed, key))
-        run(2, "canary check", lambda: reports.canary_check(traffic, old, subject, cluster, args.seed, key,
-                                                           delivered=args.delivered_column))
+        run(
+            2,
+            "canary check",
+            lambda: reports.canary_check(
+                traffic, old, subject, cluster, args.seed, key, delivered=args.delivered_column
+            ),
+        )
         if candidates:
-            run(3, "partition balance", lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject))
+            run(
+                3,
+                "partition balance",
+                lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject),
+            )
         elif reports.partition_candidates(spark, old):
             run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
         if new is not None:
             run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
         if args.upgrade_to:
-            run(steps - 1, "server upgrade", lambda: reports.server_upgrade(
-                traffic, old, args.server_version, args.upgrade_to, subject, cluster, args.seed, key))
+            run(
+                steps - 1,
+                "server upgrade",
+                lambda: reports.server_upgrade(
+                    traffic, old, args.server_version, args.upgrade_to, subject, cluster, args.seed, key
+                ),
+            )
         _progress(steps - 1, steps, "writing the summary and the charts", started)
-        parts = [f"subjxform report: {args.traffic} with {args.mappings}" + (f" -> {args.new_mappings}" if new else "")
-                 + f", seed {args.seed}" + (f", nats-server {args.server_version}" if args.server_version else "")]
+        parts = [
+            f"subjxform report: {args.traffic} with {args.mappings}"
+            + (f" -> {args.new_mappings}" if new else "")
+            + f", seed {args.seed}"
+            + (f", nats-server {args.server_version}" if args.server_version else "")
+        ]
         for name, report in done:
             png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
             parts.append(report.text + (f"\n(chart: {png})" if png else ""))

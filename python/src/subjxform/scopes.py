@@ -26,16 +26,17 @@ republished subject its own ``subjects`` would take again, are loops: the ``loop
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform.accounts import accounts_plan
 from subjxform.configs import Config, config_text
-from subjxform.functions import ColumnOrName, _column, subject_map_explain, subject_matches, subject_transform
+from subjxform.functions import ColumnOrName, _column, subject_map_explain, subject_matches
 from subjxform.streams import REPUBLISHED_SUBJECT, STORED_SUBJECT, stream_messages, stream_plan
 
 LINKS = ("leaf", "route", "gateway")
@@ -50,14 +51,15 @@ class Server:
     follows."""
 
     name: str
-    mappings: Optional[str]
-    cluster: Optional[str]
+    mappings: str | None
+    cluster: str | None
     info: Mapping[str, Any]
-    server_version: Optional[str] = None
+    server_version: str | None = None
 
 
-def server_from_config(spark: SparkSession, config: Config, account: str = "$G", name: Optional[str] = None,
-                       server_version: Optional[str] = None) -> Server:
+def server_from_config(
+    spark: SparkSession, config: Config, account: str = "$G", name: str | None = None, server_version: str | None = None
+) -> Server:
     """Reads a nats-server config (a file: a ``pathlib.Path`` or a str naming one, with ``include`` and
     ``$VARIABLES`` as nats-server reads them; else the config's text: :mod:`subjxform.configs`) as the
     ``accounts_plan`` SQL function checks it; ``account`` is the account whose messages are followed
@@ -93,8 +95,13 @@ def server_from_config(spark: SparkSession, config: Config, account: str = "$G",
     if account not in accounts and account != "$G":
         raise ValueError(f"{where}: no account {account!r} (it has {', '.join(sorted(accounts))})")
     mappings = accounts.get(account, {}).get("mappings")
-    return Server(name or info.get("server_name") or (Path(path).stem if path else "server"), mappings, info.get("cluster"),
-                  info, server_version)
+    return Server(
+        name or info.get("server_name") or (Path(path).stem if path else "server"),
+        mappings,
+        info.get("cluster"),
+        info,
+        server_version,
+    )
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,7 @@ class Hop:
 
     kind: str  # "publish", "forward" or "stream"
     server: Server
-    via: Optional[str] = None  # forward: "leaf", "route" or "gateway"
+    via: str | None = None  # forward: "leaf", "route" or "gateway"
     config: Any = None  # stream: its config (JSON text or dict)
 
     @property
@@ -188,7 +195,7 @@ def stream_name(config: Any) -> str:
 def _check(hops: Sequence[Hop]) -> None:
     if not hops or hops[0].kind != "publish":
         raise ValueError("a chain starts where a client publishes: publish(server)")
-    came_from: Optional[str] = None
+    came_from: str | None = None
     current = hops[0].server.name
     for hop in hops[1:]:
         if hop.kind == "publish":
@@ -197,11 +204,15 @@ def _check(hops: Sequence[Hop]) -> None:
             if hop.server.name == current:
                 raise ValueError(f"forward to {hop.server.name}: the message is already there")
             if hop.server.name == came_from:
-                raise ValueError(f"forward back to {hop.server.name}: nats-server does not send a message back over the "
-                                 "connection it came from")
+                raise ValueError(
+                    f"forward back to {hop.server.name}: nats-server does not send a message back over the "
+                    "connection it came from"
+                )
             came_from, current = current, hop.server.name
         elif hop.server.name != current:
-            raise ValueError(f"stream on {hop.server.name}: the message is on {current} at that point (forward it first)")
+            raise ValueError(
+                f"stream on {hop.server.name}: the message is on {current} at that point (forward it first)"
+            )
         else:
             came_from = None  # what goes on is the republished message: a new publish on this server
 
@@ -210,8 +221,8 @@ def chain(
     messages: DataFrame,
     hops: Sequence[Hop],
     subject: ColumnOrName = "subject",
-    seed: Optional[int] = None,
-    key: Optional[ColumnOrName] = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
 ) -> DataFrame:
     """Follows each message of ``messages`` through ``hops``. Adds, per hop ``i`` (1-based): ``hop<i>``
     the subject after it (NULL once the message is dropped, or not taken by a stream), for a mapping
@@ -255,8 +266,12 @@ def chain(
     def visit(server: str, column: str, label: str) -> None:
         for other_server, other in seen:
             if other_server == server:
-                loops.append(F.when(F.col(column).isNotNull() & (F.col(column) == F.col(other)),
-                                    F.concat(F.lit(f"{label}: back at {server} as "), F.col(column))))
+                loops.append(
+                    F.when(
+                        F.col(column).isNotNull() & (F.col(column) == F.col(other)),
+                        F.concat(F.lit(f"{label}: back at {server} as "), F.col(column)),
+                    )
+                )
         seen.append((server, column))
         path.append(F.when(F.col(column).isNotNull(), F.concat(F.lit(f"{server}: "), F.col(column))))
 
@@ -267,26 +282,46 @@ def chain(
         if hop.kind in ("publish", "forward"):
             if remaps and server.mappings:
                 why = f"_subjxform_why{i}"
-                df = df.withColumn(why, subject_map_explain(F.col(current), server.mappings,
-                                                            F.lit(server.cluster).cast("string"), seed, key,
-                                                            server_version=server.server_version))
-                df = df.withColumn(out, F.col(f"{why}.result")).withColumn(f"{out}_rule", F.col(f"{why}.rule")).drop(why)
+                df = df.withColumn(
+                    why,
+                    subject_map_explain(
+                        F.col(current),
+                        server.mappings,
+                        F.lit(server.cluster).cast("string"),
+                        seed,
+                        key,
+                        server_version=server.server_version,
+                    ),
+                )
+                df = (
+                    df.withColumn(out, F.col(f"{why}.result")).withColumn(f"{out}_rule", F.col(f"{why}.rule")).drop(why)
+                )
             else:
                 df = df.withColumn(out, F.col(current)).withColumn(f"{out}_rule", F.lit(None).cast("string"))
             visit(server.name, out, hop.label)
         else:
-            taken = stream_messages(df.where(F.col(current).isNotNull()), hop.config, subject_col=current,
-                                    server_version=server.server_version).select(
-                row_id, F.col(STORED_SUBJECT).alias(f"{out}_stored"), F.col(REPUBLISHED_SUBJECT).alias(out))
+            taken = stream_messages(
+                df.where(F.col(current).isNotNull()),
+                hop.config,
+                subject_col=current,
+                server_version=server.server_version,
+            ).select(row_id, F.col(STORED_SUBJECT).alias(f"{out}_stored"), F.col(REPUBLISHED_SUBJECT).alias(out))
             df = df.join(taken, row_id, "left")
             plan = stream_plan(spark, hop.config, server.server_version)
             listens = F.lit(False)
             for s in plan["subjects"]:
                 listens = listens | subject_matches(F.col(out), s)
-            loops.append(F.when(F.col(out).isNotNull() & listens,
-                                F.concat(F.lit(f"{hop.label}: republished "), F.col(out), F.lit(" is taken by the stream again"))))
-            path.append(F.when(F.col(f"{out}_stored").isNotNull(),
-                               F.concat(F.lit(f"{hop.label}: stored "), F.col(f"{out}_stored"))))
+            loops.append(
+                F.when(
+                    F.col(out).isNotNull() & listens,
+                    F.concat(F.lit(f"{hop.label}: republished "), F.col(out), F.lit(" is taken by the stream again")),
+                )
+            )
+            path.append(
+                F.when(
+                    F.col(f"{out}_stored").isNotNull(), F.concat(F.lit(f"{hop.label}: stored "), F.col(f"{out}_stored"))
+                )
+            )
             visit(server.name, out, hop.label)
         df = df.withColumn(current, F.col(out))
     return (

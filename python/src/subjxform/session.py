@@ -8,11 +8,11 @@ import os
 import re
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the command line imports this module for jar_path() alone: no PySpark at run time
-    from pyspark.sql import SparkSession
     from py4j.java_gateway import JavaClass
+    from pyspark.sql import SparkSession
 
 EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
 
@@ -52,7 +52,7 @@ def _minor(version: str) -> str:
     return f"{m.group(1)}.{m.group(2)}"
 
 
-def _pyspark_dir() -> Optional[Path]:
+def _pyspark_dir() -> Path | None:
     """The installed pyspark package's folder, found without importing it (which takes a while)."""
     spec = importlib.util.find_spec("pyspark")
     if spec and spec.submodule_search_locations:
@@ -60,7 +60,7 @@ def _pyspark_dir() -> Optional[Path]:
     return None
 
 
-def _pyspark_version() -> Optional[str]:
+def _pyspark_version() -> str | None:
     try:
         return importlib.metadata.version("pyspark")
     except importlib.metadata.PackageNotFoundError:
@@ -71,7 +71,7 @@ def _pyspark_version() -> Optional[str]:
         return None
 
 
-def _installed_scala() -> Optional[str]:
+def _installed_scala() -> str | None:
     """The Scala version of the installed pyspark's jars (pyspark/jars/scala-library-2.12.18.jar)."""
     pyspark_dir = _pyspark_dir()
     jars = sorted((pyspark_dir / "jars").glob("scala-library-*.jar")) if pyspark_dir else []
@@ -79,7 +79,7 @@ def _installed_scala() -> Optional[str]:
     return m.group(1) if m else None
 
 
-def _session_versions(session) -> tuple[Optional[str], Optional[str]]:
+def _session_versions(session) -> tuple[str | None, str | None]:
     """Spark's and Scala's versions as the session's JVM reports them (Scala only for a classic session)."""
     spark_version = session.version
     jvm = getattr(session, "_jvm", None)
@@ -106,7 +106,7 @@ def _active_session():
         return None
 
 
-def spark_line(spark: "str | SparkSession | None" = None, scala: Optional[str] = None) -> tuple[str, str]:
+def spark_line(spark: str | SparkSession | None = None, scala: str | None = None) -> tuple[str, str]:
     """The (Spark, Scala) line to use, e.g. ("3.5", "2.12").
 
     In order: the arguments (``spark`` a version such as "3.5" or "3.5.1", or a session), the environment
@@ -128,8 +128,8 @@ def spark_line(spark: "str | SparkSession | None" = None, scala: Optional[str] =
         >>> spark_line("3.5.1")
         ('3.5', '2.12')
     """
-    spark_version: Optional[str] = None
-    session_scala: Optional[str] = None
+    spark_version: str | None = None
+    session_scala: str | None = None
     if spark is not None and not isinstance(spark, str):
         spark_version, session_scala = _session_versions(spark)
     else:
@@ -139,7 +139,7 @@ def spark_line(spark: "str | SparkSession | None" = None, scala: Optional[str] =
             if session is not None:
                 spark_version, session_scala = _session_versions(session)
     from_pyspark = spark_version is None
-    if from_pyspark:
+    if spark_version is None:  # from_pyspark (tested as such, so that mypy narrows spark_version)
         spark_version = _pyspark_version()
         if spark_version is None:
             raise UnsupportedSparkError(
@@ -178,7 +178,7 @@ def jar_name(spark: str, scala: str) -> str:
     return f"subjxform-spark-{spark}_{scala}.jar"
 
 
-def jar_path(spark: "str | SparkSession | None" = None, scala: Optional[str] = None) -> str:
+def jar_path(spark: str | SparkSession | None = None, scala: str | None = None) -> str:
     """The path of the subjxform jar for a Spark line, for ``spark.jars`` or ``--jars``.
 
     The line is the one :func:`spark_line` finds: by default the running session's, else the installed
@@ -211,7 +211,7 @@ def jar_path(spark: "str | SparkSession | None" = None, scala: Optional[str] = N
 
 
 def configure(
-    builder: SparkSession.Builder, spark: Optional[str] = None, scala: Optional[str] = None
+    builder: SparkSession.Builder, spark: str | None = None, scala: str | None = None
 ) -> SparkSession.Builder:
     """Adds the jar and the SQL extensions to a session builder: ``configure(SparkSession.builder).getOrCreate()``.
 
@@ -268,12 +268,14 @@ def register(spark: SparkSession) -> None:
 
 # Where no jar can be loaded (Databricks serverless and shared access mode, a Connect server one does not
 # start), the portable functions give the same answers for constant transforms and tables.
-PORTABLE_HINT = ("where no jar can be loaded (serverless, shared access mode, a Spark Connect server you do not "
-                 "start), use subjxform.portable: the same functions built from Spark's own, for constant "
-                 "transforms and mapping tables")
+PORTABLE_HINT = (
+    "where no jar can be loaded (serverless, shared access mode, a Spark Connect server you do not "
+    "start), use subjxform.portable: the same functions built from Spark's own, for constant "
+    "transforms and mapping tables"
+)
 
 
-def ensure_functions(spark: Optional[SparkSession] = None) -> None:
+def ensure_functions(spark: SparkSession | None = None) -> None:
     """Registers the SQL functions in a classic session that lacks them (default: the active session),
     once per session: the Python API's functions call this, so they work wherever the jar is on the
     classpath, however the session was started (PySpark 3.5 with ``--jars`` alone applies no service
@@ -299,12 +301,13 @@ def ensure_functions(spark: Optional[SparkSession] = None) -> None:
         if not session.catalog.functionExists("subject_transform"):
             raise RuntimeError(
                 "this Spark Connect server has no subjxform functions: its jar must be on the server's classpath "
-                "when the server starts (a client cannot add it); " + PORTABLE_HINT)
-        session._subjxform_functions = True
+                "when the server starts (a client cannot add it); " + PORTABLE_HINT
+            )
+        session._subjxform_functions = True  # type: ignore[union-attr]  # subjxform's marker on the session
         return
     if not jvm_session.catalog().functionExists("subject_transform"):
         jvm_class(session, "subjxform.spark.SubjxformFunctions", "subjxform").register(jvm_session)
-    session._subjxform_functions = True
+    session._subjxform_functions = True  # type: ignore[union-attr]  # subjxform's marker on the session
 
 
 def _active_or_started_session():

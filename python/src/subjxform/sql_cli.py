@@ -30,8 +30,7 @@ from pathlib import Path
 
 from subjxform.cli import UsageParser, usage_error
 from subjxform.portable import DrawsNeedAKeyOrSeed, InvalidArgumentValue, _versions, sql_expression
-from subjxform.portable._confsyntax import (ConfSyntaxError, Obj, java_equals_ignore_case, parse_document,
-                                           parse_mappings)
+from subjxform.portable._confsyntax import ConfSyntaxError, Obj, java_equals_ignore_case, parse_document, parse_mappings
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROG = "subjxform sql"
@@ -40,32 +39,56 @@ PROG = "subjxform sql"
 def _arguments() -> UsageParser:
     import argparse
 
-    ap = UsageParser(prog=PROG, usage=argparse.SUPPRESS, description=__doc__,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = UsageParser(
+        prog=PROG, usage=argparse.SUPPRESS, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("file", metavar="FILE", help="the mappings block or nats-server config ('-': standard input)")
-    ap.add_argument("--column", default="subject", metavar="SQL",
-                    help="the SQL expression of each message's subject (default: subject)")
+    ap.add_argument(
+        "--column",
+        default="subject",
+        metavar="SQL",
+        help="the SQL expression of each message's subject (default: subject)",
+    )
     scope = ap.add_mutually_exclusive_group()
-    scope.add_argument("--cluster", metavar="NAME",
-                       help="the name of the cluster every message entered: its cluster-scoped destinations apply")
-    scope.add_argument("--cluster-column", metavar="SQL",
-                       help="the SQL expression of the cluster each message entered (with --function: the "
-                            "function's second parameter)")
-    ap.add_argument("--key", metavar="SQL",
-                    help="the SQL expression of a per-message key (e.g. a message id): each draw is the jar's "
-                         "own for that key (not with --function)")
-    ap.add_argument("--seed", type=int, metavar="N",
-                    help="the seed of the draws when there is no --key: Spark's rand(N)")
-    ap.add_argument("--server-version", metavar="V",
-                    help="follow nats-server line V (2.10, 2.11, 2.12, 2.14, 2.15 or a release such as 2.10.26; "
-                         "default: the newest)")
+    scope.add_argument(
+        "--cluster",
+        metavar="NAME",
+        help="the name of the cluster every message entered: its cluster-scoped destinations apply",
+    )
+    scope.add_argument(
+        "--cluster-column",
+        metavar="SQL",
+        help="the SQL expression of the cluster each message entered (with --function: the "
+        "function's second parameter)",
+    )
+    ap.add_argument(
+        "--key",
+        metavar="SQL",
+        help="the SQL expression of a per-message key (e.g. a message id): each draw is the jar's "
+        "own for that key (not with --function)",
+    )
+    ap.add_argument(
+        "--seed", type=int, metavar="N", help="the seed of the draws when there is no --key: Spark's rand(N)"
+    )
+    ap.add_argument(
+        "--server-version",
+        metavar="V",
+        help="follow nats-server line V (2.10, 2.11, 2.12, 2.14, 2.15 or a release such as 2.10.26; "
+        "default: the newest)",
+    )
     ap.add_argument("--account", metavar="NAME", help="in a whole nats-server config: this account's mappings block")
     ap.add_argument("--view", metavar="VIEW", help="print a temporary view VIEW over --from TABLE instead")
     ap.add_argument("--from", dest="table", metavar="TABLE", help="the table (or view) the --view reads")
-    ap.add_argument("--as", dest="alias", default="mapped_subject", metavar="COLUMN",
-                    help="the name of the view's new column (default: mapped_subject)")
-    ap.add_argument("--function", metavar="NAME",
-                    help="print a temporary SQL function NAME(subject STRING) RETURNS STRING instead")
+    ap.add_argument(
+        "--as",
+        dest="alias",
+        default="mapped_subject",
+        metavar="COLUMN",
+        help="the name of the view's new column (default: mapped_subject)",
+    )
+    ap.add_argument(
+        "--function", metavar="NAME", help="print a temporary SQL function NAME(subject STRING) RETURNS STRING instead"
+    )
     return ap
 
 
@@ -101,8 +124,9 @@ def main(argv: list[str]) -> int:
         if value is not None and not IDENTIFIER.fullmatch(value):
             return usage_error(PROG, f"{name} must be a plain SQL name, not {value!r}")
     if args.function is not None and args.key is not None:
-        return usage_error(PROG, "--key cannot go into a SQL function (its type decides the draw): use the "
-                                 "expression or --view")
+        return usage_error(
+            PROG, "--key cannot go into a SQL function (its type decides the draw): use the expression or --view"
+        )
     if args.server_version is not None:
         try:
             _versions.parse(args.server_version)
@@ -118,18 +142,30 @@ def main(argv: list[str]) -> int:
         cluster = args.cluster_column if args.cluster is None else _sql_string(args.cluster)
         if args.function is not None and args.cluster_column is not None:
             cluster = "cluster"
-        expression = sql_expression("subject_map", subject, block, cluster=cluster, seed=args.seed, key=args.key,
-                                     server_version=args.server_version)
+        expression = sql_expression(
+            "subject_map",
+            subject,
+            block,
+            cluster=cluster,
+            seed=args.seed,
+            key=args.key,
+            server_version=args.server_version,
+        )
     except DrawsNeedAKeyOrSeed:
-        return usage_error(PROG, f"{args.file} draws (weighted destinations or {{{{random(n)}}}}) and SQL text is "
-                                 "stored and run again: give --key SQL (a per-message key such as a message id: "
-                                 "the jar's own draw for each message, in every run) or --seed N (Spark's rand(N))")
+        return usage_error(
+            PROG,
+            f"{args.file} draws (weighted destinations or {{{{random(n)}}}}) and SQL text is "
+            "stored and run again: give --key SQL (a per-message key such as a message id: "
+            "the jar's own draw for each message, in every run) or --seed N (Spark's rand(N))",
+        )
     except (InvalidArgumentValue, ConfSyntaxError, ValueError) as e:
         print(f"{PROG}: {e.reason if isinstance(e, InvalidArgumentValue) else e}", file=sys.stderr)
         return 1
     if args.view is not None:
-        print(f"CREATE OR REPLACE TEMPORARY VIEW {args.view} AS\nSELECT *, {expression} AS {args.alias}\n"
-              f"FROM {args.table}")
+        print(
+            f"CREATE OR REPLACE TEMPORARY VIEW {args.view} AS\nSELECT *, {expression} AS {args.alias}\n"
+            f"FROM {args.table}"
+        )
     elif args.function is not None:
         parameters = "subject STRING" + (", cluster STRING" if args.cluster_column is not None else "")
         print(f"CREATE OR REPLACE TEMPORARY FUNCTION {args.function}({parameters}) RETURNS STRING\nRETURN {expression}")

@@ -21,7 +21,8 @@ import operator
 import os
 import re
 import warnings
-from typing import Any, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any, Union
 
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -50,7 +51,7 @@ def _config_json(config: StreamConfig) -> str:
     return config_text(config)[0]
 
 
-def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optional[str] = None) -> dict:
+def stream_plan(spark: SparkSession, config: StreamConfig, server_version: str | None = None) -> dict:
     """The config checked as nats-server checks it and reduced to what decides storing and republishing:
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
@@ -81,11 +82,16 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: Optio
     try:
         # Classic PySpark analyses (and checks) at select(), Spark Connect at first(): both are inside.
         query = spark.range(1).select(_call("stream_config_plan", F.lit(config_json), *version))
-        return json.loads(query.first()[0])
+        row = query.first()
+        assert row is not None  # spark.range(1): one row
+        return json.loads(row[0])
     except PySparkException as e:
         # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
         params = error_parameters(e)
-        if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`stream_config_plan`":
+        if (
+            error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN"
+            or params.get("functionName") != "`stream_config_plan`"
+        ):
             raise
         raise StreamConfigError(params["value"] + missing_file_note(config)) from e
 
@@ -94,9 +100,9 @@ def stream_messages(
     df: DataFrame,
     config: StreamConfig,
     subject_col: str = "subject",
-    origin_col: Optional[str] = None,
+    origin_col: str | None = None,
     explain: bool = False,
-    server_version: Optional[str] = None,
+    server_version: str | None = None,
 ) -> DataFrame:
     """The messages a stream with this config stores, with ``stored_subject`` and ``republished_subject``.
 
@@ -169,18 +175,33 @@ def stream_messages(
             pairs = [(t["src"], t["dest"]) for t in origin["subject_transforms"]] or [(">", "")]
             part = (
                 df.where(F.col(origin_col) == F.lit(origin["name"]))
-                .withColumn(STORED_SUBJECT, subject_filter_transform(
-                    subject, pairs, server_version=_stored_as(applied_as, origin["field"], server_version)))
+                .withColumn(
+                    STORED_SUBJECT,
+                    subject_filter_transform(
+                        subject, pairs, server_version=_stored_as(applied_as, origin["field"], server_version)
+                    ),
+                )
                 .where(F.col(STORED_SUBJECT).isNotNull())
             )
             if explain:
                 # A source's (or mirror's) filters do not overlap either (nats-server refuses that), so the
                 # entry that took the message is the one that renames it, when it has a destination.
                 taking = _first_match(subject, [src or ">" for src, _ in pairs])
-                renaming = F.coalesce(*[F.when(taking == i, F.lit(i)) for i, (_, dest) in enumerate(pairs) if dest],
-                                      F.lit(None).cast("int"))
-                part = part.withColumn(EXPLANATION, _why_taken(origin["field"], origin["name"], [src for src, _ in pairs],
-                                                                taking, renaming, F.col(STORED_SUBJECT)))
+                renaming = F.coalesce(
+                    *[F.when(taking == i, F.lit(i)) for i, (_, dest) in enumerate(pairs) if dest],
+                    F.lit(None).cast("int"),
+                )
+                part = part.withColumn(
+                    EXPLANATION,
+                    _why_taken(
+                        origin["field"],
+                        origin["name"],
+                        [src for src, _ in pairs],
+                        taking,
+                        renaming,
+                        F.col(STORED_SUBJECT),
+                    ),
+                )
             parts.append(part)
 
     if parts:
@@ -190,7 +211,9 @@ def stream_messages(
     else:
         taken = df.limit(0).withColumn(STORED_SUBJECT, subject)
         if explain:
-            taken = taken.withColumn(EXPLANATION, _why_taken("subjects", None, [], F.lit(None).cast("int"), None, subject))
+            taken = taken.withColumn(
+                EXPLANATION, _why_taken("subjects", None, [], F.lit(None).cast("int"), None, subject)
+            )
 
     stored: Column = F.col(STORED_SUBJECT)
     ingress = plan["subject_transform"]
@@ -198,8 +221,11 @@ def stream_messages(
     if ingress:
         # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
-        renamed = subject_filter_transform(stored, [(ingress["src"], ingress["dest"])],
-                                           server_version=_stored_as(applied_as, "subject_transform", server_version))
+        renamed = subject_filter_transform(
+            stored,
+            [(ingress["src"], ingress["dest"])],
+            server_version=_stored_as(applied_as, "subject_transform", server_version),
+        )
         if explain:
             taken = taken.withColumn(EXPLANATION, F.col(EXPLANATION).withField("ingress_applied", renamed.isNotNull()))
             ingress_applied = F.col(EXPLANATION).getField("ingress_applied")
@@ -209,47 +235,65 @@ def stream_messages(
     # subject, so nothing is republished (docs/concepts/server-releases.md).
     republished = (
         subject_transform(stored, republish["src"], republish["dest"], server_version=applied_as["republish"])
-        if republish and applied_as["republish"] else F.lit(None).cast("string")
+        if republish and applied_as["republish"]
+        else F.lit(None).cast("string")
     )
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
     if explain:
         x = F.col(EXPLANATION)
-        taken = taken.withColumn(EXPLANATION, F.struct(
-            *[x.getField(f).alias(f) for f in ("taken_by", "origin", "filter", "filter_index", "transform_index",
-                                                "sourced_subject")],
-            ingress_applied.alias("ingress_applied"), stored.alias("stored_subject"),
-            F.col(REPUBLISHED_SUBJECT).isNotNull().alias("republished"), F.col(REPUBLISHED_SUBJECT).alias("republished_subject"),
-        ))
+        taken = taken.withColumn(
+            EXPLANATION,
+            F.struct(
+                *[
+                    x.getField(f).alias(f)
+                    for f in ("taken_by", "origin", "filter", "filter_index", "transform_index", "sourced_subject")
+                ],
+                ingress_applied.alias("ingress_applied"),
+                stored.alias("stored_subject"),
+                F.col(REPUBLISHED_SUBJECT).isNotNull().alias("republished"),
+                F.col(REPUBLISHED_SUBJECT).alias("republished_subject"),
+            ),
+        )
     return taken
 
 
-def _stored_as(applied_as: dict, field: str, server_version: Optional[str]) -> Optional[str]:
+def _stored_as(applied_as: dict, field: str, server_version: str | None) -> str | None:
     """The version that builds `field`'s stored subjects; an error when none does: a 2.10 stream transform with
     white space in a literal token stores such subjects, which subjxform does not build."""
     if field not in applied_as:
         return server_version
     if applied_as[field] is None:
-        raise StreamConfigError(f"{field}: nats-server stores subjects with white space in a token through this "
-                                "transform (2.10 checks stream transforms only as transforms); subjxform does not "
-                                "build such subjects")
+        raise StreamConfigError(
+            f"{field}: nats-server stores subjects with white space in a token through this "
+            "transform (2.10 checks stream transforms only as transforms); subjxform does not "
+            "build such subjects"
+        )
     return applied_as[field]
 
 
 def _first_match(subject: Column, filters: list[str]) -> Column:
     """The index of the first of `filters` that `subject` matches (NULL for none): one flat coalesce."""
-    return F.coalesce(*[F.when(subject_matches(subject, f), F.lit(i)) for i, f in enumerate(filters)], F.lit(None).cast("int"))
+    return F.coalesce(
+        *[F.when(subject_matches(subject, f), F.lit(i)) for i, f in enumerate(filters)], F.lit(None).cast("int")
+    )
 
 
-def _why_taken(taken_by: str, origin: Optional[str], filters: list[str], taking: Column, renaming: Optional[Column],
-               sourced: Column) -> Column:
+def _why_taken(
+    taken_by: str, origin: str | None, filters: list[str], taking: Column, renaming: Column | None, sourced: Column
+) -> Column:
     """The first fields of a stream explanation, for the messages one part of the stream takes: `taking`
     is the index in `filters` of the filter that took them."""
-    filter_text = F.element_at(F.array(*[F.lit(f) for f in filters]), taking + 1) if filters else F.lit(None).cast("string")
+    filter_text = (
+        F.element_at(F.array(*[F.lit(f) for f in filters]), taking + 1) if filters else F.lit(None).cast("string")
+    )
     return F.struct(
-        F.lit(taken_by).alias("taken_by"), F.lit(origin).cast("string").alias("origin"),
-        filter_text.alias("filter"), taking.alias("filter_index"),
+        F.lit(taken_by).alias("taken_by"),
+        F.lit(origin).cast("string").alias("origin"),
+        filter_text.alias("filter"),
+        taking.alias("filter_index"),
         (renaming if renaming is not None else F.lit(None).cast("int")).alias("transform_index"),
-        sourced.alias("sourced_subject"), F.lit(False).alias("ingress_applied"),
+        sourced.alias("sourced_subject"),
+        F.lit(False).alias("ingress_applied"),
     )
 
 

@@ -27,18 +27,37 @@ from __future__ import annotations
 import numbers
 import random
 import sys
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .._compat import transform_pairs
 from ..configs import check_cluster_name, mappings_argument
 from . import _build, _confsyntax, _expr, _map_build, _versions
 from ._mappings import InvalidMappings, compile_mappings
-from ._transform import (InvalidFilter, InvalidStreamConfig, InvalidTransform, compile_filter,
-                         compile_filter_transforms, compile_transform)
+from ._transform import (
+    InvalidFilter,
+    InvalidStreamConfig,
+    InvalidTransform,
+    compile_filter,
+    compile_filter_transforms,
+    compile_transform,
+)
 
-__all__ = ["subject_transform", "try_subject_transform", "subject_matches", "subject_filter_transform",
-           "try_subject_filter_transform", "subject_map", "subject_map_explain", "sql_expression",
-           "InvalidArgumentValue", "NeedsTheJar", "DrawsNeedAKeyOrSeed"]
+if TYPE_CHECKING:  # annotations only: `subjxform sql` runs without pyspark
+    from pyspark.sql import Column
+
+__all__ = [
+    "subject_transform",
+    "try_subject_transform",
+    "subject_matches",
+    "subject_filter_transform",
+    "try_subject_filter_transform",
+    "subject_map",
+    "subject_map_explain",
+    "sql_expression",
+    "InvalidArgumentValue",
+    "NeedsTheJar",
+    "DrawsNeedAKeyOrSeed",
+]
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
 _random = random.Random()
@@ -61,8 +80,10 @@ class InvalidArgumentValue(ValueError):
         self.function = function
         self.parameter = ", ".join(f"`{p.strip()}`" for p in parameter.split(","))
         self.reason = reason[:-1] if reason.endswith(".") else reason
-        super().__init__(f"[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) {self.parameter} in "
-                         f"`{function}` is invalid: {self.reason}. SQLSTATE: 22023")
+        super().__init__(
+            f"[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) {self.parameter} in "
+            f"`{function}` is invalid: {self.reason}. SQLSTATE: 22023"
+        )
 
 
 class NeedsTheJar(TypeError):
@@ -82,7 +103,8 @@ class DrawsNeedAKeyOrSeed(ValueError):
             f"{function}: these constants draw ({{{{random(n)}}}} or weighted destinations) and SQL text is stored "
             "and rerun: give key= (the SQL of a per-message key such as a message id: each message's draw is the "
             "jar's own, in every run) or seed= (Spark's rand(seed): the same draws for the same rows in the same "
-            "partitioning)")
+            "partitioning)"
+        )
 
 
 def _type_name(v: object) -> str:
@@ -112,8 +134,10 @@ def _constant(v, name: str, function: str) -> str:
     if isinstance(v, str):
         return v
     if _is_column(v):
-        raise NeedsTheJar(f"subjxform.portable.{function}: `{name}` from a Column needs the jar (subjxform.{function}, "
-                          f"the SQL function of subjxform.jar); the portable form takes a constant str")
+        raise NeedsTheJar(
+            f"subjxform.portable.{function}: `{name}` from a Column needs the jar (subjxform.{function}, "
+            f"the SQL function of subjxform.jar); the portable form takes a constant str"
+        )
     raise TypeError(f"{name} must be a str (a constant) or a Column, not {_type_name(v)}: {v!r}")
 
 
@@ -123,7 +147,7 @@ def _check_strict(strict) -> bool:
     return strict
 
 
-def _check_seed(seed) -> Optional[int]:
+def _check_seed(seed) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
@@ -137,15 +161,17 @@ def _version(server_version, function: str) -> _versions.ServerVersion:
     if server_version is None:
         return _versions.NEWEST
     if not isinstance(server_version, str):
-        raise TypeError(f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
-                        f"{server_version!r}")
+        raise TypeError(
+            f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
+            f"{server_version!r}"
+        )
     try:
         return _versions.parse(server_version)
     except _versions.UnsupportedServerVersion as e:
         raise InvalidArgumentValue(function, "server_version", str(e)) from None
 
 
-def _draws(seed: Optional[int], keyed: bool) -> _build.Draws:
+def _draws(seed: int | None, keyed: bool) -> _build.Draws:
     """As subjxform.functions: without seed or key a seed is chosen once, when the column is built (as
     Spark's rand() does); with a key, no seed means 0 (the draws are a pure function of the key)."""
     if seed is None:
@@ -155,6 +181,7 @@ def _draws(seed: Optional[int], keyed: bool) -> _build.Draws:
 
 # ---------------------------------------------------------------------------------------------------
 # The trees: one per function, rendered to a Column or to SQL text
+
 
 def _transform_tree(function: str, src, dest, strict, seed, key_given: bool, server_version) -> _expr.Node:
     src = _constant(src, "src", function)
@@ -184,8 +211,10 @@ def _matches_tree(filter) -> _expr.Node:
 def _pairs(transforms, function: str) -> list:
     """The jar path's checks of a list of (src, dest) pairs (subjxform._compat.transform_pairs)."""
     if _is_column(transforms):
-        raise NeedsTheJar(f"subjxform.portable.{function}: `transforms` from a Column needs the jar "
-                          f"(subjxform.{function}); the portable form takes a list of (src, dest) pairs")
+        raise NeedsTheJar(
+            f"subjxform.portable.{function}: `transforms` from a Column needs the jar "
+            f"(subjxform.{function}); the portable form takes a list of (src, dest) pairs"
+        )
     return transform_pairs(transforms)
 
 
@@ -207,8 +236,10 @@ def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: boo
     """subject_map / subject_map_explain of a constant table: read, checked and compiled here (the jar's
     acceptance and texts), then one CASE over the rules (see _map_build)."""
     if _is_column(mappings):
-        raise NeedsTheJar(f"subjxform.portable.{function}: a `mappings` table from a Column needs the jar "
-                          f"(subjxform.{function}); the portable form takes a constant table (a str or a dict)")
+        raise NeedsTheJar(
+            f"subjxform.portable.{function}: a `mappings` table from a Column needs the jar "
+            f"(subjxform.{function}); the portable form takes a constant table (a str or a dict)"
+        )
     mappings = mappings_argument(mappings)
     if not isinstance(mappings, (str, dict, _confsyntax.Obj)):
         raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
@@ -248,17 +279,24 @@ def _name_of(subject) -> str:
     if isinstance(subject, str):
         return subject
     text = str(subject)
-    return text[len("Column<'"):-len("'>")] if text.startswith("Column<'") and text.endswith("'>") else text
+    return text[len("Column<'") : -len("'>")] if text.startswith("Column<'") and text.endswith("'>") else text
 
 
 # ---------------------------------------------------------------------------------------------------
 # Public functions: subjxform.functions' signatures
 
-ColumnOrName = Union["Column", str]  # noqa: F821
+ColumnOrName = Union["Column", str]
 
 
-def subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bool = False, seed: Optional[int] = None,
-                      key: Optional[ColumnOrName] = None, server_version: Optional[str] = None) -> "Column":  # noqa: F821
+def subject_transform(
+    subject: ColumnOrName,
+    src: str,
+    dest: str,
+    strict: bool = False,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
+) -> Column:
     """:func:`subjxform.subject_transform` from built-in functions: `src` and `dest` must be str.
 
     Args:
@@ -285,9 +323,15 @@ def subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bool =
     return _column(tree, subject, key, "subject_transform")
 
 
-def try_subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bool = False,
-                          seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
-                          server_version: Optional[str] = None) -> "Column":  # noqa: F821
+def try_subject_transform(
+    subject: ColumnOrName,
+    src: str,
+    dest: str,
+    strict: bool = False,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
+) -> Column:
     """:func:`subjxform.try_subject_transform`: an invalid transform gives NULL in every row.
 
     Args:
@@ -313,7 +357,7 @@ def try_subject_transform(subject: ColumnOrName, src: str, dest: str, strict: bo
     return _column(tree, subject, key, "try_subject_transform")
 
 
-def subject_matches(subject: ColumnOrName, filter: str) -> "Column":  # noqa: F821
+def subject_matches(subject: ColumnOrName, filter: str) -> Column:
     """:func:`subjxform.subject_matches`: `filter` must be a str.
 
     Args:
@@ -334,9 +378,13 @@ def subject_matches(subject: ColumnOrName, filter: str) -> "Column":  # noqa: F8
     return _column(_matches_tree(filter), subject, None, "subject_matches")
 
 
-def subject_filter_transform(subject: ColumnOrName, transforms: list, seed: Optional[int] = None,
-                             key: Optional[ColumnOrName] = None,
-                             server_version: Optional[str] = None) -> "Column":  # noqa: F821
+def subject_filter_transform(
+    subject: ColumnOrName,
+    transforms: list,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
+) -> Column:
     """:func:`subjxform.subject_filter_transform`: `transforms` a list of (src, dest) pairs or dicts.
 
     Args:
@@ -361,9 +409,13 @@ def subject_filter_transform(subject: ColumnOrName, transforms: list, seed: Opti
     return _column(tree, subject, key, "subject_filter_transform")
 
 
-def try_subject_filter_transform(subject: ColumnOrName, transforms: list, seed: Optional[int] = None,
-                                 key: Optional[ColumnOrName] = None,
-                                 server_version: Optional[str] = None) -> "Column":  # noqa: F821
+def try_subject_filter_transform(
+    subject: ColumnOrName,
+    transforms: list,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
+) -> Column:
     """:func:`subjxform.try_subject_filter_transform`: an invalid list gives NULL in every row.
 
     Args:
@@ -387,9 +439,14 @@ def try_subject_filter_transform(subject: ColumnOrName, transforms: list, seed: 
     return _column(tree, subject, key, "try_subject_filter_transform")
 
 
-def subject_map(subject: ColumnOrName, mappings: Union[str, dict], cluster: Optional[ColumnOrName] = None,
-                seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
-                server_version: Optional[str] = None) -> "Column":  # noqa: F821
+def subject_map(
+    subject: ColumnOrName,
+    mappings: str | dict,
+    cluster: ColumnOrName | None = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
+) -> Column:
     """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, a dict, or a file
     given as a path).
     With ``key`` each message's draw is the jar's, row for row; without, Spark's ``rand`` (the same
@@ -422,9 +479,14 @@ def subject_map(subject: ColumnOrName, mappings: Union[str, dict], cluster: Opti
     return _column(tree, subject, key, "subject_map", cluster)
 
 
-def subject_map_explain(subject: ColumnOrName, mappings: Union[str, dict], cluster: Optional[ColumnOrName] = None,
-                        seed: Optional[int] = None, key: Optional[ColumnOrName] = None,
-                        server_version: Optional[str] = None) -> "Column":  # noqa: F821
+def subject_map_explain(
+    subject: ColumnOrName,
+    mappings: str | dict,
+    cluster: ColumnOrName | None = None,
+    seed: int | None = None,
+    key: ColumnOrName | None = None,
+    server_version: str | None = None,
+) -> Column:
     """:func:`subjxform.subject_map_explain`: the jar's struct, field for field, and the same ``result``
     as :func:`subject_map` with the same arguments.
 
@@ -455,30 +517,64 @@ def subject_map_explain(subject: ColumnOrName, mappings: Union[str, dict], clust
 
 
 _TREES = {
-    "subject_transform": lambda a, kw: _transform_tree("subject_transform", *a[:2], kw.get("strict", False),
-                                                       kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
-    "try_subject_transform": lambda a, kw: _transform_tree("try_subject_transform", *a[:2], kw.get("strict", False),
-                                                           kw.get("seed"), kw.get("key") is not None,
-                                                           kw.get("server_version")),
+    "subject_transform": lambda a, kw: _transform_tree(  # type: ignore[call-arg]  # mypy counts *a[:2] as any length
+        "subject_transform",
+        *a[:2],
+        kw.get("strict", False),
+        kw.get("seed"),
+        kw.get("key") is not None,
+        kw.get("server_version"),
+    ),
+    "try_subject_transform": lambda a, kw: _transform_tree(  # type: ignore[call-arg]  # mypy counts *a[:2] as any length
+        "try_subject_transform",
+        *a[:2],
+        kw.get("strict", False),
+        kw.get("seed"),
+        kw.get("key") is not None,
+        kw.get("server_version"),
+    ),
     "subject_matches": lambda a, kw: _matches_tree(a[0]),
     "subject_filter_transform": lambda a, kw: _filter_transform_tree(
-        "subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
+        "subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")
+    ),
     "try_subject_filter_transform": lambda a, kw: _filter_transform_tree(
-        "try_subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
-    "subject_map": lambda a, kw: _map_tree("subject_map", a[0], kw.get("cluster") is not None, kw.get("seed"),
-                                           kw.get("key") is not None, kw.get("server_version")),
-    "subject_map_explain": lambda a, kw: _map_tree("subject_map_explain", a[0], kw.get("cluster") is not None,
-                                                   kw.get("seed"), kw.get("key") is not None, kw.get("server_version")),
+        "try_subject_filter_transform", a[0], kw.get("seed"), kw.get("key") is not None, kw.get("server_version")
+    ),
+    "subject_map": lambda a, kw: _map_tree(
+        "subject_map",
+        a[0],
+        kw.get("cluster") is not None,
+        kw.get("seed"),
+        kw.get("key") is not None,
+        kw.get("server_version"),
+    ),
+    "subject_map_explain": lambda a, kw: _map_tree(
+        "subject_map_explain",
+        a[0],
+        kw.get("cluster") is not None,
+        kw.get("seed"),
+        kw.get("key") is not None,
+        kw.get("server_version"),
+    ),
 }
-_ARITY = {"subject_transform": 2, "try_subject_transform": 2, "subject_matches": 1, "subject_filter_transform": 1,
-          "try_subject_filter_transform": 1, "subject_map": 1, "subject_map_explain": 1}
-_KEYWORDS = {"subject_transform": {"strict", "seed", "key", "server_version"},
-             "try_subject_transform": {"strict", "seed", "key", "server_version"},
-             "subject_matches": set(),
-             "subject_filter_transform": {"seed", "key", "server_version"},
-             "try_subject_filter_transform": {"seed", "key", "server_version"},
-             "subject_map": {"cluster", "seed", "key", "server_version"},
-             "subject_map_explain": {"cluster", "seed", "key", "server_version"}}
+_ARITY = {
+    "subject_transform": 2,
+    "try_subject_transform": 2,
+    "subject_matches": 1,
+    "subject_filter_transform": 1,
+    "try_subject_filter_transform": 1,
+    "subject_map": 1,
+    "subject_map_explain": 1,
+}
+_KEYWORDS = {
+    "subject_transform": {"strict", "seed", "key", "server_version"},
+    "try_subject_transform": {"strict", "seed", "key", "server_version"},
+    "subject_matches": set(),
+    "subject_filter_transform": {"seed", "key", "server_version"},
+    "try_subject_filter_transform": {"seed", "key", "server_version"},
+    "subject_map": {"cluster", "seed", "key", "server_version"},
+    "subject_map_explain": {"cluster", "seed", "key", "server_version"},
+}
 
 
 def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) -> str:
@@ -513,8 +609,9 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
     if not isinstance(subject_sql, str):
         raise TypeError(f"subject_sql must be SQL text (str), not {_type_name(subject_sql)}")
     if len(args) != _ARITY[function_name]:
-        raise TypeError(f"{function_name} takes {_ARITY[function_name]} constant argument(s) after subject_sql, "
-                        f"got {len(args)}")
+        raise TypeError(
+            f"{function_name} takes {_ARITY[function_name]} constant argument(s) after subject_sql, got {len(args)}"
+        )
     unknown = set(kw) - _KEYWORDS[function_name]
     if unknown:
         raise TypeError(f"{function_name} has no keyword argument(s) {sorted(unknown)}")

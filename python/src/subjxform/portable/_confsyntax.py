@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal as _BigDecimal
-from typing import Optional, Union
+from typing import NoReturn
 
 from ._quote import go_quote
 
@@ -28,6 +28,7 @@ class ConfSyntaxError(ValueError):
 # ---------------------------------------------------------------------------------------------------
 # Values (the jar's ConfValue). Strings remember whether they were quoted: nats-server cuts an
 # unquoted `{{...}}` at its first `}`, which is refused here as in the jar.
+
 
 @dataclass(frozen=True)
 class Str:
@@ -46,7 +47,7 @@ class Integer:
 class Decimal:
     value: float
     line: int
-    text: Optional[str] = None  # the JSON text of the number, for an exact message of a huge integer
+    text: str | None = None  # the JSON text of the number, for an exact message of a huge integer
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class Arr:
 class Obj:
     """Keys in written order; a repeated key replaces the earlier value (in the earlier place), as in
     nats-server's Go map."""
+
     entries: tuple  # of (key, value)
     repeated_keys: tuple
     line: int
@@ -87,7 +89,7 @@ class Obj:
         return None
 
 
-ConfValue = Union[Str, Integer, Decimal, Bool, DateTime, Null, Arr, Obj]
+ConfValue = Str | Integer | Decimal | Bool | DateTime | Null | Arr | Obj
 
 GO_TEXT_DEPTH = 8
 
@@ -121,7 +123,7 @@ def java_double_text(d: float) -> str:
     return f"{sign}{mantissa}E{exponent - 1}"
 
 
-def _shortest_digits(a: float) -> "tuple[str, int]":
+def _shortest_digits(a: float) -> tuple[str, int]:
     r = repr(a)  # Python's repr is the shortest text that reads back as the same double
     mantissa, _, exp = r.partition("e")
     exp_n = int(exp) if exp else 0
@@ -167,40 +169,46 @@ def go_text(v: ConfValue, depth: int = 0) -> str:
 _EOF = None
 
 
-def _is_space(c: Optional[str]) -> bool:
+def _is_space(c: str | None) -> bool:
     # Go's unicode.IsSpace.
     if c is None:
         return False
     o = ord(c)
-    return c == " " or 9 <= o <= 13 or o == 0x85 or o == 0xA0 or (o > 0xFF and unicodedata.category(c) in ("Zs", "Zl", "Zp"))
+    return (
+        c == " "
+        or 9 <= o <= 13
+        or o == 0x85
+        or o == 0xA0
+        or (o > 0xFF and unicodedata.category(c) in ("Zs", "Zl", "Zp"))
+    )
 
 
-def _is_blank(c: Optional[str]) -> bool:
+def _is_blank(c: str | None) -> bool:
     return c == " " or c == "\t"
 
 
-def _is_new_line(c: Optional[str]) -> bool:
+def _is_new_line(c: str | None) -> bool:
     return c == "\n" or c == "\r"
 
 
-def _is_digit(c: Optional[str]) -> bool:
+def _is_digit(c: str | None) -> bool:
     # Java's Character.isDigit: any decimal digit (Nd), not only ASCII.
     return c is not None and unicodedata.category(c) == "Nd"
 
 
-def _is_key_separator(c: Optional[str]) -> bool:
+def _is_key_separator(c: str | None) -> bool:
     return c == "=" or c == ":"
 
 
-def _is_size_suffix(c: Optional[str]) -> bool:
+def _is_size_suffix(c: str | None) -> bool:
     return c is not None and c in "kKmMgGtTpPeE"
 
 
-def _is_number_end(c: Optional[str]) -> bool:
+def _is_number_end(c: str | None) -> bool:
     return c is None or _is_new_line(c) or _is_blank(c) or c in "};,"
 
 
-def _show(c: Optional[str]) -> str:
+def _show(c: str | None) -> str:
     if c is None:
         return "\\x00"
     if c == "\n":
@@ -225,9 +233,9 @@ def java_equals_ignore_case(a: str, b: str) -> bool:
     return True
 
 
-def _utf16_units(s: str) -> "list[str]":
+def _utf16_units(s: str) -> list[str]:
     b = s.encode("utf-16-be", "surrogatepass")
-    return [b[i:i + 2].decode("utf-16-be", "surrogatepass") for i in range(0, len(b), 2)]
+    return [b[i : i + 2].decode("utf-16-be", "surrogatepass") for i in range(0, len(b), 2)]
 
 
 def _char_upper(c: str) -> str:
@@ -247,18 +255,36 @@ def _java_long_wrap(n: int) -> int:
 
 _SIZE_SCALES = {
     "": 1,
-    "k": 1000, "kb": 1024, "ki": 1024, "kib": 1024,
-    "m": 1000 ** 2, "mb": 1024 ** 2, "mi": 1024 ** 2, "mib": 1024 ** 2,
-    "g": 1000 ** 3, "gb": 1024 ** 3, "gi": 1024 ** 3, "gib": 1024 ** 3,
-    "t": 1000 ** 4, "tb": 1024 ** 4, "ti": 1024 ** 4, "tib": 1024 ** 4,
-    "p": 1000 ** 5, "pb": 1024 ** 5, "pi": 1024 ** 5, "pib": 1024 ** 5,
-    "e": 1000 ** 6, "eb": 1024 ** 6, "ei": 1024 ** 6, "eib": 1024 ** 6,
+    "k": 1000,
+    "kb": 1024,
+    "ki": 1024,
+    "kib": 1024,
+    "m": 1000**2,
+    "mb": 1024**2,
+    "mi": 1024**2,
+    "mib": 1024**2,
+    "g": 1000**3,
+    "gb": 1024**3,
+    "gi": 1024**3,
+    "gib": 1024**3,
+    "t": 1000**4,
+    "tb": 1024**4,
+    "ti": 1024**4,
+    "tib": 1024**4,
+    "p": 1000**5,
+    "pb": 1024**5,
+    "pi": 1024**5,
+    "pib": 1024**5,
+    "e": 1000**6,
+    "eb": 1024**6,
+    "ei": 1024**6,
+    "eib": 1024**6,
 }
 
-_LONG_MIN, _LONG_MAX = -(2 ** 63), 2 ** 63 - 1
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
-def _java_parse_long(s: str) -> Optional[int]:
+def _java_parse_long(s: str) -> int | None:
     """Java's ``Long.parseLong``: an optional sign, then decimal digits (any script); None when it fails."""
     if not s:
         return None
@@ -281,6 +307,7 @@ def _java_trim(s: str) -> str:
 # ---------------------------------------------------------------------------------------------------
 # The configuration syntax (the jar's ConfSyntax.Reader, without files).
 
+
 class _MapFrame:
     __slots__ = ("closing", "start_line", "entries", "repeated", "key")
 
@@ -289,7 +316,7 @@ class _MapFrame:
         self.start_line = start_line
         self.entries: dict = {}
         self.repeated: list = []
-        self.key: Optional[str] = None
+        self.key: str | None = None
 
     def result(self) -> Obj:
         return Obj(tuple(self.entries.items()), tuple(self.repeated), self.start_line)
@@ -315,14 +342,14 @@ class _Reader:
         self.scopes: list = []  # maps being built, innermost last: where `$name` is looked up
 
     # -- characters
-    def peek(self) -> Optional[str]:
+    def peek(self) -> str | None:
         return self.text[self.pos] if self.pos < len(self.text) else _EOF
 
-    def peek_at(self, ahead: int) -> Optional[str]:
+    def peek_at(self, ahead: int) -> str | None:
         p = self.pos + ahead
         return self.text[p] if p < len(self.text) else _EOF
 
-    def next(self) -> Optional[str]:
+    def next(self) -> str | None:
         c = self.peek()
         if c is not None:
             self.pos += 1
@@ -330,7 +357,13 @@ class _Reader:
                 self.line += 1
         return c
 
-    def fail(self, message: str):
+    def next_char(self) -> str:
+        """next() where the caller has seen peek() is not EOF: that character."""
+        c = self.next()
+        assert c is not None
+        return c
+
+    def fail(self, message: str) -> NoReturn:
         raise ConfSyntaxError(f"Parse error on line {self.line}: '{message}'")
 
     def skip_comment(self) -> None:
@@ -366,7 +399,9 @@ class _Reader:
 
     def open(self, f) -> None:
         if len(self.frames) >= MAX_DEPTH:
-            raise ConfSyntaxError(f"Parse error on line {self.line}: 'lists and maps nested more than {MAX_DEPTH} deep'")
+            raise ConfSyntaxError(
+                f"Parse error on line {self.line}: 'lists and maps nested more than {MAX_DEPTH} deep'"
+            )
         self.frames.append(f)
         if isinstance(f, _MapFrame):
             self.scopes.append(f)
@@ -464,16 +499,18 @@ class _Reader:
             elif c is None and not closing:
                 return True
             else:
-                self.fail(f"Expected a map value terminator \",\" or a map terminator \"}}\", but got '{_show(c)}' instead.")
+                self.fail(
+                    f'Expected a map value terminator "," or a map terminator "}}", but got \'{_show(c)}\' instead.'
+                )
 
     def read_key(self) -> str:
-        c = self.next()
+        c = self.next_char()  # map_entry calls it on a character that is no EOF
         if c in ("'", '"'):
-            sb = []
+            sb: list[str] = []
             while self.peek() != c:
                 if self.peek() is None:
                     self.fail("Unexpected EOF processing " + ("double " if c == '"' else "") + "quoted map key.")
-                sb.append(self.next())
+                sb.append(self.next_char())
             self.next()
             return "".join(sb)
         # nats-server drops a lone `/` that starts a key (it was looking for a `//` comment).
@@ -481,19 +518,21 @@ class _Reader:
         if c != "/":
             sb.append(c)
         elif self.peek() is not None:
-            sb.append(self.next())
+            sb.append(self.next_char())
         while True:
             d = self.peek()
             if d is None:
                 self.fail("Unexpected EOF processing map key.")
             if _is_space(d):
                 if java_equals_ignore_case("".join(sb), "include"):
-                    self.fail("include needs the configuration file (subjxform validate FILE): it is read relative to it")
+                    self.fail(
+                        "include needs the configuration file (subjxform validate FILE): it is read relative to it"
+                    )
                 break
             elif _is_key_separator(d):
                 break
             else:
-                sb.append(self.next())
+                sb.append(self.next_char())
         return "".join(sb)
 
     def read_value(self):
@@ -511,11 +550,11 @@ class _Reader:
             return None
         if c == "'":
             self.next()
-            sb = []
+            sb: list[str] = []
             while self.peek() != "'":
                 if self.peek() is None:
                     self.fail("Unexpected EOF.")
-                sb.append(self.next())
+                sb.append(self.next_char())
             self.next()
             return Str("".join(sb), True, at)
         if c == '"':
@@ -524,7 +563,7 @@ class _Reader:
             while self.peek() != '"':
                 if self.peek() is None:
                     self.fail("Unexpected EOF.")
-                ch = self.next()
+                ch = self.next_char()
                 if ch == "\\":
                     self.escape(sb)
                 else:
@@ -572,8 +611,10 @@ class _Reader:
             # nats-server adds the byte itself to the string: only ASCII survives as text.
             sb.append(chr(int(hexd, 16)))
         else:
-            self.fail(f"Invalid escape character '{_show(c)}'. Only the following escape characters are allowed: "
-                      "\\xXX, \\t, \\n, \\r, \\\", \\\\.")
+            self.fail(
+                f"Invalid escape character '{_show(c)}'. Only the following escape characters are allowed: "
+                '\\xXX, \\t, \\n, \\r, \\", \\\\.'
+            )
 
     def bare_string(self, sb: list, start: int, at: int):
         escaped = False
@@ -584,7 +625,7 @@ class _Reader:
                 s = "".join(sb)
                 if escaped:
                     return Str(s, False, at)
-                tail = self.text[tail_start:self.pos]
+                tail = self.text[tail_start : self.pos]
                 low = tail.lower()
                 if low in ("true", "on", "yes"):
                     return Bool(True, at)
@@ -614,12 +655,13 @@ class _Reader:
         text = self.text
         while p < len(text) and not _is_space(text[p]) and text[p] not in ",;":
             p += 1
-        whole = cut + text[self.pos:p]
+        whole = cut + text[self.pos : p]
         while whole.endswith("}") and whole.count("}") > whole.count("{"):
             whole = whole[:-1]
         raise ConfSyntaxError(
             f"unquoted destination on line {at} holds {{{{...}}}}: nats-server reads an unquoted value only up to its "
-            f"first '}}' (here {go_quote(cut)}); put the destination in quotes: {go_quote(whole)}")
+            f"first '}}' (here {go_quote(cut)}); put the destination in quotes: {go_quote(whole)}"
+        )
 
     def variable(self, name: str, at: int):
         if name.startswith("2a$"):
@@ -627,8 +669,10 @@ class _Reader:
         for scope in reversed(self.scopes):
             if name in scope.entries:
                 return scope.entries[name]
-        raise ConfSyntaxError(f"variable reference for '{name}' on line {at} can not be found "
-                              "(a destination that starts with $ must be quoted)")
+        raise ConfSyntaxError(
+            f"variable reference for '{name}' on line {at} can not be found "
+            "(a destination that starts with $ must be quoted)"
+        )
 
     def number_or_string(self, at: int):
         start = self.pos
@@ -645,7 +689,7 @@ class _Reader:
                         self.fail(f"Expected digit in ISO8601 datetime, but found '{_show(d)}' instead.")
                     if f != "0" and f != d:
                         self.fail(f"Expected '{f}' in ISO8601 datetime, but found '{_show(d)}' instead.")
-                return DateTime(self.text[start:self.pos], at)
+                return DateTime(self.text[start : self.pos], at)
             elif _is_digit(c):
                 self.next()
             elif c == ".":
@@ -657,9 +701,9 @@ class _Reader:
             elif not _is_number_end(c):
                 # Not a number after all: the text so far and this character open a bare string.
                 self.next()
-                return self.bare_string(list(self.text[start:self.pos]), start, at)
+                return self.bare_string(list(self.text[start : self.pos]), start, at)
             else:
-                return self.integer(self.text[start:self.pos])
+                return self.integer(self.text[start : self.pos])
 
     def negative_number(self, at: int):
         start = self.pos - 1
@@ -671,7 +715,7 @@ class _Reader:
         if _is_size_suffix(self.peek()):
             self.next()
             return self.sized_number(start, at)
-        return self.integer(self.text[start:self.pos])
+        return self.integer(self.text[start : self.pos])
 
     def fraction(self, start: int, at: int):
         if not _is_digit(self.peek()):
@@ -682,19 +726,19 @@ class _Reader:
             # An IP address (127.0.0.1:4222): a string.
             while _is_digit(self.peek()) or self.peek() in (".", ":", "-"):
                 self.next()
-            return Str(self.text[start:self.pos], False, at)
-        s = self.text[start:self.pos]
+            return Str(self.text[start : self.pos], False, at)
+        s = self.text[start : self.pos]
         # Java's Double.parseDouble reads ASCII digits only (Python's float() reads any script's).
         if not all(ch.isascii() for ch in s):
             raise ConfSyntaxError(f"expected float, but got '{s}'")
         return Decimal(float(s), at)
 
     def sized_number(self, start: int, at: int):
-        while self.peek() is not None and self.peek() in "bBiI":
+        while (c := self.peek()) is not None and c in "bBiI":
             self.next()
         if _is_number_end(self.peek()) or _is_digit(self.peek()):
-            return self.integer(self.text[start:self.pos])
-        return self.bare_string(list(self.text[start:self.pos]), start, at)
+            return self.integer(self.text[start : self.pos])
+        return self.bare_string(list(self.text[start : self.pos]), start, at)
 
     def integer(self, s: str):
         i = 0
@@ -706,7 +750,7 @@ class _Reader:
             if len(digits) > 1 and all(_is_digit(ch) for ch in digits[1:]):
                 raise ConfSyntaxError(f"integer '{s}' is out of the range")
             raise ConfSyntaxError(f"expected integer, but got '{s}'")
-        suffix = _java_trim(s[len(digits):]).lower()
+        suffix = _java_trim(s[len(digits) :]).lower()
         if suffix not in _SIZE_SCALES:
             raise ConfSyntaxError(f"unknown size suffix '{suffix}' in '{s}'")
         return Integer(_java_long_wrap(n * _SIZE_SCALES[suffix]), self.line)
@@ -746,7 +790,9 @@ class _Reader:
             elif d == "]":
                 return True
             else:
-                self.fail(f"Expected an array value terminator \",\" or an array terminator \"]\", but got '{_show(d)}' instead.")
+                self.fail(
+                    f'Expected an array value terminator "," or an array terminator "]", but got \'{_show(d)}\' instead.'
+                )
 
 
 def _java_hex_digit(ch: str) -> bool:
@@ -762,6 +808,7 @@ def _java_hex_digit(ch: str) -> bool:
 # ---------------------------------------------------------------------------------------------------
 # Strict JSON (RFC 8259), tried first (it has escapes such as \u00e9 that the config lexer lacks).
 
+
 class _NotJson(Exception):
     pass
 
@@ -775,7 +822,7 @@ def _json_int(s: str):
     return n if _LONG_MIN <= n <= _LONG_MAX else ("bigint", s)
 
 
-def _parse_json(text: str) -> Optional[ConfValue]:
+def _parse_json(text: str) -> ConfValue | None:
     # The jar's reader: only " \t\r\n" is white space, no NaN/Infinity, a too large integer is a double.
     depth = 0
     in_string = False
@@ -836,7 +883,7 @@ def _to_conf(raw) -> ConfValue:
     raise TypeError(raw)
 
 
-def _parse_json_deep(text: str) -> Optional[ConfValue]:
+def _parse_json_deep(text: str) -> ConfValue | None:
     """JSON nested too deep for Python's json: only its depth matters to the result (an error past
     MAX_DEPTH, which no real table nears), so read it iteratively to find out."""
     depth = 0

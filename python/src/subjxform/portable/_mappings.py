@@ -15,13 +15,13 @@ is itself a destination, in which case the remainder is lost (NULL)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional, Tuple, Union
 
 from . import _confsyntax as conf
 from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_text, java_equals_ignore_case
 from ._quote import go_quote
-from ._transform import InvalidTransform, compile_transform, is_valid_subject, parse_go_int, text_salt
+from ._transform import Transform, compile_transform, is_valid_subject, parse_go_int, text_salt
 
 # ---------------------------------------------------------------------------------------------------
 # The model
@@ -39,7 +39,7 @@ class Destination:
     index: int
     destination: str
     weight: int
-    transform: object  # the core grammar's Transform
+    transform: Transform  # the core grammar's
 
     @property
     def is_remainder(self) -> bool:
@@ -53,9 +53,9 @@ class Choice:
     (``byWeight``: the first destination whose running total exceeds the draw), ``fixed`` (the index that
     is certain, ``DROP`` or ``DRAW``), the weight the written entries leave and whether it is lost."""
 
-    cluster: Optional[str]
-    destinations: Tuple[Destination, ...]
-    running_totals: Tuple[int, ...]
+    cluster: str | None
+    destinations: tuple[Destination, ...]
+    running_totals: tuple[int, ...]
     fixed: int
     remainder_weight: int
     remainder_drops: bool
@@ -93,9 +93,9 @@ class Rule:
     wildcard: bool
     salt: int
     default: Choice
-    clusters: Tuple[Choice, ...]
+    clusters: tuple[Choice, ...]
 
-    def choice(self, cluster: Optional[str]) -> Choice:
+    def choice(self, cluster: str | None) -> Choice:
         if cluster is not None:
             for c in self.clusters:
                 if c.cluster == cluster:
@@ -103,7 +103,7 @@ class Rule:
         return self.default
 
     @property
-    def scopes(self) -> Tuple[Choice, ...]:
+    def scopes(self) -> tuple[Choice, ...]:
         return (self.default,) + self.clusters
 
 
@@ -112,8 +112,8 @@ class MappingProblem:
     """One problem of a table: ``rule`` (its source; None when the text cannot be read), ``destination``
     (the entry concerned; None when the problem is the rule's), ``severity`` ('error' or 'warning')."""
 
-    rule: Optional[str]
-    destination: Optional[str]
+    rule: str | None
+    destination: str | None
     severity: str
     message: str
 
@@ -144,8 +144,8 @@ class InvalidMappings(ValueError):
 class MappingTable:
     """A compiled table: rules in written order, and the warnings its reading gave."""
 
-    rules: Tuple[Rule, ...]
-    warnings: Tuple[MappingProblem, ...]
+    rules: tuple[Rule, ...]
+    warnings: tuple[MappingProblem, ...]
     server_version: object
 
     @property
@@ -153,11 +153,11 @@ class MappingTable:
         return any(c.is_random for r in self.rules for c in r.scopes)
 
     @property
-    def literal_rules(self) -> Tuple[Rule, ...]:
+    def literal_rules(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.literal)
 
     @property
-    def wildcard_rules(self) -> Tuple[Rule, ...]:
+    def wildcard_rules(self) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if r.wildcard)
 
     def plan(self) -> list:
@@ -166,24 +166,35 @@ class MappingTable:
         out = []
         for r in self.rules:
             written = sorted(
-                ((d.index, d.destination, d.weight, c.cluster) for c in r.scopes for d in c.destinations
-                 if d.index >= 0),
-                key=lambda x: x[0])
-            out.append({
-                "rule_index": r.index,
-                "rule": r.source,
-                "matched_as": "literal" if r.literal else "wildcard",
-                "destinations": [{"index": i, "destination": d, "weight": w, "cluster": c} for i, d, w, c in written],
-                "scopes": [{"cluster": c.cluster, "remainder": c.remainder_weight, "remainder_drops": c.remainder_drops}
-                           for c in r.scopes],
-            })
+                (
+                    (d.index, d.destination, d.weight, c.cluster)
+                    for c in r.scopes
+                    for d in c.destinations
+                    if d.index >= 0
+                ),
+                key=lambda x: x[0],
+            )
+            out.append(
+                {
+                    "rule_index": r.index,
+                    "rule": r.source,
+                    "matched_as": "literal" if r.literal else "wildcard",
+                    "destinations": [
+                        {"index": i, "destination": d, "weight": w, "cluster": c} for i, d, w, c in written
+                    ],
+                    "scopes": [
+                        {"cluster": c.cluster, "remainder": c.remainder_weight, "remainder_drops": c.remainder_drops}
+                        for c in r.scopes
+                    ],
+                }
+            )
         return out
 
 
 # ---------------------------------------------------------------------------------------------------
 # Reading and checking (the jar's MappingTable.analyseBlock)
 
-MappingsValue = Union[str, dict]
+MappingsValue = str | dict
 
 
 def mappings_text(mappings: MappingsValue) -> str:
@@ -222,39 +233,43 @@ def _identity_destination(source: str) -> str:
 def _is_jwt_entry(o: Obj) -> bool:
     """A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`."""
     return o.get("subject") is not None and not any(
-        java_equals_ignore_case(k, "destination") or java_equals_ignore_case(k, "dest") for k, _ in o.entries)
+        java_equals_ignore_case(k, "destination") or java_equals_ignore_case(k, "dest") for k, _ in o.entries
+    )
 
 
-DestinationCompiler = Callable[[str, str, object], object]
+DestinationCompiler = Callable[[str, str, object], Transform]
 
 
-def _core_compiler(source: str, destination: str, version) -> object:
+def _core_compiler(source: str, destination: str, version) -> Transform:
     return compile_transform(source, destination, strict=False, server_version=version)
 
 
-def _reason_of(e: Exception) -> Optional[str]:
+def _reason_of(e: Exception) -> str | None:
     return getattr(e, "reason", None)
 
 
-def compile_mappings(mappings: MappingsValue, server_version=None,
-                     compile_destination: Optional[DestinationCompiler] = None) -> MappingTable:
+def compile_mappings(
+    mappings: MappingsValue | Obj, server_version=None, compile_destination: DestinationCompiler | None = None
+) -> MappingTable:
     """The table ``mappings`` holds, as the given nats-server line (None: the newest) accepts it.
     Raises :class:`InvalidMappings` with the jar's text when the jar would refuse it."""
-    rules, problems = analyse(mappings if isinstance(mappings, Obj) else mappings_text(mappings), server_version,
-                              compile_destination)
+    rules, problems = analyse(
+        mappings if isinstance(mappings, Obj) else mappings_text(mappings), server_version, compile_destination
+    )
     errors = [p for p in problems if p.is_error]
     if errors:
         raise InvalidMappings(errors)
     return MappingTable(tuple(rules), tuple(problems), server_version)
 
 
-def validate_mappings(mappings: MappingsValue, server_version=None,
-                      compile_destination: Optional[DestinationCompiler] = None) -> "list[MappingProblem]":
+def validate_mappings(
+    mappings: MappingsValue, server_version=None, compile_destination: DestinationCompiler | None = None
+) -> list[MappingProblem]:
     """Every error and reading warning of the table (not the jar's overlap warnings)."""
     return analyse(mappings_text(mappings), server_version, compile_destination)[1]
 
 
-def analyse(text: str, server_version=None, compile_destination: Optional[DestinationCompiler] = None):
+def analyse(text: str | Obj, server_version=None, compile_destination: DestinationCompiler | None = None):
     """(the rules that passed every check, every problem) of a table's text."""
     if compile_destination is None:
         compile_destination = _core_compiler
@@ -294,15 +309,21 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
         if k not in seen_repeated:
             seen_repeated.append(k)
     for k in seen_repeated:
-        warning(k, None, f"rule {go_quote(k)} is written more than once: the last one replaces the others (as in nats-server)")
+        warning(
+            k,
+            None,
+            f"rule {go_quote(k)} is written more than once: the last one replaces the others (as in nats-server)",
+        )
 
-    def parse_entry(rule: str, v) -> Optional[_Entry]:
+    def parse_entry(rule: str, v) -> _Entry | None:
         if isinstance(v, Obj) and _is_jwt_entry(v):
             return jwt_entry(rule, v)
         if isinstance(v, Obj):
             dest = None
             for k, x in v.entries:
-                if (java_equals_ignore_case(k, "dest") or java_equals_ignore_case(k, "destination")) and isinstance(x, Str):
+                if (java_equals_ignore_case(k, "dest") or java_equals_ignore_case(k, "destination")) and isinstance(
+                    x, Str
+                ):
                     dest = x.value
                     break
             subject = None
@@ -343,7 +364,11 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
                     error(rule, dest, f"Unknown field {go_quote(k)} for mapping destination")
                     return None
             if weight is None:
-                error(rule, dest, f"Missing weight for mapping destination {go_quote(subject if subject is not None else '')}")
+                error(
+                    rule,
+                    dest,
+                    f"Missing weight for mapping destination {go_quote(subject if subject is not None else '')}",
+                )
                 return None
             if subject is None:
                 warning(rule, "", "an entry without a destination keeps a matching subject unchanged")
@@ -351,7 +376,7 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
         error(rule, None, "Expected an entry for the mapping destination")
         return None
 
-    def jwt_entry(rule: str, o: Obj) -> Optional[_Entry]:
+    def jwt_entry(rule: str, o: Obj) -> _Entry | None:
         # nats-io/jwt's WeightedMapping: a uint8 weight; a missing or 0 weight means 100.
         s = o.get("subject")
         subject = s.value if isinstance(s, Str) else None
@@ -406,8 +431,9 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
             error(rule, None, f"Subject {go_quote(rule)} is not a valid subject")
             continue
         if isinstance(v, Str):
-            c = add_weighted(rule, [_Entry(v.value, 100, "")],
-                             f"Error adding mapping for {go_quote(rule)} to {go_quote(v.value)} : ")
+            c = add_weighted(
+                rule, [_Entry(v.value, 100, "")], f"Error adding mapping for {go_quote(rule)} to {go_quote(v.value)} : "
+            )
         elif isinstance(v, Arr):
             # As nats-server does: a bad entry is reported and the rule is checked without it.
             entries = [e for e in (parse_entry(rule, item) for item in v.items) if e is not None]
@@ -422,7 +448,9 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
             checked.append(c)
 
     newest = _resolve_version(None) if compile_destination is _core_compiler else None
-    rules = [_build_rule(i, source, entries, compile_destination, newest) for i, (source, entries) in enumerate(checked)]
+    rules = [
+        _build_rule(i, source, entries, compile_destination, newest) for i, (source, entries) in enumerate(checked)
+    ]
     return rules, problems
 
 
@@ -431,7 +459,7 @@ def _build_rule(index: int, source: str, entries, compile_destination: Destinati
     lists_source = any(e.subject == source for e, _ in entries)
     written = [(e, t, i) for i, (e, t) in enumerate(entries)]
 
-    def choice(cluster: Optional[str], scoped) -> Choice:
+    def choice(cluster: str | None, scoped) -> Choice:
         total = sum(e.weight for e, _, _ in scoped)
         dests = [Destination(i, e.subject, e.weight, t) for e, t, i in scoped]
         if total != 100 and not lists_source:
@@ -449,7 +477,9 @@ def _build_rule(index: int, source: str, entries, compile_destination: Destinati
         fixed = certain if certain >= 0 else (DROP if sum(weights) == 0 else DRAW)
         remainder = 100 - sum(d.weight for d in dests if d.index >= 0)
         has_remainder_entry = any(d.index < 0 for d in dests)
-        return Choice(cluster, tuple(dests), tuple(running), fixed, remainder, remainder > 0 and not has_remainder_entry)
+        return Choice(
+            cluster, tuple(dests), tuple(running), fixed, remainder, remainder > 0 and not has_remainder_entry
+        )
 
     clusters = []
     for e, _, _ in written:
@@ -466,23 +496,24 @@ def _build_rule(index: int, source: str, entries, compile_destination: Destinati
 # A reference evaluator in plain Python (MappingTable.decide/explain on bytes): what the built expression
 # must give, for tests without Spark.
 
+
 @dataclass(frozen=True)
 class Explanation:
     """subject_map_explain's struct, field for field (None where the jar's is NULL)."""
 
-    rule: Optional[str]
-    rule_index: Optional[int]
-    matched_as: Optional[str]
-    cluster: Optional[str]
-    destination: Optional[str]
-    destination_index: Optional[int]
-    weight: Optional[int]
-    remainder: Optional[bool]
+    rule: str | None
+    rule_index: int | None
+    matched_as: str | None
+    cluster: str | None
+    destination: str | None
+    destination_index: int | None
+    weight: int | None
+    remainder: bool | None
     outcome: str
-    result: Optional[str]
+    result: str | None
 
 
-def unknown_cluster_note(cluster: str, mappings, server_version=None) -> Optional[str]:
+def unknown_cluster_note(cluster: str, mappings, server_version=None) -> str | None:
     """Why ``cluster`` (a constant cluster name) is probably a mistake for this table: it scopes destinations
     to clusters and ``cluster`` is none of them, so it picks nothing (as no cluster would), which is what a
     column's name passed as a str gives. None when it is one of them, or the table scopes none or is invalid
@@ -491,15 +522,18 @@ def unknown_cluster_note(cluster: str, mappings, server_version=None) -> Optiona
         table = compile_mappings(mappings, server_version)
     except (InvalidMappings, ValueError, TypeError):
         return None
-    known = sorted({c.cluster for r in table.rules for c in r.clusters})
+    # r.clusters are the scoped choices: each names its cluster (the filter only tells mypy so).
+    known = sorted({c.cluster for r in table.rules for c in r.clusters if c.cluster is not None})
     if not known or cluster in known:
         return None
-    return (f"cluster={cluster!r} is no cluster of this table ({', '.join(known)}): every message gets the cluster-less "
-            "destinations. cluster is the name of the cluster the messages entered; for a column of names, pass "
-            f"F.col({cluster!r})")
+    return (
+        f"cluster={cluster!r} is no cluster of this table ({', '.join(known)}): every message gets the cluster-less "
+        "destinations. cluster is the name of the cluster the messages entered; for a column of names, pass "
+        f"F.col({cluster!r})"
+    )
 
 
-def find_rule(table: MappingTable, subject: str) -> Optional[Rule]:
+def find_rule(table: MappingTable, subject: str) -> Rule | None:
     """The rule that applies to a literal subject: the literal rule equal to it, else the first matching
     wildcard rule in written order (source matching: a token starting with `*` matches any one token)."""
     from ._transform import filter_matches, literal_tokens
@@ -508,6 +542,8 @@ def find_rule(table: MappingTable, subject: str) -> Optional[Rule]:
         if r.literal and r.source == subject:
             return r
     toks = literal_tokens(subject.encode("utf-8", "surrogatepass"))
+    if toks is None:  # not a literal subject: no wildcard rule applies (filter_matches needs tokens)
+        return None
     for r in table.rules:
         if r.wildcard and filter_matches(_rule_filter(r), toks):
             return r
@@ -520,8 +556,9 @@ def _rule_filter(r: Rule):
     return compile_filter(r.source, source_quirk=True)
 
 
-def explain_reference(table: MappingTable, subject: Optional[str], cluster: Optional[str] = None,
-                      draw: int = 0, random_draw=None) -> Optional[Explanation]:
+def explain_reference(
+    table: MappingTable, subject: str | None, cluster: str | None = None, draw: int = 0, random_draw=None
+) -> Explanation | None:
     """What subject_map_explain gives for `subject` when the weighted draw is `draw` (in [0, 100)) and
     `random_draw(index, n)` gives `{{random(n)}}` tokens; None where it is NULL."""
     from ._transform import apply_reference, literal_tokens
@@ -543,16 +580,30 @@ def explain_reference(table: MappingTable, subject: Optional[str], cluster: Opti
         d = choice.destinations[picked]
         out = apply_reference(d.transform, raw, random_draw)
         result = None if out is None else out.decode("utf-8", "surrogatepass")
-    entry = -1 if d is None or d.is_remainder else d.index
+    destination: str | None
+    weight: int
+    if d is None or d.is_remainder:
+        entry, destination, weight = -1, None, choice.remainder_weight
+    else:
+        entry, destination, weight = d.index, d.destination, d.weight
     outcome = "dropped" if result is None else "unchanged" if result == subject else "mapped"
     return Explanation(
-        r.source, r.index, "literal" if r.literal and r.source == subject else "wildcard", choice.cluster,
-        None if entry < 0 else d.destination, None if entry < 0 else entry,
-        choice.remainder_weight if entry < 0 else d.weight, entry < 0, outcome, result)
+        r.source,
+        r.index,
+        "literal" if r.literal and r.source == subject else "wildcard",
+        choice.cluster,
+        destination,
+        None if entry < 0 else entry,
+        weight,
+        entry < 0,
+        outcome,
+        result,
+    )
 
 
-def map_reference(table: MappingTable, subject: Optional[str], cluster: Optional[str] = None, draw: int = 0,
-                  random_draw=None) -> Optional[str]:
+def map_reference(
+    table: MappingTable, subject: str | None, cluster: str | None = None, draw: int = 0, random_draw=None
+) -> str | None:
     """What subject_map gives (see :func:`explain_reference`)."""
     x = explain_reference(table, subject, cluster, draw, random_draw)
     return None if x is None else x.result

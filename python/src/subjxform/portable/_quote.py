@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import unicodedata
 
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\x07": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
-            "\t": "\\t", "\x0b": "\\v"}
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\x07": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\x0b": "\\v",
+}
 
 
 def _is_print(c: str) -> bool:

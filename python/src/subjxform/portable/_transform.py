@@ -12,8 +12,8 @@ starts with ``*`` matches any token. Nothing here touches Spark: a compiled :cla
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
 
 from . import _versions
 from ._quote import go_quote
@@ -41,7 +41,9 @@ TOO_MANY_ARGS = "invalid mapping destination: too many arguments passed to the f
 INVALID_ARG = "invalid mapping destination: function argument is invalid or in the wrong format"
 UNKNOWN_FUNCTION = "invalid mapping destination: unknown function"
 INDEX_OUT_OF_RANGE = "invalid mapping destination: wildcard index out of range"
-NOT_FOR_IMPORT = "invalid mapping destination: the only mapping function allowed for import transforms is {{Wildcard()}}"
+NOT_FOR_IMPORT = (
+    "invalid mapping destination: the only mapping function allowed for import transforms is {{Wildcard()}}"
+)
 NOT_USING_ALL_WILDCARDS = "invalid mapping destination: not using all of the token wildcard(s)"
 INVALID_SUBJECT = "invalid subject"
 
@@ -122,6 +124,7 @@ class _SyntaxError(Exception):
 # ---------------------------------------------------------------------------------------------------
 # Subjects (Subjects.scala)
 
+
 def tokens(subject: str) -> list:
     """Splits on every `.`, keeping empty tokens (Go's strings.Split)."""
     return subject.split(".")
@@ -154,7 +157,8 @@ def _java_length(s: str) -> int:
 # ---------------------------------------------------------------------------------------------------
 # One destination token (DestinationSyntax.scala)
 
-def _camel(*words: str) -> "re.Pattern[str]":
+
+def _camel(*words: str) -> re.Pattern[str]:
     # Only the first letter of each word may change case, as in nats-server's patterns. Go's `\s` is
     # [\t\n\f\r ] and its `.` anything but \n, as Python's `.` without DOTALL.
     body = "".join(f"[{w[0].lower()}{w[0].upper()}]" + re.escape(w[1:]) for w in words)
@@ -191,7 +195,7 @@ def names_known_function(t: str, version: ServerVersion) -> bool:
     return any(_PATTERNS[f].search(t) for f in version.functions)
 
 
-def parse_go_int(s: str) -> Optional[int]:
+def parse_go_int(s: str) -> int | None:
     """Go's strconv.ParseInt(s, 10, 64): optional sign, ASCII digits only, no white space."""
     digits_from = 1 if s[:1] in ("+", "-") else 0
     digits = s[digits_from:]
@@ -234,7 +238,7 @@ def _count_arg(s: str, token: str, version: ServerVersion) -> int:
 @dataclass(frozen=True)
 class _Parsed:
     op: str
-    indexes: Tuple[int, ...] = ()
+    indexes: tuple[int, ...] = ()
     int_arg: int = -1
     string: str = ""
 
@@ -300,7 +304,7 @@ def _parse_token(token: str, t: str, version: ServerVersion) -> _Parsed:
     raise _SyntaxError(in_token(UNKNOWN_FUNCTION, token))
 
 
-def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, strict: bool = False) -> Optional[str]:
+def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, strict: bool = False) -> str | None:
     """The token checks nats-server's ValidateMapping makes before it builds a transform, in its order (as
     SubjectTransform.checkDestinationTokens: a strict one's function the parser reads fails the import check)."""
     invalid = version.invalid_destination_error
@@ -322,12 +326,13 @@ def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, stri
     return None
 
 
-def mapping_token_error(dest: str, version: ServerVersion) -> Optional[str]:
+def mapping_token_error(dest: str, version: ServerVersion) -> str | None:
     return None if not dest else _check_destination_tokens(tokens(dest), version)
 
 
 # ---------------------------------------------------------------------------------------------------
 # Compiled forms
+
 
 @dataclass(frozen=True)
 class Filter:
@@ -335,7 +340,7 @@ class Filter:
     or with nats-server's source quirk any token starting with `*`), and whether it ends in `>`."""
 
     text: str
-    literals: Tuple[Optional[str], ...]  # the trailing `>` included (as None)
+    literals: tuple[str | None, ...]  # the trailing `>` included (as None)
     ends_with_fwc: bool
 
     @property
@@ -363,7 +368,7 @@ class DestinationToken:
     position: int = 0
     int_arg: int = 0
     string: str = ""
-    hash_positions: Optional[Tuple[int, ...]] = None
+    hash_positions: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -375,7 +380,7 @@ class Transform:
     strict: bool
     version: ServerVersion
     filter: Filter
-    tokens: Tuple[DestinationToken, ...]  # empty: the identity (an empty destination)
+    tokens: tuple[DestinationToken, ...]  # empty: the identity (an empty destination)
     keeps_empty_tokens: bool = False  # a stream stores such a result; Core NATS drops it
 
     @property
@@ -400,12 +405,13 @@ class Transform:
         """The salt of the draw of destination token `index` (a signed 64-bit value)."""
         return mix(self.draw_salt + index)
 
-    def keeping_empty_tokens(self) -> "Transform":
+    def keeping_empty_tokens(self) -> Transform:
         return Transform(self.source, self.destination, self.strict, self.version, self.filter, self.tokens, True)
 
 
-def compile_transform(src: str, dest: str, strict: bool = False, server_version=None,
-                      mapping_checks: bool = True) -> Transform:
+def compile_transform(
+    src: str, dest: str, strict: bool = False, server_version=None, mapping_checks: bool = True
+) -> Transform:
     """Compiles `src` -> `dest` with exactly the acceptance of an entry of a nats-server `mappings` block
     of the given line (`strict`: of an import). An empty `src` means `>`; an empty `dest` means "no
     transformation". Raises InvalidTransform with the line's reason and the jar's text.
@@ -419,8 +425,13 @@ def compile_transform(src: str, dest: str, strict: bool = False, server_version=
         try:
             t = compile_transform(">", dest, strict, version, mapping_checks)
         except InvalidTransform as e:
-            raise InvalidTransform(src, dest, f"Subject {go_quote(src)} is not a valid subject", source_invalid=True,
-                                   detail=f'as ">": {e.reason}') from None
+            raise InvalidTransform(
+                src,
+                dest,
+                f"Subject {go_quote(src)} is not a valid subject",
+                source_invalid=True,
+                detail=f'as ">": {e.reason}',
+            ) from None
         return Transform(src, t.destination, t.strict, t.version, t.filter, t.tokens)
 
     def fail(reason: str):
@@ -528,6 +539,7 @@ def keyed_below(bound: int, seed: int, key: int, salt: int) -> int:
 # ---------------------------------------------------------------------------------------------------
 # Stream source lists (FilterTransforms.compile, the one-source rule subject_filter_transform uses)
 
+
 def is_subset_match(subject: str, test: str) -> bool:
     """nats-server's subjectIsSubsetMatch(subject, test)."""
     toks, tts = tokens(subject), tokens(test)
@@ -554,23 +566,25 @@ class FilterTransformList:
     """A compiled stream source list: every entry's source as an interest filter (None: an empty list
     takes everything) and the renaming entries (source filter with nats-server's quirk, transform)."""
 
-    pairs: Tuple[Tuple[str, str], ...]
-    filters: Tuple[Filter, ...]
-    renames: Tuple[Transform, ...]
+    pairs: tuple[tuple[str, str], ...]
+    filters: tuple[Filter, ...]
+    renames: tuple[Transform, ...]
 
     @property
     def is_random(self) -> bool:
         return any(t.is_random for t in self.renames)
 
 
-def compile_filter_transforms(pairs: Sequence[Optional[Tuple[str, str]]], server_version=None,
-                              field: str = "transforms") -> FilterTransformList:
+def compile_filter_transforms(
+    pairs: Sequence[tuple[str, str] | None], server_version=None, field: str = "transforms"
+) -> FilterTransformList:
     """TransformListCache.compile + FilterTransforms.compile with nats-server's rules for one source."""
     version = server_version if isinstance(server_version, ServerVersion) else _versions.resolve(server_version)
-    ps = list(pairs)
-    for i, p in enumerate(ps):
+    ps: list[tuple[str, str]] = []
+    for i, p in enumerate(pairs):
         if p is None:
             raise InvalidStreamConfig(f"{field}[{i}]", "is NULL", 0)
+        ps.append(p)
     kind = "source"
     source_err, dest_err = 10145, 10146
 
@@ -586,9 +600,11 @@ def compile_filter_transforms(pairs: Sequence[Optional[Tuple[str, str]]], server
                 j = c
         if j is not None:
             a, b = min(i, j), max(i, j)
-            raise InvalidStreamConfig(f"{entry(a)}, {entry(b)}",
-                                      f"source filters can not overlap ({go_quote(ps[a][0])} and {go_quote(ps[b][0])})",
-                                      10147)
+            raise InvalidStreamConfig(
+                f"{entry(a)}, {entry(b)}",
+                f"source filters can not overlap ({go_quote(ps[a][0])} and {go_quote(ps[b][0])})",
+                10147,
+            )
 
     as_mappings = version.stream_transforms_checked_as_mappings
     if not as_mappings:
@@ -606,8 +622,9 @@ def compile_filter_transforms(pairs: Sequence[Optional[Tuple[str, str]]], server
         try:
             return compile_transform(src, dest, False, version, mapping_checks=False).keeping_empty_tokens()
         except InvalidTransform as e:
-            raise InvalidStreamConfig(entry(i), f"subject transform from '{src}' to '{dest}' for the {kind}: {e.reason}",
-                                      10049) from None
+            raise InvalidStreamConfig(
+                entry(i), f"subject transform from '{src}' to '{dest}' for the {kind}: {e.reason}", 10049
+            ) from None
 
     for i, (src, dest) in enumerate(ps):
         if src is None or dest is None:
@@ -637,7 +654,8 @@ def compile_filter_transforms(pairs: Sequence[Optional[Tuple[str, str]]], server
 # A reference evaluator in plain Python (SubjectTransform.build on bytes): what the built expression must
 # give, used by the tests to check the grammar against the golden cases without Spark.
 
-def literal_tokens(subject: bytes) -> Optional[list]:
+
+def literal_tokens(subject: bytes) -> list | None:
     """Workspace.tokenize: the tokens of a literal subject, or None (an empty token, a lone `*`/`>`)."""
     if not subject:
         return None
@@ -652,7 +670,7 @@ def filter_matches(f: Filter, toks: list) -> bool:
     if (len(toks) < n) if f.ends_with_fwc else (len(toks) != n):
         return False
     fixed = n - 1 if f.ends_with_fwc else n
-    return all(f.literals[i] is None or f.literals[i].encode("utf-8", "surrogatepass") == toks[i] for i in range(fixed))
+    return all((lit := f.literals[i]) is None or lit.encode("utf-8", "surrogatepass") == toks[i] for i in range(fixed))
 
 
 def fnv1a32(data: bytes) -> int:
@@ -681,13 +699,13 @@ def _by_characters(op: str, token: bytes, k: int) -> bytes:
     if op == SPLIT_FROM_LEFT:
         return b"".join(chars[:k]) + b"." + b"".join(chars[k:])
     if op == SPLIT_FROM_RIGHT:
-        return b"".join(chars[: n - k]) + b"." + b"".join(chars[n - k:])
+        return b"".join(chars[: n - k]) + b"." + b"".join(chars[n - k :])
     if op == LEFT:
         return b"".join(chars[:k])
     if op == RIGHT:
-        return b"".join(chars[n - k:])
+        return b"".join(chars[n - k :])
     first = k if op == SLICE_FROM_LEFT else (n % k or k)
-    pieces = [b"".join(chars[:first])] + [b"".join(chars[i:i + k]) for i in range(first, n, k)]
+    pieces = [b"".join(chars[:first])] + [b"".join(chars[i : i + k]) for i in range(first, n, k)]
     return b".".join(pieces)
 
 
@@ -705,7 +723,7 @@ def _split(token: bytes, sep: bytes) -> bytes:
     return out
 
 
-def apply_reference(t: Transform, subject: bytes, draw=None) -> Optional[bytes]:
+def apply_reference(t: Transform, subject: bytes, draw=None) -> bytes | None:
     """The transform of `subject` (UTF-8 bytes), or None where the jar gives NULL. `draw(index, n)` gives
     `{{random(n)}}`'s value for destination token `index` (n > 0)."""
     toks = literal_tokens(subject)
@@ -718,7 +736,7 @@ def apply_reference(t: Transform, subject: bytes, draw=None) -> Optional[bytes]:
         if d.op == LITERAL:
             parts.append(d.string.encode("utf-8", "surrogatepass"))
         elif d.op == FWC:
-            parts.append(b".".join(toks[t.filter.length - 1:]))
+            parts.append(b".".join(toks[t.filter.length - 1 :]))
         elif d.op == PARTITION:
             n = d.int_arg & 0xFFFFFFFF
             if n == 0:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import FrozenSet, Optional, Tuple
 
 from ._quote import go_quote
 
@@ -20,11 +19,11 @@ class ServerVersion:
     line: str
     since: str
     # the releases whose binaries were measured to behave as this row says (empty: from nats-server's source)
-    measured: Tuple[str, ...]
+    measured: tuple[str, ...]
     # mapping functions the line knows (its ValidateMapping list); any other is "unknown function"
-    functions: FrozenSet[str]
+    functions: frozenset[str]
     # functions its token parser reads, in its order of trial (2.10-2.14 parse left/right, then refuse them)
-    parsed_functions: Tuple[str, ...]
+    parsed_functions: tuple[str, ...]
     partition_of_whole_subject: bool
     functions_need_a_source_wildcard: bool
     counts_bound_to_32_bits: bool
@@ -54,15 +53,19 @@ class ServerVersion:
         return self.measured[-1] if self.name == self.line else self.name
 
     @property
-    def note(self) -> Optional[str]:
+    def note(self) -> str | None:
         """Why this version's behaviour was not measured with its own binary, if it was not."""
         if self.name == self.line or self.name in self.measured:
             return None
         if not self.measured:
-            return (f"nats-server {self.name} was not measured (no binary on the package index): it follows "
-                    f"nats-server's source from {self.since} on")
-        return (f"nats-server {self.name} was not measured: it follows {', '.join(self.measured)} (the releases from "
-                f"{self.since} on that were)")
+            return (
+                f"nats-server {self.name} was not measured (no binary on the package index): it follows "
+                f"nats-server's source from {self.since} on"
+            )
+        return (
+            f"nats-server {self.name} was not measured: it follows {', '.join(self.measured)} (the releases from "
+            f"{self.since} on that were)"
+        )
 
 
 def _next(row: ServerVersion, since: str, *measured: str, **changes) -> ServerVersion:
@@ -82,10 +85,20 @@ V2_10 = ServerVersion(
     line="2.10",
     since="2.10.0",
     measured=("2.10.25", "2.10.26"),
-    functions=frozenset({"wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft",
-                         "slicefromright", "split"}),
-    parsed_functions=("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft",
-                      "slicefromright", "right", "left", "split"),
+    functions=frozenset(
+        {"wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"}
+    ),
+    parsed_functions=(
+        "wildcard",
+        "partition",
+        "splitfromleft",
+        "splitfromright",
+        "slicefromleft",
+        "slicefromright",
+        "right",
+        "left",
+        "split",
+    ),
     partition_of_whole_subject=False,
     functions_need_a_source_wildcard=True,
     counts_bound_to_32_bits=False,
@@ -99,25 +112,41 @@ V2_10 = ServerVersion(
     consumer_filters_may_collide=False,
     name="2.10",
 )
-V2_11_0 = _next(V2_10, "2.11.0", "2.11.0", "2.11.10", character_counts_bound_to_32_bits=True,
-                invalid_destination_error="invalid mapping destination: invalid transform",
-                stream_transforms_checked_as_mappings=True)
+V2_11_0 = _next(
+    V2_10,
+    "2.11.0",
+    "2.11.0",
+    "2.11.10",
+    character_counts_bound_to_32_bits=True,
+    invalid_destination_error="invalid mapping destination: invalid transform",
+    stream_transforms_checked_as_mappings=True,
+)
 V2_11 = replace(_next(V2_11_0, "2.11.11", "2.11.11", implicit_republish=True), name="2.11")  # PR #7515
-V2_12_0 = _next(V2_11_0, "2.12.0", "2.12.0", "2.12.1", functions=V2_11.functions | {"random"},
-                parsed_functions=V2_11.parsed_functions + ("random",), partition_of_whole_subject=True,
-                functions_need_a_source_wildcard=False, counts_bound_to_32_bits=True, partition_by_zero_is_zero=True)
+V2_12_0 = _next(
+    V2_11_0,
+    "2.12.0",
+    "2.12.0",
+    "2.12.1",
+    functions=V2_11.functions | {"random"},
+    parsed_functions=V2_11.parsed_functions + ("random",),
+    partition_of_whole_subject=True,
+    functions_need_a_source_wildcard=False,
+    counts_bound_to_32_bits=True,
+    partition_by_zero_is_zero=True,
+)
 V2_12_2 = _next(V2_12_0, "2.12.2", "2.12.2", "2.12.4", implicit_republish=True)  # PR #7515
-V2_12 = replace(_next(V2_12_2, "2.12.5", "2.12.5", "2.12.8", empty_token_error_says_in=False,
-                      consumer_filters_may_collide=True), name="2.12")
+V2_12 = replace(
+    _next(V2_12_2, "2.12.5", "2.12.5", "2.12.8", empty_token_error_says_in=False, consumer_filters_may_collide=True),
+    name="2.12",
+)
 # PR #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
 V2_12_9 = _next(V2_12, "2.12.9", suppresses_invalid_republish=True)
 V2_14_0 = _next(V2_12, "2.14.0", "2.14.0")  # does exactly what 2.12.8 does
 V2_14 = replace(_next(V2_14_0, "2.14.1", "2.14.1", "2.14.6", suppresses_invalid_republish=True), name="2.14")
-V2_15 = replace(_next(V2_14, "2.15.0", "2.15.0", "2.15.1", functions=V2_14.functions | {"left", "right"}),
-                name="2.15")
+V2_15 = replace(_next(V2_14, "2.15.0", "2.15.0", "2.15.1", functions=V2_14.functions | {"left", "right"}), name="2.15")
 
-ROWS: Tuple[ServerVersion, ...] = (V2_10, V2_11_0, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
-ALL: Tuple[ServerVersion, ...] = (V2_10, V2_11, V2_12, V2_14, V2_15)
+ROWS: tuple[ServerVersion, ...] = (V2_10, V2_11_0, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
+ALL: tuple[ServerVersion, ...] = (V2_10, V2_11, V2_12, V2_14, V2_15)
 NEWEST = V2_15
 SUPPORTED = ", ".join(v.line for v in ALL)
 # The patch releases nats-server published of each line (ServerVersion.Published).
@@ -141,14 +170,15 @@ def _row_of(line: str, patch: int) -> ServerVersion:
     return [r for r in ROWS if r.line == line and _patch_of(r.since) <= patch][-1]
 
 
-def parse(text: Optional[str]) -> ServerVersion:
+def parse(text: str | None) -> ServerVersion:
     """The version of '2.10' (a line), '2.10.26' or 'v2.10.26' (a release), as ServerVersion.parse."""
 
     def unsupported(why: str) -> UnsupportedServerVersion:
         return UnsupportedServerVersion(
             f"unsupported nats-server version {go_quote(str(text) if text is not None else 'null')}{why}: "
             f"supported lines are {SUPPORTED} (a line like '2.10' or a release like '2.10.26'; the default is "
-            f"{NEWEST.line})")
+            f"{NEWEST.line})"
+        )
 
     if text is None:
         raise unsupported("")
@@ -164,17 +194,21 @@ def parse(text: Optional[str]) -> ServerVersion:
         raise unsupported("")
     if patch is None:
         if v:
-            raise unsupported(f" (a 'v' names a release, as nats-server --version prints it: write the line as "
-                              f"'{line}' or a release like 'v{line_version.release}')")
+            raise unsupported(
+                f" (a 'v' names a release, as nats-server --version prints it: write the line as "
+                f"'{line}' or a release like 'v{line_version.release}')"
+            )
         return line_version
     published, n = PUBLISHED[line], int(patch)
     if n not in published:
-        nearest = " or ".join(f"{line}.{p}" for p in ([p for p in published if p < n][-1:] +
-                                                       [p for p in published if p > n][:1]))
+        nearest = " or ".join(
+            f"{line}.{p}" for p in ([p for p in published if p < n][-1:] + [p for p in published if p > n][:1])
+        )
         raise UnsupportedServerVersion(
             f"unsupported nats-server version {go_quote(text)}: nats-server published no release {line}.{n} "
             f"(the nearest: {nearest}; the {line} releases known here are {line}.{published[0]} to "
-            f"{line}.{published[-1]}, for a later one give the line '{line}')")
+            f"{line}.{published[-1]}, for a later one give the line '{line}')"
+        )
     # The release measured for a line is its line's row (the same object, so `parse("2.15.1") is NEWEST`).
     return line_version if line_version.release == f"{line}.{n}" else replace(_row_of(line, n), name=f"{line}.{n}")
 
@@ -188,6 +222,6 @@ def _java_trim(s: str) -> str:
     return s[a:b]
 
 
-def resolve(server_version: Optional[str]) -> ServerVersion:
+def resolve(server_version: str | None) -> ServerVersion:
     """None: the newest line; else the parsed line."""
     return NEWEST if server_version is None else parse(server_version)

@@ -13,12 +13,19 @@ token; the member is one ``CASE`` over the partition (blocks and remainder, or t
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Tuple, Union
+from typing import Any
 
 from . import InvalidArgumentValue, NeedsTheJar, _build, _column, _expr, _is_column, _version
 from ._expr import call, case, cast, lit, null, when
-from ._transform import InvalidStreamConfig, compile_filter, compile_filter_transforms, is_subset_match, is_valid_subject
+from ._transform import (
+    InvalidStreamConfig,
+    compile_filter,
+    compile_filter_transforms,
+    is_subset_match,
+    is_valid_subject,
+)
 
 __all__ = ["consumer_group_partition", "consumer_group_member", "parse_group", "Group"]
 
@@ -33,10 +40,10 @@ class _Refused(ValueError):
 class Group:
     kind: str  # "elastic" or "static"
     max_members: int
-    active_members: Tuple[str, ...]  # the members with partitions, in the library's order (empty with mappings)
-    owners: Optional[Tuple[Optional[str], ...]]  # the member of each partition, with mappings
-    filters: Tuple[str, ...]
-    transforms: Tuple[Tuple[str, str], ...]  # an elastic group's sourcing (src, dest)
+    active_members: tuple[str, ...]  # the members with partitions, in the library's order (empty with mappings)
+    owners: tuple[str | None, ...] | None  # the member of each partition, with mappings
+    filters: tuple[str, ...]
+    transforms: tuple[tuple[str, str], ...]  # an elastic group's sourcing (src, dest)
 
     def member_index(self, p: int) -> int:
         """GeneratePartitionFilters: blocks of N / members partitions, then the remainder round robin."""
@@ -63,7 +70,7 @@ def _has(o: list, key: str) -> bool:
     return any(k.lower() == key.lower() for k, _ in o)
 
 
-def _sourcing_destination(filter_: str, wildcards: List[int], n: int) -> str:
+def _sourcing_destination(filter_: str, wildcards: list[int], n: int) -> str:
     """The library's getPartitioningTransformDest."""
     toks, star = [], 0
     for t in filter_.split("."):
@@ -79,7 +86,7 @@ def _go_less_key(s: str) -> bytes:
     return s.encode("utf-8", "surrogatepass")  # Go sorts strings by their bytes
 
 
-def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> Group:
+def parse_group(config: str | Mapping[str, Any], server_version=None) -> Group:
     """The group of a config (JSON text or a dict), checked as the jar checks it; raises ValueError with
     the jar's (the library's) text."""
     text = config if isinstance(config, str) else json.dumps(config)
@@ -91,10 +98,15 @@ def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> G
         raise _Refused("invalid JSON value for the consumer group's config: expected a JSON object")
     elastic, static = _has(root, "partitioning_filters"), _has(root, "filters")
     if elastic == static:
-        raise _Refused(("the config has both \"partitioning_filters\" and \"filters\"" if elastic else
-                        "the config has neither \"partitioning_filters\" nor \"filters\"") +
-                       ": say which kind of group it is (an elastic group's config has \"partitioning_filters\", null "
-                       "when there are none; a static group's \"filters\", [] when there are none)")
+        raise _Refused(
+            (
+                'the config has both "partitioning_filters" and "filters"'
+                if elastic
+                else 'the config has neither "partitioning_filters" nor "filters"'
+            )
+            + ': say which kind of group it is (an elastic group\'s config has "partitioning_filters", null '
+            'when there are none; a static group\'s "filters", [] when there are none)'
+        )
     kind = "elastic" if elastic else "static"
 
     def bad(path: str, expected: str):
@@ -134,18 +146,35 @@ def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> G
         for i, v in enumerate(items(_field(root, "partitioning_filters"), "partitioning_filters")):
             o = obj(v, f"partitioning_filters[{i}]")
             path = f"partitioning_filters[{i}]"
-            partitioning.append((string(_field(o, "filter"), f"{path}.filter"),
-                                 [integer(w, f"{path}.partitioning_wildcards[{j}]") for j, w in
-                                  enumerate(items(_field(o, "partitioning_wildcards"), f"{path}.partitioning_wildcards"))]))
-    filters = ([string(v, f"filters[{i}]") for i, v in enumerate(items(_field(root, "filters"), "filters"))]
-               if kind == "static" else [])
+            partitioning.append(
+                (
+                    string(_field(o, "filter"), f"{path}.filter"),
+                    [
+                        integer(w, f"{path}.partitioning_wildcards[{j}]")
+                        for j, w in enumerate(
+                            items(_field(o, "partitioning_wildcards"), f"{path}.partitioning_wildcards")
+                        )
+                    ],
+                )
+            )
+    filters = (
+        [string(v, f"filters[{i}]") for i, v in enumerate(items(_field(root, "filters"), "filters"))]
+        if kind == "static"
+        else []
+    )
     members = [string(v, f"members[{i}]") for i, v in enumerate(items(_field(root, "members"), "members"))]
     mappings = []
     for i, v in enumerate(items(_field(root, "member_mappings"), "member_mappings")):
         o = obj(v, f"member_mappings[{i}]")
-        mappings.append((string(_field(o, "member"), f"member_mappings[{i}].member"),
-                         [integer(p, f"member_mappings[{i}].partitions[{j}]")
-                          for j, p in enumerate(items(_field(o, "partitions"), f"member_mappings[{i}].partitions"))]))
+        mappings.append(
+            (
+                string(_field(o, "member"), f"member_mappings[{i}].member"),
+                [
+                    integer(p, f"member_mappings[{i}].partitions[{j}]")
+                    for j, p in enumerate(items(_field(o, "partitions"), f"member_mappings[{i}].partitions"))
+                ],
+            )
+        )
 
     def fail(reason: str):
         raise _Refused(f"invalid {kind} consumer group config: {reason}")
@@ -161,7 +190,9 @@ def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> G
         if stars == 0 and toks[-1] != ">":
             fail("partitioning filters must have at least one * wildcard or end with > wildcard")
         if len(wildcards) > stars:
-            fail("the number of partitioning wildcards must not be larger than the total number of * wildcards in the filter")
+            fail(
+                "the number of partitioning wildcards must not be larger than the total number of * wildcards in the filter"
+            )
         seen = set()
         for w in wildcards:
             if w in seen:
@@ -186,12 +217,15 @@ def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> G
                 if p < 0 or p >= n:
                     fail("partition numbers must be between 0 and one less than the max number of members")
         if len(partitions) != n:
-            fail("the number of unique partition numbers must be equal to the max number of members" if kind == "elastic"
-                 else "the number of unique partition numbers specified in the mappings must be equal to the max number of members")
+            fail(
+                "the number of unique partition numbers must be equal to the max number of members"
+                if kind == "elastic"
+                else "the number of unique partition numbers specified in the mappings must be equal to the max number of members"
+            )
     if n > _MAX_INT:
         raise _Refused(f"max_members {n}: more partitions than {{{{Partition(n)}}}} takes (at most {_MAX_INT})")
 
-    transforms: Tuple[Tuple[str, str], ...] = ()
+    transforms: tuple[tuple[str, str], ...] = ()
     if kind == "elastic":
         pfs = partitioning or [(">", [])]
         transforms = tuple((f, _sourcing_destination(f, w, n)) for f, w in pfs)
@@ -202,22 +236,27 @@ def parse_group(config: Union[str, Mapping[str, Any]], server_version=None) -> G
     elif not mappings:
         for i, f in enumerate(filters):
             if not is_valid_subject(f):
-                raise _Refused(f"nats-server refuses the members' consumers: filters[{i}] {json.dumps(f)}: invalid subject")
+                raise _Refused(
+                    f"nats-server refuses the members' consumers: filters[{i}] {json.dumps(f)}: invalid subject"
+                )
             for j, o in enumerate(filters):
                 if i != j and is_subset_match(f, o):
-                    raise _Refused(f"nats-server refuses the members' consumers: filters[{i}] {json.dumps(f)} and "
-                                   f"filters[{j}] {json.dumps(o)}: consumer subject filters cannot overlap "
-                                   "(nats-server error 10138)")
+                    raise _Refused(
+                        f"nats-server refuses the members' consumers: filters[{i}] {json.dumps(f)} and "
+                        f"filters[{j}] {json.dumps(o)}: consumer subject filters cannot overlap "
+                        "(nats-server error 10138)"
+                    )
     owners = None
     if mappings:
-        table: List[Optional[str]] = [None] * n
+        table: list[str | None] = [None] * n
         for member, ps in mappings:
             for p in ps:
                 table[p] = member
         owners = tuple(table)
     active = () if mappings else tuple(sorted(dict.fromkeys(members), key=_go_less_key)[:n])
-    return Group(kind, n, active, owners, tuple(p[0] for p in partitioning) if kind == "elastic" else tuple(filters),
-                 transforms)
+    return Group(
+        kind, n, active, owners, tuple(p[0] for p in partitioning) if kind == "elastic" else tuple(filters), transforms
+    )
 
 
 def partition_tree(g: Group, server_version=None) -> _expr.Node:
@@ -231,8 +270,11 @@ def partition_tree(g: Group, server_version=None) -> _expr.Node:
     # Go's %d of a partition below N: a consumer filter `<p>.…` takes no other first token.
     # (the cast inside a CASE: AND does not guard it, and under ANSI a cast of a token that is no number fails)
     digits = call("rlike", first, lit("^(0|[1-9][0-9]{0,9})$"))
-    canonical = _expr.and_(parts.is_literal(), call(">=", parts.dots(), _build.i32(1)),
-                           call("<", when(digits, cast(first, "bigint")), lit(g.max_members)))
+    canonical = _expr.and_(
+        parts.is_literal(),
+        call(">=", parts.dots(), _build.i32(1)),
+        call("<", when(digits, cast(first, "bigint")), lit(g.max_members)),
+    )
     if g.owners is None and g.filters:
         canonical = _expr.and_(canonical, _build.call_or([parts.matches(compile_filter("*." + f)) for f in g.filters]))
     return when(canonical, cast(first, "int"))
@@ -248,14 +290,18 @@ def member_tree(g: Group, partition: _expr.Node) -> _expr.Node:
     per = n // m
     # blocks of `per` partitions, then the remainder (fewer than m partitions) one each, round robin
     whens = [(call("<", partition, _build.i32((i + 1) * per)), lit(g.active_members[i])) for i in range(m)]
-    whens += [(call("=", partition, _build.i32(p)), lit(g.active_members[g.member_index(p)])) for p in range(m * per, n)]
+    whens += [
+        (call("=", partition, _build.i32(p)), lit(g.active_members[g.member_index(p)])) for p in range(m * per, n)
+    ]
     return case(*whens)
 
 
-def _group(config, function: str, server_version) -> Tuple[Group, Any]:
+def _group(config, function: str, server_version) -> tuple[Group, Any]:
     if _is_column(config):
-        raise NeedsTheJar(f"subjxform.portable.groups.{function}: `config` from a Column needs the jar "
-                          f"(subjxform.groups.{function}); the portable form takes a constant config (a str or a dict)")
+        raise NeedsTheJar(
+            f"subjxform.portable.groups.{function}: `config` from a Column needs the jar "
+            f"(subjxform.groups.{function}); the portable form takes a constant config (a str or a dict)"
+        )
     if not isinstance(config, (str, Mapping)):
         raise TypeError(f"config must be the group's JSON (a str or a dict), not {type(config).__name__}")
     version = _version(server_version, function)
@@ -265,14 +311,15 @@ def _group(config, function: str, server_version) -> Tuple[Group, Any]:
         raise InvalidArgumentValue(function, "config", str(e)) from None
 
 
-def consumer_group_partition(subject, config, server_version: Optional[str] = None):
+def consumer_group_partition(subject, config, server_version: str | None = None):
     """:func:`subjxform.groups.consumer_group_partition` from built-in functions: `config` a constant."""
     g, version = _group(config, "consumer_group_partition", server_version)
     return _column(partition_tree(g, version), subject, None, "consumer_group_partition")
 
 
-def consumer_group_member(subject, config, server_version: Optional[str] = None):
+def consumer_group_member(subject, config, server_version: str | None = None):
     """:func:`subjxform.groups.consumer_group_member` from built-in functions: `config` a constant."""
     g, version = _group(config, "consumer_group_member", server_version)
-    return _column(_expr.let(partition_tree(g, version), lambda p: member_tree(g, p)), subject, None,
-                   "consumer_group_member")
+    return _column(
+        _expr.let(partition_tree(g, version), lambda p: member_tree(g, p)), subject, None, "consumer_group_member"
+    )
