@@ -71,8 +71,8 @@ class Var(Node):
 
 @dataclass(eq=False)
 class Aggregate(Node):
-    """Spark's ``aggregate(array, start, (acc, x) -> merge)``: FNV-1a over a key's characters (a higher-order
-    function keeps its stage out of whole-stage codegen; an unrolled chain was slower, see _build.fnv1a32)."""
+    """Spark's ``aggregate(array, start, (acc, x) -> merge)``: FNV-1a over a long key's characters (a higher-order
+    function keeps its stage out of whole-stage codegen: short keys take an unrolled chain, see _build.partition)."""
 
     array: Node
     start: Node
