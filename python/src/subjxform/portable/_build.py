@@ -264,21 +264,6 @@ def _is_ascii(tok: Node) -> Node:
     return call("=", call("octet_length", tok), call("octet_length", latin1(tok)))
 
 
-# An ASCII token of at most this many slices is sliced by `substr` (no regex).
-_SLICE_PIECES = 8
-
-
-def _slice_short(op: str, tok: Node, size: Node, k: int) -> Node:
-    """slicefromleft/right of an ASCII token of at most _SLICE_PIECES * k bytes: its k-byte pieces (from the
-    right: after a shorter first one), NULL past the end, joined by concat_ws (which skips NULLs)."""
-    first = i32(0) if op == T.SLICE_FROM_LEFT else call("%", size, i32(k))  # the bytes before the first whole piece
-    pieces = [] if op == T.SLICE_FROM_LEFT else [when(call(">", first, i32(0)), call("substr", tok, i32(1), first))]
-    for i in range(_SLICE_PIECES):
-        start = call("+", first, i32(i * k))
-        pieces.append(when(call(">", size, start), call("substr", tok, call("+", start, i32(1)), i32(k))))
-    return call("concat_ws", lit("."), *pieces)
-
-
 def _by_characters(op: str, tok: Node, k: int) -> Node:
     """split/slice/left/right by characters. An ASCII token (the usual subject: a character is a byte, and
     Spark's string functions count the same characters as the jar) takes `substring`, about ten times
@@ -296,11 +281,10 @@ def _by_characters(op: str, tok: Node, k: int) -> Node:
     elif op == T.SPLIT_FROM_RIGHT:
         fast = when(call(">", size, i32(k)), call("concat", call("substring", tok, i32(1), call("-", size, i32(k))),
                                                    lit("."), call("substring", tok, i32(-k))), tok)
-    elif op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT):
-        regex = (r"([\x00-\x7f]{%d})(?!\z)" % k, "$1.") if op == T.SLICE_FROM_LEFT else (
-            r"(?<=[\x00-\x7f])(?=(?:[\x00-\x7f]{%d})+\z)" % k, ".")
-        fast = when(call("<=", size, i32(_SLICE_PIECES * k)), _slice_short(op, tok, size, k),
-                    call("regexp_replace", tok, lit(regex[0]), lit(regex[1])))
+    elif op == T.SLICE_FROM_LEFT:
+        fast = call("regexp_replace", tok, lit(r"([\x00-\x7f]{%d})(?!\z)" % k), lit("$1."))
+    elif op == T.SLICE_FROM_RIGHT:
+        fast = call("regexp_replace", tok, lit(r"(?<=[\x00-\x7f])(?=(?:[\x00-\x7f]{%d})+\z)" % k), lit("."))
     else:
         raise AssertionError(op)
     return when(_is_ascii(tok), fast, _by_characters_any_bytes(op, tok, k))
