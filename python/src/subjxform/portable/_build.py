@@ -406,6 +406,9 @@ def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = 
     size = call("octet_length", out)
     too_long = (call(">", size, i32(MAX_SUBJECT_BYTES)),
                 null("string") if function is None else cast(too_long_error(function, size), "string"))
+    if dropped:
+        # one elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice)
+        return shared_case(*dropped, too_long, otherwise=out)
     measured = case(*dropped, too_long, otherwise=out)
     unmeasured = case(*dropped, otherwise=out) if dropped else out
     safe = _longest_safe_subject(t)
