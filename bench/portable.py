@@ -20,13 +20,13 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-import bench  # noqa: E402
-from bench import bench_session, load_data, machine, reorder_py, time_case  # noqa: E402
-from cases import read_cases  # noqa: E402
+from pyspark import cloudpickle  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
+import bench  # noqa: E402
 import subjxform  # noqa: E402
-from pyspark import cloudpickle  # noqa: E402
+from bench import bench_session, load_data, machine, reorder_py, time_case  # noqa: E402
+from cases import read_cases  # noqa: E402
 from subjxform import portable  # noqa: E402
 
 # Python workers cannot import bench/bench.py: its UDF goes to them by value.
@@ -64,9 +64,17 @@ def build(cases, with_udf: bool):
             out.append((group, "Python UDF (Arrow)", F.udf(reorder_py, "string", useArrow=True)("subject"), True))
     out.append(("subject_map", "jar", subjxform.subject_map("subject", MAPPINGS), False))
     out.append(("subject_map", "portable", portable.subject_map("subject", MAPPINGS), False))
-    out.append(("subject_map_keyed", "jar", subjxform.subject_map("subject", KEYED_MAPPINGS, seed=42, key="subject"), False))
-    out.append(("subject_map_keyed", "portable", portable.subject_map("subject", KEYED_MAPPINGS, seed=42, key="subject"),
-                False))
+    out.append(
+        ("subject_map_keyed", "jar", subjxform.subject_map("subject", KEYED_MAPPINGS, seed=42, key="subject"), False)
+    )
+    out.append(
+        (
+            "subject_map_keyed",
+            "portable",
+            portable.subject_map("subject", KEYED_MAPPINGS, seed=42, key="subject"),
+            False,
+        )
+    )
     return out
 
 
@@ -74,7 +82,9 @@ def check_agreement(df, table) -> None:
     """Both paths give the same value on every row (not only the same total length)."""
     for group in [g for g, label, *_ in table if label == "jar"]:
         jar, port = (c for g, label, c, _ in table if g == group and label in ("jar", "portable"))
-        differing = df.select(jar.alias("j"), port.alias("p")).where(~F.col("j").eqNullSafe(F.col("p"))).limit(3).collect()
+        differing = (
+            df.select(jar.alias("j"), port.alias("p")).where(~F.col("j").eqNullSafe(F.col("p"))).limit(3).collect()
+        )
         if differing:
             raise SystemExit(f"{group}: the portable path disagrees with the jar, e.g. {differing}")
 
@@ -106,7 +116,7 @@ def main() -> None:
             time_case(df, column)
         best: dict[tuple[str, str], float] = {}
         for r in range(args.rounds):
-            for group, label, column, python in table:
+            for group, label, column, _python in table:
                 t, _ = time_case(df, column)
                 best[(group, label)] = min(best.get((group, label), t), t)
             print(f"round {r + 1} done", flush=True)
@@ -135,20 +145,29 @@ def render(spark, args, cases, table, best, codegen) -> str:
         "| group | case | expression | ns/row | vs jar | whole-stage |",
         "|---|---|---|---:|---:|---|",
     ]
-    described = {"subject_map": "4 rules (bench.py's)", "subject_map_keyed": "the same, keyed (key=subject), one rule weighted 90/10"}
+    described = {
+        "subject_map": "4 rules (bench.py's)",
+        "subject_map_keyed": "the same, keyed (key=subject), one rule weighted 90/10",
+    }
     for group, label, _, _ in table:
         expression = described.get(group) or f"`{cases[group][0]}` -> `{cases[group][1]}`"
-        lines.append(f"| {group} | {label} | {expression if label == 'jar' else ''} | {ns[(group, label)]:.1f} | "
-                     f"{ns[(group, label)] / ns[(group, 'jar')]:.2f} | {codegen.get(group, '') if label == 'portable' else ''} |")
+        lines.append(
+            f"| {group} | {label} | {expression if label == 'jar' else ''} | {ns[(group, label)]:.1f} | "
+            f"{ns[(group, label)] / ns[(group, 'jar')]:.2f} | {codegen.get(group, '') if label == 'portable' else ''} |"
+        )
     lines += ["", "| target (same run) | measured | |", "|---|---|---|"]
     for group in (*GROUPS, *MAP_GROUPS):
         bound = WITHIN_JAR.get(group, WITHIN_JAR_OTHERWISE)
         ratio = ns[(group, "portable")] / ns[(group, "jar")]
-        lines.append(f"| {group}: portable within {bound:g} x of the jar | {ratio:.2f} x | {'met' if ratio <= bound else 'NOT met'} |")
+        lines.append(
+            f"| {group}: portable within {bound:g} x of the jar | {ratio:.2f} x | {'met' if ratio <= bound else 'NOT met'} |"
+        )
     if ("reorder", "Python UDF (Arrow)") in ns:
         faster = ns[("reorder", "Python UDF (Arrow)")] / ns[("reorder", "portable")]
-        lines.append(f"| reorder: portable >= 2 x faster than the Arrow UDF | {faster:.1f} x faster | "
-                     f"{'met' if faster >= 2 else 'NOT met'} |")
+        lines.append(
+            f"| reorder: portable >= 2 x faster than the Arrow UDF | {faster:.1f} x faster | "
+            f"{'met' if faster >= 2 else 'NOT met'} |"
+        )
     return "\n".join(lines) + "\n"
 
 

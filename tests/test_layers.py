@@ -82,9 +82,7 @@ def imported(path: Path, name: str) -> set[str]:
     known = modules()
 
     def add(target: str) -> None:
-        while (
-            target and target not in known
-        ):  # `from x import function`: the module is x
+        while target and target not in known:  # `from x import function`: the module is x
             target = target.rpartition(".")[0]
         if target:
             found.add(target)
@@ -99,63 +97,45 @@ def imported(path: Path, name: str) -> set[str]:
                 base = package.split(".") if package else []
                 base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
                 target = ".".join([*base, node.module] if node.module else base)
-            elif node.module and (
-                node.module == "subjxform" or node.module.startswith("subjxform.")
-            ):
+            elif node.module and (node.module == "subjxform" or node.module.startswith("subjxform.")):
                 target = node.module.removeprefix("subjxform").lstrip(".")
             else:
                 continue
             if target and node.module:  # `from . import _build` imports _build, not the package's face
                 add(target)
-            for (
-                alias
-            ) in node.names:  # `from subjxform import portable`, `from . import _build`
+            for alias in node.names:  # `from subjxform import portable`, `from . import _build`
                 add(f"{target}.{alias.name}" if target else alias.name)
     found.discard(name)
     return found
 
 
 def test_every_module_has_a_layer():
-    assert sorted(set(modules()) - set(LAYERS)) == [], (
-        "a new module: give it a layer here and in the architecture page"
-    )
-    assert sorted(set(LAYERS) - set(modules())) == [], (
-        "a module in LAYERS no longer exists"
-    )
+    assert sorted(set(modules()) - set(LAYERS)) == [], "a new module: give it a layer here and in the architecture page"
+    assert sorted(set(LAYERS) - set(modules())) == [], "a module in LAYERS no longer exists"
 
 
 @pytest.mark.parametrize("name", sorted(LAYERS))
 def test_imports_go_down_or_across(name):
     path = modules()[name]
-    up = sorted(
-        t for t in imported(path, name) if LAYERS.get(t, COMMAND_LINE) > LAYERS[name]
-    )
+    up = sorted(t for t in imported(path, name) if LAYERS.get(t, COMMAND_LINE) > LAYERS[name])
     assert up == [], f"{name} (layer {LAYERS[name]}) imports a higher layer: {up}"
     if name in JAR_PATH:
-        assert not imported(path, name) & PORTABLE_BUILDERS, (
-            f"{name}: the jar path uses the portable builders"
-        )
+        assert not imported(path, name) & PORTABLE_BUILDERS, f"{name}: the jar path uses the portable builders"
     if name in PORTABLE_BUILDERS:
-        assert not imported(path, name) & JAR_PATH, (
-            f"{name}: the portable path uses the jar's functions"
-        )
+        assert not imported(path, name) & JAR_PATH, f"{name}: the portable path uses the jar's functions"
 
 
 def test_the_grammar_imports_no_pyspark():
     for name, layer in LAYERS.items():
         if layer == GRAMMAR:
             text = modules()[name].read_text(encoding="utf-8")
-            assert not re.search(r"^\s*(from|import) pyspark", text, re.MULTILINE), (
-                f"{name} imports pyspark"
-            )
+            assert not re.search(r"^\s*(from|import) pyspark", text, re.MULTILINE), f"{name} imports pyspark"
 
 
 def test_the_checker_sees_an_upward_import(tmp_path):
     """The checker itself: imports from higher layers, at the top or inside a function, absolute or relative."""
     fake = tmp_path / "functions.py"
-    fake.write_text(
-        "def f():\n    from subjxform.reports import Report\n\nfrom .streams import stream_messages\n"
-    )
+    fake.write_text("def f():\n    from subjxform.reports import Report\n\nfrom .streams import stream_messages\n")
     assert imported(fake, "functions") == {"reports", "streams"}
 
 
@@ -163,9 +143,7 @@ JVM = ROOT / "jvm"
 
 
 def scala_sources(folder: str) -> list[Path]:
-    return sorted((JVM / folder).rglob("*.scala")) + sorted(
-        (JVM / folder).rglob("*.java")
-    )
+    return sorted((JVM / folder).rglob("*.scala")) + sorted((JVM / folder).rglob("*.java"))
 
 
 def test_the_engine_uses_no_spark_and_no_command_line():
@@ -181,6 +159,4 @@ def test_the_engine_uses_no_spark_and_no_command_line():
 
 def test_the_command_line_uses_no_spark():
     for p in scala_sources("core/src/main/scala/subjxform/cli"):
-        assert "org.apache.spark" not in p.read_text(encoding="utf-8"), (
-            f"{p.relative_to(ROOT)} uses Spark"
-        )
+        assert "org.apache.spark" not in p.read_text(encoding="utf-8"), f"{p.relative_to(ROOT)} uses Spark"

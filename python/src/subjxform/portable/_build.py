@@ -15,10 +15,9 @@ points and invalid UTF-8 exactly where the jar cuts it.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Dict, List, Optional
 
 from . import _transform as T
-from ._expr import (SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, lit, not_, null, shared_case, when)
+from ._expr import SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, lit, not_, null, shared_case, when
 
 # The longest subject the jar builds (Workspace.MaxSubjectBytes): 8 MiB.
 MAX_SUBJECT_BYTES = 8 << 20
@@ -62,9 +61,9 @@ class SubjectParts:
 
     def __init__(self, subject: Node = SUBJECT):
         self.subject = subject
-        self._heads: Dict[int, Node] = {}
-        self._tokens: Dict[int, Node] = {}
-        self._literal: Optional[Node] = None
+        self._heads: dict[int, Node] = {}
+        self._tokens: dict[int, Node] = {}
+        self._literal: Node | None = None
 
     def head(self, i: int) -> Node:
         """The first i tokens (i >= 1) joined by `.`; the whole subject when it has i tokens or fewer (then
@@ -84,11 +83,17 @@ class SubjectParts:
         if self._literal is None:
             s = self.subject
             wrapped = call("concat", lit("."), s, lit("."))
-            no_wildcard = call("OR", and_(not_(call("contains", s, lit("*"))), not_(call("contains", s, lit(">")))),
-                               and_(not_(call("contains", wrapped, lit(".*."))), not_(call("contains", wrapped, lit(".>.")))))
+            no_wildcard = call(
+                "OR",
+                and_(not_(call("contains", s, lit("*"))), not_(call("contains", s, lit(">")))),
+                and_(not_(call("contains", wrapped, lit(".*."))), not_(call("contains", wrapped, lit(".>.")))),
+            )
             # no empty token, tested on the subject itself (no wrapped copy)
-            empty_token = call("OR", call("OR", call("=", s, lit("")), call("contains", s, lit(".."))),
-                               call("OR", call("startswith", s, lit(".")), call("endswith", s, lit("."))))
+            empty_token = call(
+                "OR",
+                call("OR", call("=", s, lit("")), call("contains", s, lit(".."))),
+                call("OR", call("startswith", s, lit(".")), call("endswith", s, lit("."))),
+            )
             self._literal = and_(not_(empty_token), no_wildcard)
         return self._literal
 
@@ -117,7 +122,9 @@ class SubjectParts:
             fewer = not_(self.has_more_tokens_than(n))
             count = and_(self.has_more_tokens_than(n - 1), fewer) if n > 1 else fewer
         fixed = n - 1 if f.ends_with_fwc else n
-        literal_tokens = [call("=", self.token(i), lit(f.literals[i])) for i in range(fixed) if f.literals[i] is not None]
+        literal_tokens = [
+            call("=", self.token(i), lit(f.literals[i])) for i in range(fixed) if f.literals[i] is not None
+        ]
         return and_(None if literal_known else self.is_literal(), count, *literal_tokens)
 
 
@@ -140,7 +147,9 @@ def _fnv1a32_unrolled(key: Node, steps: int) -> Node:
     digits = call("lpad", call("hex", key), i32(2 * steps), lit("0"))
     starts = [_FNV_OFFSET * pow(_FNV_PRIME_INVERSE, steps - n, 1 << 32) % (1 << 32) for n in range(steps + 1)]
     # (least: an index that is valid even for a longer key, should Spark compute this before the choice)
-    h: Node = call("element_at", call("array", *[lit(v) for v in starts]), call("+", call("least", size, i32(steps)), i32(1)))
+    h: Node = call(
+        "element_at", call("array", *[lit(v) for v in starts]), call("+", call("least", size, i32(steps)), i32(1))
+    )
     for chunk in range(steps // 7):
         word = cast(call("conv", call("substr", digits, i32(14 * chunk + 1), i32(14)), i32(16), i32(10)), "bigint")
         for k in range(7):
@@ -156,16 +165,21 @@ def fnv1a32(key: Node) -> Node:
     text = latin1(key)
     step = call("&", call("*", call("^", Var("h"), call("ascii", Var("c"))), lit(_FNV_PRIME)), lit(_MASK32))
     # split('', '') is [''] (a character that is not there): the empty key's hash is the offset basis
-    return when(call("=", text, lit("")), lit(_FNV_OFFSET),
-                Aggregate(call("split", text, lit("")), lit(_FNV_OFFSET), "h", "c", step))
+    return when(
+        call("=", text, lit("")),
+        lit(_FNV_OFFSET),
+        Aggregate(call("split", text, lit("")), lit(_FNV_OFFSET), "h", "c", step),
+    )
 
 
 def partition(key: Node, n: int) -> Node:
     """FNV-1a 32 of the bytes of `key` mod n, as a STRING: a short key (the usual token) by the unrolled chain,
     a longer one by fnv1a32's aggregate."""
     short = call("<=", call("octet_length", key), i32(_FNV_UNROLLED_BYTES))
-    return shared_case((short, cast(call("%", _fnv1a32_unrolled(key, _FNV_UNROLLED_BYTES), lit(n)), "string")),
-                       otherwise=cast(call("%", fnv1a32(key), lit(n)), "string"))
+    return shared_case(
+        (short, cast(call("%", _fnv1a32_unrolled(key, _FNV_UNROLLED_BYTES), lit(n)), "string")),
+        otherwise=cast(call("%", fnv1a32(key), lit(n)), "string"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -196,12 +210,17 @@ def _signed(v: int) -> int:
 def mix64(z: Node) -> Node:
     """KeyedDraw.mix (SplitMix64's finalizer) on a BIGINT expression. Each `z ^ (z >>> k)` reads its
     operand twice, so each step binds it (Let) rather than writing it out twice: linear, not exponential."""
+
     def xor_shift(v: Node, k: int) -> Node:
         return call("^", v, call("shiftrightunsigned", v, i32(k)))
 
-    return let(z, lambda z0: let(mul64(xor_shift(z0, 30), 0xBF58476D1CE4E5B9),
-                                 lambda z1: let(mul64(xor_shift(z1, 27), 0x94D049BB133111EB),
-                                                lambda z2: xor_shift(z2, 31))))
+    return let(
+        z,
+        lambda z0: let(
+            mul64(xor_shift(z0, 30), 0xBF58476D1CE4E5B9),
+            lambda z1: let(mul64(xor_shift(z1, 27), 0x94D049BB133111EB), lambda z2: xor_shift(z2, 31)),
+        ),
+    )
 
 
 def draw_key(key: Node) -> Node:
@@ -211,6 +230,7 @@ def draw_key(key: Node) -> Node:
 
 # KeyedDraw.below(bound, seed, key, salt) = (mix(mix(mix(seed ^ G) ^ key) ^ salt) >>> 1) % bound: the
 # seed's mix is folded here, in Python (a constant); the rest runs per row.
+
 
 def keyed_mix(seed: int, hashed_key: Node) -> Node:
     """mix(mix(seed ^ G) ^ key), the part of a keyed draw shared by every salt (built once, shared)."""
@@ -224,6 +244,7 @@ def below_from_keyed(keyed: Node, bound: int, salt: int) -> Node:
 
 # ---------------------------------------------------------------------------------------------------
 # Character operations, on the token's ISO-8859-1 reading
+
 
 def _by_characters_any_bytes(op: str, tok: Node, k: int) -> Node:
     """Any token, invalid UTF-8 included: regexes over its ISO-8859-1 reading, counting characters as the jar."""
@@ -254,7 +275,9 @@ def _split_any_bytes(tok: Node, sep: str) -> Node:
         # Go's strings.Split on "" cuts between characters.
         return from_latin1(call("regexp_replace", latin1(tok), lit(r"(?<=%s)(?=[^\x80-\xbf])" % _ANY), lit(".")))
     dotted = latin1(call("replace", tok, lit(sep), lit(".")))  # byte search; a token holds no `.`
-    joined = call("regexp_replace", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit(r"\A\.|\.\z"), lit(""))
+    joined = call(
+        "regexp_replace", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit(r"\A\.|\.\z"), lit("")
+    )
     lead = and_(call("startswith", tok, lit(sep + sep)), not_(call("=", joined, lit(""))))
     return from_latin1(when(lead, call("concat", lit("."), joined), joined))
 
@@ -271,16 +294,28 @@ def _by_characters(op: str, tok: Node, k: int) -> Node:
     if k <= 0:
         return tok  # the jar leaves the token whole unless 0 < k < length
     size = call("octet_length", tok)
+    fast: Node
     if op == T.LEFT:
         fast = call("substring", tok, i32(1), i32(k))
     elif op == T.RIGHT:
         fast = when(call(">", size, i32(k)), call("substring", tok, i32(-k)), tok)
     elif op == T.SPLIT_FROM_LEFT:
-        fast = when(call(">", size, i32(k)), call("concat", call("substring", tok, i32(1), i32(k)), lit("."),
-                                                   call("substring", tok, i32(k + 1))), tok)
+        fast = when(
+            call(">", size, i32(k)),
+            call("concat", call("substring", tok, i32(1), i32(k)), lit("."), call("substring", tok, i32(k + 1))),
+            tok,
+        )
     elif op == T.SPLIT_FROM_RIGHT:
-        fast = when(call(">", size, i32(k)), call("concat", call("substring", tok, i32(1), call("-", size, i32(k))),
-                                                   lit("."), call("substring", tok, i32(-k))), tok)
+        fast = when(
+            call(">", size, i32(k)),
+            call(
+                "concat",
+                call("substring", tok, i32(1), call("-", size, i32(k))),
+                lit("."),
+                call("substring", tok, i32(-k)),
+            ),
+            tok,
+        )
     elif op == T.SLICE_FROM_LEFT:
         fast = call("regexp_replace", tok, lit(r"([\x00-\x7f]{%d})(?!\z)" % k), lit("$1."))
     elif op == T.SLICE_FROM_RIGHT:
@@ -298,21 +333,25 @@ def _split(tok: Node, sep: str) -> Node:
     joined = call("btrim", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit("."))
     lead = and_(call("startswith", tok, lit(sep + sep)), not_(call("=", joined, lit(""))))
     # no two separators in a row (the usual token): no empty piece inside, nothing to collapse, no regex
-    fast = when(not_(call("contains", tok, lit(sep + sep))), call("btrim", dotted, lit(".")),
-                when(lead, call("concat", lit("."), joined), joined))
+    fast = when(
+        not_(call("contains", tok, lit(sep + sep))),
+        call("btrim", dotted, lit(".")),
+        when(lead, call("concat", lit("."), joined), joined),
+    )
     return when(_is_ascii(tok), fast, _split_any_bytes(tok, sep))
 
 
 # ---------------------------------------------------------------------------------------------------
 # Transforms
 
+
 class Draws:
     """How `{{random(n)}}` is drawn: keyed (the jar's KeyedDraw, exactly) or from Spark's rand(seed)."""
 
-    def __init__(self, seed: int, key: Optional[Node]):
+    def __init__(self, seed: int, key: Node | None):
         self.seed = seed
         self.key = key
-        self._keyed: Optional[Node] = None
+        self._keyed: Node | None = None
 
     def draw(self, t: T.Transform, index: int, bound: int) -> Node:
         if self.key is not None:
@@ -324,11 +363,11 @@ class Draws:
         return call("floor", call("*", call("rand", lit(token_seed)), lit(bound)))
 
 
-def transform_output(t: T.Transform, parts: SubjectParts, draws: Optional[Draws]) -> Node:
+def transform_output(t: T.Transform, parts: SubjectParts, draws: Draws | None) -> Node:
     """The built subject of a subject `t` matches (the caller checks the match)."""
     if not t.tokens:
         return parts.subject
-    pieces: List[Node] = []
+    pieces: list[Node] = []
     for i, d in enumerate(t.tokens):
         if pieces:
             pieces.append(lit("."))
@@ -341,9 +380,15 @@ def transform_output(t: T.Transform, parts: SubjectParts, draws: Optional[Draws]
             if n == 0:
                 pieces.append(lit("0"))
             else:
-                key = parts.subject if d.hash_positions is None else (
-                    parts.token(d.hash_positions[0]) if len(d.hash_positions) == 1
-                    else call("concat", *[parts.token(p) for p in d.hash_positions]))
+                key = (
+                    parts.subject
+                    if d.hash_positions is None
+                    else (
+                        parts.token(d.hash_positions[0])
+                        if len(d.hash_positions) == 1
+                        else call("concat", *[parts.token(p) for p in d.hash_positions])
+                    )
+                )
                 pieces.append(partition(key, n))
         elif d.op == T.RANDOM:
             n = abs(d.int_arg)
@@ -364,11 +409,18 @@ def transform_output(t: T.Transform, parts: SubjectParts, draws: Optional[Draws]
 
 def too_long_error(function: str, size: Node) -> Node:
     """The jar's runtime error for a result longer than 8 MiB (SubjectTooLongException via Errors.atRuntime)."""
-    message = call("concat", lit("[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `subject` in "
-                                 f"`{function}` is invalid: the transformed subject would be at least "),
-                   cast(size, "string"),
-                   lit(f" bytes long, more than the limit of {MAX_SUBJECT_BYTES} bytes (a destination that repeats "
-                       "or slices a long token). SQLSTATE: 22023"))
+    message = call(
+        "concat",
+        lit(
+            "[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `subject` in "
+            f"`{function}` is invalid: the transformed subject would be at least "
+        ),
+        cast(size, "string"),
+        lit(
+            f" bytes long, more than the limit of {MAX_SUBJECT_BYTES} bytes (a destination that repeats "
+            "or slices a long token). SQLSTATE: 22023"
+        ),
+    )
     return call("raise_error", message)
 
 
@@ -378,7 +430,7 @@ def _longest_safe_subject(t: T.Transform) -> int:
     plus a few bytes of its own; tokens read once each write at most the subject's bytes in all, so only
     the most-read token multiplies the subject's length (a trailing `>` reads every token from its position)."""
     rest = t.filter.length - 1 if t.filter.ends_with_fwc else None
-    reads: Dict[object, int] = {}
+    reads: dict[object, int] = {}
     constant = len(t.tokens) - 1
     for token in t.tokens:
         if token.op == T.LITERAL:
@@ -396,7 +448,7 @@ def _longest_safe_subject(t: T.Transform) -> int:
     return max((MAX_SUBJECT_BYTES - constant) // per_byte, -1)
 
 
-def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = SUBJECT) -> Node:
+def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUBJECT) -> Node:
     """`out`, or NULL when it has an empty token (Core NATS drops it), or the jar's error (NULL in the try_
     forms: `function` None) when it is longer than a subject may be. The length is only measured for a
     subject long enough to make that possible (see _longest_safe_subject): for the usual subject, no test."""
@@ -404,8 +456,10 @@ def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = 
         return out
     dropped = [(_has_empty_token(out), null("string"))] if t.drops_empty_tokens else []
     size = call("octet_length", out)
-    too_long = (call(">", size, i32(MAX_SUBJECT_BYTES)),
-                null("string") if function is None else cast(too_long_error(function, size), "string"))
+    too_long = (
+        call(">", size, i32(MAX_SUBJECT_BYTES)),
+        null("string") if function is None else cast(too_long_error(function, size), "string"),
+    )
     if dropped:
         # one elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice)
         return shared_case(*dropped, too_long, otherwise=out)
@@ -419,34 +473,47 @@ def bounded(out: Node, t: T.Transform, function: Optional[str], subject: Node = 
     return case((call("<=", call("octet_length", subject), i32(safe)), unmeasured), otherwise=measured)
 
 
-def transform_tree(t: T.Transform, draws: Optional[Draws] = None, parts: Optional[SubjectParts] = None,
-                   function: Optional[str] = "subject_transform") -> Node:
+def transform_tree(
+    t: T.Transform,
+    draws: Draws | None = None,
+    parts: SubjectParts | None = None,
+    function: str | None = "subject_transform",
+) -> Node:
     """The tree of `t` applied to the subject (``parts.subject``, by default the Input "subject"): NULL when
     the subject is NULL, not a literal subject, does not match, or the result has an empty token.
     `function` names the jar function whose error a too-long result raises (None: NULL instead)."""
     parts = parts or SubjectParts()
-    return shared_case((parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject)))
+    return shared_case(
+        (parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject))
+    )
 
 
-def matches_tree(f: T.Filter, parts: Optional[SubjectParts] = None) -> Node:
+def matches_tree(f: T.Filter, parts: SubjectParts | None = None) -> Node:
     """subject_matches: the subject is a literal subject the filter matches (false otherwise, NULL for NULL)."""
     parts = parts or SubjectParts()
     return parts.matches(f)
 
 
-def filter_transform_tree(ft: T.FilterTransformList, draws: Optional[Draws] = None,
-                          parts: Optional[SubjectParts] = None, function: Optional[str] = "subject_filter_transform") -> Node:
+def filter_transform_tree(
+    ft: T.FilterTransformList,
+    draws: Draws | None = None,
+    parts: SubjectParts | None = None,
+    function: str | None = "subject_filter_transform",
+) -> Node:
     """subject_filter_transform: NULL unless the subject is a literal subject one of the list's filters
     matches; renamed by the first renaming entry whose source matches (nats-server's source quirk), else
     unchanged. A renamed subject with an empty token is kept, as a stream stores it."""
     parts = parts or SubjectParts()
     taken = parts.is_literal() if not ft.pairs else call_or([parts.matches(f) for f in ft.filters])
-    renames = [(parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject)) for t in ft.renames]
+    renames = [
+        (parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject))
+        for t in ft.renames
+    ]
     renamed = shared_case(*renames, otherwise=parts.subject) if renames else parts.subject
     return shared_case((taken, renamed))
 
 
-def call_or(conds: List[Node]) -> Node:
+def call_or(conds: list[Node]) -> Node:
     out = conds[0]
     for c in conds[1:]:
         out = call("OR", out, c)

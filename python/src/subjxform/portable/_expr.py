@@ -9,44 +9,66 @@ named: see :func:`function_names`, which the tests use to prove the tree never n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any
 
 
 class Node:
     """An expression; build with the helpers below (call, lit, case, ...)."""
 
     # Operators, so that building a tree reads like arithmetic.
-    def __eq__(self, other):  # type: ignore[override]
+    def __eq__(self, other):
         return call("=", self, _node(other))
 
     def __hash__(self):
         return id(self)
 
-    def __add__(self, o): return call("+", self, _node(o))
-    def __sub__(self, o): return call("-", self, _node(o))
-    def __mul__(self, o): return call("*", self, _node(o))
-    def __mod__(self, o): return call("%", self, _node(o))
-    def __xor__(self, o): return call("^", self, _node(o))
-    def __and__(self, o): return call("&", self, _node(o))
-    def __or__(self, o): return call("|", self, _node(o))
-    def __lt__(self, o): return call("<", self, _node(o))
-    def __le__(self, o): return call("<=", self, _node(o))
-    def __gt__(self, o): return call(">", self, _node(o))
-    def __ge__(self, o): return call(">=", self, _node(o))
+    def __add__(self, o):
+        return call("+", self, _node(o))
+
+    def __sub__(self, o):
+        return call("-", self, _node(o))
+
+    def __mul__(self, o):
+        return call("*", self, _node(o))
+
+    def __mod__(self, o):
+        return call("%", self, _node(o))
+
+    def __xor__(self, o):
+        return call("^", self, _node(o))
+
+    def __and__(self, o):
+        return call("&", self, _node(o))
+
+    def __or__(self, o):
+        return call("|", self, _node(o))
+
+    def __lt__(self, o):
+        return call("<", self, _node(o))
+
+    def __le__(self, o):
+        return call("<=", self, _node(o))
+
+    def __gt__(self, o):
+        return call(">", self, _node(o))
+
+    def __ge__(self, o):
+        return call(">=", self, _node(o))
 
 
 @dataclass(eq=False)
 class Call(Node):
     name: str
-    args: Tuple[Node, ...]
+    args: tuple[Node, ...]
 
 
 @dataclass(eq=False)
 class Lit(Node):
     value: Any  # str, int (a BIGINT unless sql_type says otherwise), bool, None
-    sql_type: Optional[str] = None  # for NULL or an INT: "string", "bigint", "int", "boolean"
+    sql_type: str | None = None  # for NULL or an INT: "string", "bigint", "int", "boolean"
 
 
 @dataclass(eq=False)
@@ -58,8 +80,8 @@ class Input(Node):
 
 @dataclass(eq=False)
 class Case(Node):
-    whens: Tuple[Tuple[Node, Node], ...]
-    otherwise: Optional[Node]
+    whens: tuple[tuple[Node, Node], ...]
+    otherwise: Node | None
 
 
 @dataclass(eq=False)
@@ -109,7 +131,7 @@ def call(name: str, *args) -> Call:
     return Call(name, tuple(_node(a) for a in args))
 
 
-def lit(value, sql_type: Optional[str] = None) -> Lit:
+def lit(value, sql_type: str | None = None) -> Lit:
     return Lit(value, sql_type)
 
 
@@ -131,8 +153,10 @@ def shared_case(*whens, otherwise=None) -> Node:
     and never inside a CASE's: a piece that several values (or a value and a condition) use is computed once
     per row, before any of them, instead of once per use."""
     values = [_node(v) for _, v in whens] + ([] if otherwise is None else [_node(otherwise)])
-    index = case(*[(c, lit(i + 1, "int")) for i, (c, _) in enumerate(whens)],
-                 otherwise=None if otherwise is None else lit(len(whens) + 1, "int"))
+    index = case(
+        *[(c, lit(i + 1, "int")) for i, (c, _) in enumerate(whens)],
+        otherwise=None if otherwise is None else lit(len(whens) + 1, "int"),
+    )
     return call("elt", index, *values)
 
 
@@ -210,9 +234,9 @@ def _sql_lit(n: Lit) -> str:
     raise TypeError(f"no SQL literal for {v!r}")
 
 
-def to_sql(node: Node, inputs: Dict[str, str]) -> str:
+def to_sql(node: Node, inputs: dict[str, str]) -> str:
     """The tree as Spark SQL text; `inputs` gives each Input's SQL (e.g. {"subject": "`subject`"})."""
-    memo: Dict[int, str] = {}
+    memo: dict[int, str] = {}
 
     def r(n: Node) -> str:
         k = id(n)
@@ -230,7 +254,7 @@ def to_sql(node: Node, inputs: Dict[str, str]) -> str:
             elif n.name == "NOT":
                 s = f"(NOT {r(n.args[0])})"
             elif n.name == "cast":
-                s = f"CAST({r(n.args[0])} AS {n.args[1].value})"
+                s = f"CAST({r(n.args[0])} AS {_type_of(n)})"
             else:
                 s = f"{n.name}({', '.join(r(a) for a in n.args)})"
         elif isinstance(n, Case):
@@ -252,11 +276,12 @@ def to_sql(node: Node, inputs: Dict[str, str]) -> str:
 # ---------------------------------------------------------------------------------------------------
 # PySpark Column
 
-def to_column(node: Node, inputs: Dict[str, Any]):
+
+def to_column(node: Node, inputs: dict[str, Any]):
     """The tree as a PySpark Column; `inputs` gives each Input's Column."""
     from pyspark.sql import functions as F
 
-    def render(n: Node, env: Dict[str, Any], memo: Dict[int, Any]):
+    def render(n: Node, env: dict[str, Any], memo: dict[int, Any]):
         k = id(n)
         if k in memo:
             return memo[k]
@@ -278,7 +303,7 @@ def to_column(node: Node, inputs: Dict[str, Any]):
             c = env[n.name]
         elif isinstance(n, Call):
             if n.name == "cast":
-                c = render(n.args[0], env, memo).cast(n.args[1].value)
+                c = render(n.args[0], env, memo).cast(_type_of(n))
             elif n.name == "AND":
                 c = render(n.args[0], env, memo) & render(n.args[1], env, memo)
             elif n.name == "OR":
@@ -295,6 +320,7 @@ def to_column(node: Node, inputs: Dict[str, Any]):
             for cond, v in n.whens:
                 cv, vv = render(cond, env, memo), render(v, env, memo)
                 c = F.when(cv, vv) if c is None else c.when(cv, vv)
+            assert c is not None  # a CASE has a WHEN (case() requires one)
             if n.otherwise is not None:
                 c = c.otherwise(render(n.otherwise, env, memo))
         elif isinstance(n, Aggregate):
@@ -304,6 +330,7 @@ def to_column(node: Node, inputs: Dict[str, Any]):
             def merge(acc, x):
                 # A lambda's body is rendered afresh for its parameters (nothing memoized across them).
                 return render(agg.merge, {**env, agg.acc: acc, agg.element: x}, {})
+
             c = F.aggregate(render(n.array, env, memo), render(n.start, env, memo), merge)
         elif isinstance(n, Let):
             bound = n
@@ -336,12 +363,19 @@ _COLUMN_OPERATORS = {
 }
 
 
+def _type_of(cast_call: Call) -> str:
+    """The SQL type a cast() node names (its second argument, a literal)."""
+    target = cast_call.args[1]
+    assert isinstance(target, Lit)
+    return target.value
+
+
 def and_(*conds) -> Node:
-    conds = [c for c in conds if c is not None]
-    if not conds:
+    given = [c for c in conds if c is not None]
+    if not given:
         return lit(True)
-    out = conds[0]
-    for c in conds[1:]:
+    out = given[0]
+    for c in given[1:]:
         out = Call("AND", (out, c))
     return out
 
@@ -354,4 +388,4 @@ def cast(n: Node, sql_type: str) -> Node:
     return Call("cast", (n, Lit(sql_type)))
 
 
-Renderer = Callable[[Node, Dict[str, Any]], Any]
+Renderer = Callable[[Node, dict[str, Any]], Any]

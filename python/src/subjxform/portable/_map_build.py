@@ -13,11 +13,9 @@ Keyed draws are the jar's KeyedDraw.below(100, seed, xxhash64(key), rule salt), 
 
 from __future__ import annotations
 
-from typing import Optional
-
 from . import _build as B
 from . import _mappings as M
-from ._expr import Aggregate, Node, Var, call, case, cast, lit, null, shared_case, when
+from ._expr import Aggregate, Node, Var, call, case, cast, lit, null, shared_case
 from ._transform import compile_filter, mix
 
 FUNCTION = "subject_map"
@@ -27,11 +25,11 @@ class MapDraws:
     """The weighted draw of each rule: keyed (the jar's, exactly) or from Spark's rand, and the draws of
     `{{random(n)}}` tokens (core Draws)."""
 
-    def __init__(self, seed: int, key: Optional[Node]):
+    def __init__(self, seed: int, key: Node | None):
         self.seed = seed
         self.key = key
         self.tokens = B.Draws(seed, key)
-        self._keyed: Optional[Node] = None
+        self._keyed: Node | None = None
 
     @property
     def keyed(self) -> bool:
@@ -48,7 +46,7 @@ class MapDraws:
         return cast(call("floor", call("*", call("rand", lit(rule_seed)), lit(100))), "int")
 
 
-def _picks(choice: M.Choice) -> "list[int]":
+def _picks(choice: M.Choice) -> list[int]:
     """For each draw value 0..99, elt's 1-based position: destination i -> i + 1, the loss -> k + 1."""
     k = len(choice.destinations)
     return [choice.pick(w) + 1 if choice.pick(w) >= 0 else k + 1 for w in range(100)]
@@ -75,7 +73,7 @@ def _choice_result(rule: M.Rule, choice: M.Choice, parts: B.SubjectParts, draws:
     return call("elt", _position(choice, draws.weight_draw(rule)), *outs)
 
 
-def _scoped(rule: M.Rule, cluster: Optional[Node], build) -> Node:
+def _scoped(rule: M.Rule, cluster: Node | None, build) -> Node:
     """`build(choice)` for the rule's scope: the cluster's destinations when it has any, else the default."""
     if not rule.clusters or cluster is None:
         return build(rule.default)
@@ -85,15 +83,21 @@ def _scoped(rule: M.Rule, cluster: Optional[Node], build) -> Node:
 def _table(table: M.MappingTable, parts: B.SubjectParts, rule_node, no_match: Node, choose=case) -> Node:
     """CASE over the rules in the engine's order; `rule_node(rule, matched_as)` is a rule's value. `choose`:
     case, or shared_case for STRING values (the pieces rules share computed once a row)."""
-    whens = [(call("=", parts.subject, lit(r.source)), rule_node(r, "literal")) for r in table.rules if r.literal]
-    whens += [(parts.matches(compile_filter(r.source, source_quirk=True), literal_known=True), rule_node(r, "wildcard"))
-              for r in table.rules if r.wildcard]
+    whens: list[tuple[Node, Node]] = [
+        (call("=", parts.subject, lit(r.source)), rule_node(r, "literal")) for r in table.rules if r.literal
+    ]
+    whens += [
+        (parts.matches(compile_filter(r.source, source_quirk=True), literal_known=True), rule_node(r, "wildcard"))
+        for r in table.rules
+        if r.wildcard
+    ]
     body = choose(*whens, otherwise=no_match) if whens else no_match
     return choose((parts.is_literal(), body))
 
 
-def map_tree(table: M.MappingTable, draws: MapDraws, cluster: Optional[Node] = None,
-             parts: Optional[B.SubjectParts] = None) -> Node:
+def map_tree(
+    table: M.MappingTable, draws: MapDraws, cluster: Node | None = None, parts: B.SubjectParts | None = None
+) -> Node:
     """subject_map(subject, table, cluster, seed, key) as a tree."""
     parts = parts or B.SubjectParts()
 
@@ -106,32 +110,47 @@ def map_tree(table: M.MappingTable, draws: MapDraws, cluster: Optional[Node] = N
 # ---------------------------------------------------------------------------------------------------
 # subject_map_explain
 
-def _explained(rule: M.Rule, matched_as: str, choice: M.Choice, d: Optional[M.Destination], result: Node,
-               subject: Node) -> Node:
+
+def _explained(
+    rule: M.Rule, matched_as: str, choice: M.Choice, d: M.Destination | None, result: Node, subject: Node
+) -> Node:
     """The explanation's struct for one outcome of the draw (`d` None: the loss)."""
     entry = -1 if d is None or d.is_remainder else d.index
-    outcome = case((call("isnull", result), lit("dropped")), (call("=", result, subject), lit("unchanged")),
-                   otherwise=lit("mapped"))
+    outcome = case(
+        (call("isnull", result), lit("dropped")),
+        (call("=", result, subject), lit("unchanged")),
+        otherwise=lit("mapped"),
+    )
     return call(
         "named_struct",
-        lit("rule"), lit(rule.source),
-        lit("rule_index"), B.i32(rule.index),
-        lit("matched_as"), lit(matched_as),
-        lit("cluster"), lit(choice.cluster) if choice.cluster is not None else null("string"),
-        lit("destination"), lit(d.destination) if entry >= 0 else null("string"),
-        lit("destination_index"), B.i32(entry) if entry >= 0 else null("int"),
-        lit("weight"), B.i32(d.weight if entry >= 0 else choice.remainder_weight),
-        lit("remainder"), lit(entry < 0),
-        lit("outcome"), outcome,
-        lit("result"), result,
+        lit("rule"),
+        lit(rule.source),
+        lit("rule_index"),
+        B.i32(rule.index),
+        lit("matched_as"),
+        lit(matched_as),
+        lit("cluster"),
+        lit(choice.cluster) if choice.cluster is not None else null("string"),
+        lit("destination"),
+        lit(d.destination) if d is not None and entry >= 0 else null("string"),
+        lit("destination_index"),
+        B.i32(entry) if entry >= 0 else null("int"),
+        lit("weight"),
+        B.i32(d.weight if d is not None and entry >= 0 else choice.remainder_weight),
+        lit("remainder"),
+        lit(entry < 0),
+        lit("outcome"),
+        outcome,
+        lit("result"),
+        result,
     )
 
 
-def _choice_explained(rule: M.Rule, matched_as: str, choice: M.Choice, parts: B.SubjectParts,
-                      draws: MapDraws) -> Node:
-    def one(d: Optional[M.Destination]) -> Node:
-        return _explained(rule, matched_as, choice, d,
-                          _output(d, parts, draws) if d is not None else null("string"), parts.subject)
+def _choice_explained(rule: M.Rule, matched_as: str, choice: M.Choice, parts: B.SubjectParts, draws: MapDraws) -> Node:
+    def one(d: M.Destination | None) -> Node:
+        return _explained(
+            rule, matched_as, choice, d, _output(d, parts, draws) if d is not None else null("string"), parts.subject
+        )
 
     if choice.fixed >= 0:
         return one(choice.destinations[choice.fixed])
@@ -151,17 +170,36 @@ def _choice_explained(rule: M.Rule, matched_as: str, choice: M.Choice, parts: B.
     return Aggregate(call("array", position), options[k], "_acc", "_pick", select(Var("_pick")))
 
 
-def explain_tree(table: M.MappingTable, draws: MapDraws, cluster: Optional[Node] = None,
-                 parts: Optional[B.SubjectParts] = None) -> Node:
+def explain_tree(
+    table: M.MappingTable, draws: MapDraws, cluster: Node | None = None, parts: B.SubjectParts | None = None
+) -> Node:
     """subject_map_explain(subject, table, cluster, seed, key) as a tree (the jar's struct, field for field)."""
     parts = parts or B.SubjectParts()
 
     def rule_node(rule: M.Rule, matched_as: str) -> Node:
         return _scoped(rule, cluster, lambda c: _choice_explained(rule, matched_as, c, parts, draws))
 
-    no_match = call("named_struct",
-                    lit("rule"), null("string"), lit("rule_index"), null("int"), lit("matched_as"), null("string"),
-                    lit("cluster"), null("string"), lit("destination"), null("string"),
-                    lit("destination_index"), null("int"), lit("weight"), null("int"), lit("remainder"), null("boolean"),
-                    lit("outcome"), lit("no_match"), lit("result"), parts.subject)
+    no_match = call(
+        "named_struct",
+        lit("rule"),
+        null("string"),
+        lit("rule_index"),
+        null("int"),
+        lit("matched_as"),
+        null("string"),
+        lit("cluster"),
+        null("string"),
+        lit("destination"),
+        null("string"),
+        lit("destination_index"),
+        null("int"),
+        lit("weight"),
+        null("int"),
+        lit("remainder"),
+        null("boolean"),
+        lit("outcome"),
+        lit("no_match"),
+        lit("result"),
+        parts.subject,
+    )
     return _table(table, parts, rule_node, no_match)
