@@ -70,7 +70,7 @@ def test_the_command_is_registered_and_usage_errors_are_exit_2(tmp_path):
     )
     assert run.returncode == 2 and "give SUBJECTs or --traffic, not both" in run.stderr
     assert (
-        "subjxform group CONFIG"
+        "group CONFIG"
         in subprocess.run(
             [sys.executable, "-m", "subjxform", "--help"], capture_output=True, text=True, timeout=60
         ).stdout

@@ -113,12 +113,14 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         if args.traffic is None:
             print(_describe(plans[0]))
             return 0
-        from subjxform.report_cli import _read_traffic
+        from subjxform.report_cli import _read_traffic, _traffic_format
 
         if not args.traffic.exists():
-            print(f"subjxform group: {args.traffic}: no such file", file=sys.stderr)
-            return 2
-        traffic = _read_traffic(spark, args.traffic, args.format)
+            return usage_error(parser.prog, f"{args.traffic}: no such file")
+        fmt = _traffic_format(args.traffic, args.format)
+        if fmt is None:
+            return usage_error(parser.prog, f"cannot tell the format of {args.traffic} (use --format parquet|csv|json)")
+        traffic = _read_traffic(spark, args.traffic, fmt)
         if args.subject_column not in traffic.columns:
             print(
                 f"subjxform group: {args.traffic} has no column {args.subject_column} (it has {', '.join(traffic.columns)})",
