@@ -93,7 +93,7 @@ def test_the_command_line_prints_the_jar_for_the_installed_or_the_named_spark():
     assert jar().stdout.strip() == jar_path(INSTALLED_LINE)
     assert Path(jar("--spark", "3.5", "--scala", "2.13").stdout.strip()).name == "subjxform-spark-3.5_2.13.jar"
     refused = jar("--spark", "3.3")
-    assert refused.returncode == 1 and "supported lines" in refused.stderr
+    assert refused.returncode == 2 and "supported lines" in refused.stderr  # a usage error (issue 30)
 
 
 def test_the_installed_package_does_not_require_pyspark():
