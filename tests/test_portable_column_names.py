@@ -24,8 +24,8 @@ FORMS = [
 ]
 
 
-def test_every_portable_column_is_named_by_its_function_and_subject(spark):
-    df = spark.createDataFrame([(1, "orders.eu.c1")], "id int, subject string")
+def test_every_portable_column_is_named_by_its_function_and_subject(session):
+    df = session.createDataFrame([(1, "orders.eu.c1")], "id int, subject string")
     for name, args, kw in FORMS:
         function = getattr(portable, name)
         assert df.select(function("subject", *args, **kw)).columns == [f"{name}(subject, …)"], name

@@ -93,8 +93,8 @@ class Var(Node):
 
 @dataclass(eq=False)
 class Aggregate(Node):
-    """Spark's ``aggregate(array, start, (acc, x) -> merge)``: FNV-1a over a long key's characters (a higher-order
-    function keeps its stage out of whole-stage codegen: short keys take an unrolled chain, see _build.partition)."""
+    """Spark's ``aggregate(array, start, (acc, x) -> merge)``: FNV-1a over a key's characters (a higher-order
+    function keeps its stage out of whole-stage codegen; an unrolled chain was slower, see _build.fnv1a32)."""
 
     array: Node
     start: Node
@@ -145,19 +145,6 @@ def case(*whens, otherwise=None) -> Case:
 
 def when(cond, value, otherwise=None) -> Case:
     return case((cond, value), otherwise=otherwise)
-
-
-def shared_case(*whens, otherwise=None) -> Node:
-    """A CASE over STRING values, written ``elt(CASE WHEN c1 THEN 1 ... END, v1, ..., vk)``. elt evaluates only
-    the value it picks, as a CASE does, but Spark's common-subexpression elimination looks inside elt's values
-    and never inside a CASE's: a piece that several values (or a value and a condition) use is computed once
-    per row, before any of them, instead of once per use."""
-    values = [_node(v) for _, v in whens] + ([] if otherwise is None else [_node(otherwise)])
-    index = case(
-        *[(c, lit(i + 1, "int")) for i, (c, _) in enumerate(whens)],
-        otherwise=None if otherwise is None else lit(len(whens) + 1, "int"),
-    )
-    return call("elt", index, *values)
 
 
 SUBJECT = Input("subject")
