@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         if args.traffic is None:
             print(_describe(plans[0]))
             return 0
-        from subjxform.report_cli import _read_traffic, _traffic_format
+        from subjxform.report_cli import _read_traffic, _traffic_format, write_summary
 
         if not args.traffic.exists():
             return usage_error(parser.prog, f"{args.traffic}: no such file")
@@ -140,16 +140,10 @@ def main(argv: list[str] | None = None, spark=None) -> int:
                 ("change", group_diff(traffic, configs[0], configs[1], args.subject_column, args.server_version))
             )
         args.out.mkdir(parents=True, exist_ok=True)
-        parts = [
-            f"subjxform group: {args.traffic} with {args.config}"
-            + (f" -> {args.new_config}" if args.new_config else "")
-        ]
-        for name, report in reports:
-            png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
-            parts.append(report.text + (f"\n(chart: {png})" if png else ""))
-        summary = "\n\n".join(parts) + "\n"
-        (args.out / "summary.txt").write_text(summary, encoding="utf-8")
-        sys.stdout.write(summary)
+        header = f"subjxform group: {args.traffic} with {args.config}" + (
+            f" -> {args.new_config}" if args.new_config else ""
+        )
+        sys.stdout.write(write_summary(args.out, header, reports))
         traffic.unpersist()
     finally:
         if own:

@@ -65,6 +65,18 @@ def _traffic_format(path: Path, fmt: str | None) -> str | None:
     return fmt or FORMATS.get(path.suffix.lower(), "parquet" if path.is_dir() else None)
 
 
+def write_summary(out: Path, header: str, reports) -> str:
+    """Each (name, report)'s chart as out/<name>.png and the texts, after `header`, as out/summary.txt;
+    returns the summary (the reports and `subjxform group` print it)."""
+    parts = [header]
+    for name, report in reports:
+        png = report.chart(out / (name.replace(" ", "_") + ".png"))
+        parts.append(report.text + (f"\n(chart: {png})" if png else ""))
+    summary = "\n\n".join(parts) + "\n"
+    (out / "summary.txt").write_text(summary, encoding="utf-8")
+    return summary
+
+
 def _read_traffic(spark, path: Path, fmt: str):
     reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
     return reader.format(fmt).load(str(path))
@@ -261,17 +273,13 @@ def main(argv: list[str] | None = None, spark=None) -> int:
                 ),
             )
         _progress(steps - 1, steps, "writing the summary and the charts", started)
-        parts = [
+        header = (
             f"subjxform report: {args.traffic} with {args.mappings}"
             + (f" -> {args.new_mappings}" if new else "")
             + f", seed {args.seed}"
             + (f", nats-server {args.server_version}" if args.server_version else "")
-        ]
-        for name, report in done:
-            png = report.chart(args.out / (name.replace(" ", "_") + ".png"))
-            parts.append(report.text + (f"\n(chart: {png})" if png else ""))
-        summary = "\n\n".join(parts) + "\n"
-        (args.out / "summary.txt").write_text(summary, encoding="utf-8")
+        )
+        summary = write_summary(args.out, header, done)
         _progress(steps, steps, f"done: {args.out / 'summary.txt'}", started)
         sys.stdout.write(summary)
         traffic.unpersist()
