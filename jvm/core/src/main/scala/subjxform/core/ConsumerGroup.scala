@@ -135,7 +135,9 @@ final class ConsumerGroup private (
 }
 
 object ConsumerGroup {
-  sealed abstract class Kind(val name: String, val bucket: String)
+  // Serializable: a group travels to executors inside an expression, and on Scala 2.12 a case object
+  // whose parent is not serializable fails to deserialize there ("no valid constructor").
+  sealed abstract class Kind(val name: String, val bucket: String) extends Serializable
   case object Elastic extends Kind("elastic", "elastic-consumer-groups")
   case object Static extends Kind("static", "static-consumer-groups")
 

@@ -1,5 +1,6 @@
 package subjxform.core
 
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 
@@ -93,5 +94,20 @@ class ConsumerGroupSuite extends AnyFunSuite {
     }
     for (line <- Seq("2.12", "2.14", "2.15"))
       assert(ConsumerGroup.parse(config, version = ServerVersion.parse(line)).partition("orders.a") == ConsumerGroup.parse(config).partition("orders.a"))
+  }
+
+  test("a group survives Java serialization, as Spark ships it to executors (its kind too, on Scala 2.12)") {
+    for (config <- Seq(
+        """{"max_members": 3, "members": ["a", "b"], "partitioning_filters": [{"filter": "o.*", "partitioning_wildcards": [1]}]}""",
+        """{"max_members": 2, "filters": ["p.>"], "members": ["a"]}""")) {
+      val group = ConsumerGroup.parse(config)
+      val bytes = new ByteArrayOutputStream()
+      val out = new ObjectOutputStream(bytes)
+      out.writeObject(group)
+      out.close()
+      val copy = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray)).readObject().asInstanceOf[ConsumerGroup]
+      assert(copy.kind == group.kind)
+      for (s <- Seq("o.x", "o.y", "0.p.q", "1.p.r")) assert(copy.partition(s) == group.partition(s), s)
+    }
   }
 }
