@@ -458,7 +458,7 @@ def test_help_texts_are_plain_and_give_no_advice_that_fails_before_a_release():
     assert all(f"\n  {command} " in top for command in ("jar", "mapping", "validate", "report", "sql")), top
 
 
-@pytest.mark.parametrize("module", ["subjxform.sql_cli", "subjxform.report_cli"])
+@pytest.mark.parametrize("module", ["subjxform.cli.sql", "subjxform.cli.report"])
 def test_every_option_of_sql_and_report_is_described(module):
     import importlib
 

@@ -72,13 +72,13 @@ def gen_valid_fwc(src: str) -> bool:
 
 
 def engine_verdicts(spark, cases: list[Case]) -> None:
-    compile_ = spark._jvm.subjxform.core.SubjectTransform.compile
+    compile_ = spark._jvm.subjxform.engine.SubjectTransform.compile
     for c in cases:
         try:
             compile_(c.src, c.dest, False)
         except Exception as e:  # PySpark wraps the InvalidTransformException, keeping the Java object
             java = getattr(e, "_origin", None) or getattr(e, "java_exception", None)
-            if java is None or java.getClass().getName() != "subjxform.core.InvalidTransformException":
+            if java is None or java.getClass().getName() != "subjxform.engine.InvalidTransformException":
                 raise
             c.engine_error = java.natsMessage()
             c.source_invalid = java.sourceInvalid()
@@ -208,10 +208,10 @@ def as_bytes(s: str) -> str:
 
 def compile_on(spark, src: str, dest: str, line: str | None):
     """The engine's transform, for a server line ("2.10", ...; None: the newest, the default)."""
-    st = spark._jvm.subjxform.core.SubjectTransform
+    st = spark._jvm.subjxform.engine.SubjectTransform
     if line is None:
         return st.compile(src, dest, False)
-    return st.compile(src, dest, False, spark._jvm.subjxform.core.ServerVersion.parse(line))
+    return st.compile(src, dest, False, spark._jvm.subjxform.engine.ServerVersion.parse(line))
 
 
 def byte_semantics(spark, c: Case, subject: str, line: str | None = None) -> str | None:
@@ -330,7 +330,7 @@ def test_pinned_facts_about_nats_server_hold_for_server_and_engine(spark):
         with MappingServer(accounts, tmp) as server:
             for acc, (src, dest, subject, delivered, engine) in zip(accounts, PINNED):
                 assert server.deliveries(acc, [subject]) == [delivered], (src, dest, subject)
-                assert spark._jvm.subjxform.core.SubjectTransform.compile(src, dest, False).apply(subject) == engine
+                assert spark._jvm.subjxform.engine.SubjectTransform.compile(src, dest, False).apply(subject) == engine
 
 
 def test_the_comparison_catches_a_planted_disagreement(spark):

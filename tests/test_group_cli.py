@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from conftest import needs_jar
-from subjxform import group_cli
+from subjxform.cli import group as group_cli
 
 pytestmark = needs_jar
 

@@ -85,11 +85,11 @@ INLINED = [
     ("subjxform.spark.PerRow$", "map"),
     ("subjxform.spark.PerRow$", "result"),
     ("subjxform.spark.PlanCache", "get"),
-    ("subjxform.core.Workspace", "tokenize"),
-    ("subjxform.core.Workspace$", "newResult"),
-    ("subjxform.core.SubjectFilter", "matchesTokens"),
-    ("subjxform.core.SubjectTransform", "tokensOnly"),
-    ("subjxform.core.SubjectTransform", "tokensOnlySize"),
+    ("subjxform.engine.Workspace", "tokenize"),
+    ("subjxform.engine.Workspace$", "newResult"),
+    ("subjxform.engine.SubjectFilter", "matchesTokens"),
+    ("subjxform.engine.SubjectTransform", "tokensOnly"),
+    ("subjxform.engine.SubjectTransform", "tokensOnlySize"),
 ]
 
 
@@ -103,13 +103,13 @@ def test_what_the_row_loop_inlines_stays_under_the_jit_inlining_size_without_a_h
 def test_the_too_long_handler_stays_in_the_engine_frame_the_jit_does_not_inline():
     # SubjectTransform.run catches a too-long result and returns Workspace.TooLong: its handler is
     # harmless only while run itself is compiled on its own, i.e. too big to be inlined into the loop.
-    size, handlers = method(JAR, "subjxform.core.SubjectTransform", "run")
+    size, handlers = method(JAR, "subjxform.engine.SubjectTransform", "run")
     assert handlers == 1
     assert size > FREQ_INLINE_SIZE, f"SubjectTransform.run: {size} bytes; inlined, its handler would be in the row loop"
 
 
 def test_the_reader_reads_sizes_a_compiler_gives():
     # The reader itself: a method of known shape has the size and handler count javac/scalac gave it.
-    size, handlers = method(JAR, "subjxform.core.Workspace$", "orThrow")
+    size, handlers = method(JAR, "subjxform.engine.Workspace$", "orThrow")
     assert 0 < size < 40 and handlers == 0
     assert method(JAR, "subjxform.spark.PerRow$", "explainMap")[1] == 1  # its one documented handler

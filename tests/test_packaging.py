@@ -108,13 +108,14 @@ def test_the_command_line_runs_with_java_alone_in_a_venv_holding_only_the_wheel(
 
 
 def engine_classes(jar: Path) -> dict:
-    """The Spark-free engine's class files in a line's jar (jvm/core: subjxform.core, subjxform.cli, and
+    """The Spark-free engine's class files in a line's jar (jvm/core: subjxform.engine, subjxform.config, subjxform.cli, and
     the Java 9 variants), by name."""
     with zipfile.ZipFile(jar) as z:
         return {
             n: z.read(n)
             for n in z.namelist()
-            if n.endswith(".class") and n.startswith(("subjxform/core/", "subjxform/cli/", "META-INF/versions/9/"))
+            if n.endswith(".class")
+            and n.startswith(("subjxform/engine/", "subjxform/config/", "subjxform/cli/", "META-INF/versions/9/"))
         }
 
 

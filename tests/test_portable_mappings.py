@@ -34,10 +34,10 @@ def _java_error(e: Exception):
 
 def jar_plan(spark, text: str, line=None):
     """("ok", the jar's planJson) or ("err", the jar's InvalidMappingsException message)."""
-    core = spark._jvm.subjxform.core
-    version = core.ServerVersion.parse(line) if line else core.ServerVersion.Newest()
+    versions = spark._jvm.subjxform.engine.ServerVersion
+    version = versions.parse(line) if line else versions.Newest()
     try:
-        return "ok", json.loads(core.MappingTable.compile(text, version).planJson())
+        return "ok", json.loads(spark._jvm.subjxform.config.MappingTable.compile(text, version).planJson())
     except Exception as e:  # py4j hands the JVM's exception over, converted or not
         java = _java_error(e)
         if java is None:
@@ -281,11 +281,11 @@ def test_the_model_keeps_the_engines_order_weights_remainder_and_scopes():
 
 def test_rule_salts_equal_the_jars(spark):
     text = 'orders.*: "a.$1"\n"svc.é": [{destination: x, weight: 50}]\n"∑.>": [{destination: "∑.>", weight: 5}]'
-    jt = spark._jvm.subjxform.core.MappingTable.compile(text)
+    jt = spark._jvm.subjxform.config.MappingTable.compile(text)
     ours = M.compile_mappings(text)
     assert [r.salt for r in ours.rules] == [jt.rules()[i].salt() for i in range(len(ours.rules))]
     # and the draw they feed, on random (seed, key) pairs
-    kd = spark._jvm.subjxform.core.KeyedDraw
+    kd = spark._jvm.subjxform.engine.KeyedDraw
     rng = random.Random(5)
     for _ in range(300):
         seed, key, salt = (rng.getrandbits(64) - 2**63 for _ in range(3))

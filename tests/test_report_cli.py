@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from subjxform import report_cli
+from subjxform.cli import report as report_cli
 from test_reports import NEW_TABLE, TABLE, TRAFFIC_SQL
 
 

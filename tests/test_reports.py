@@ -328,7 +328,7 @@ def test_config_diff_a_destination_equal_to_the_subject_that_changes_is_changed_
 
 
 def test_the_reports_and_the_command_line_draw_alike_by_default(session, tmp_path):
-    from subjxform import report_cli
+    from subjxform.cli import report as report_cli
 
     traffic = tmp_path / "t.parquet"
     session.range(0, 2000, 1, 2).selectExpr(f"{TRAFFIC_SQL} AS subject", "id").write.parquet(str(traffic))

@@ -52,7 +52,7 @@ def engine(spark, line: str, c: Case) -> tuple[str | None, object]:
         return None, compile_on(spark, c.src, c.dest, line)
     except Exception as e:  # PySpark wraps the InvalidTransformException, keeping the Java object
         java = getattr(e, "_origin", None) or getattr(e, "java_exception", None)
-        if java is None or java.getClass().getName() != "subjxform.core.InvalidTransformException":
+        if java is None or java.getClass().getName() != "subjxform.engine.InvalidTransformException":
             raise
         return java.natsMessage(), None
 

@@ -64,16 +64,16 @@ def server_verdicts(line: str, cfgs: list[dict]) -> list[tuple[str | None, int |
 def test_stream_transforms_are_judged_as_each_line_judges_them(spark, line):
     cfgs = configs()
     theirs = server_verdicts(line, cfgs)
-    core = spark._jvm.subjxform.core
-    version = core.ServerVersion.parse(line)
+    config = spark._jvm.subjxform.config
+    version = spark._jvm.subjxform.engine.ServerVersion.parse(line)
     problems = []
     for cfg, (description, code) in zip(cfgs, theirs):
         try:
-            core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(cfg)), version)
+            config.StreamConfig.plan(config.StreamConfigJson.parse(json.dumps(cfg)), version)
             ours = (None, None)
         except Exception as e:
             java = getattr(e, "_origin", None) or getattr(e, "java_exception", None)
-            if java is None or java.getClass().getName() != "subjxform.core.InvalidStreamConfigException":
+            if java is None or java.getClass().getName() != "subjxform.config.InvalidStreamConfigException":
                 raise
             ours = (java.description(), java.errCode())
         if (line, cfg["name"]) in KNOWN_GAPS:

@@ -31,13 +31,13 @@ def is_valid_subject(s: str) -> bool:
     return all(t and not any(c in " \t\r\n\f" for c in t) for t in s.split("."))
 
 
-def verdict(core, cfg: dict, version):
+def verdict(config, cfg: dict, version):
     try:
-        core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(cfg)), version)
+        config.StreamConfig.plan(config.StreamConfigJson.parse(json.dumps(cfg)), version)
         return None
     except Exception as e:
         java = getattr(e, "_origin", None) or getattr(e, "java_exception", None)
-        if java is None or java.getClass().getName() != "subjxform.core.InvalidStreamConfigException":
+        if java is None or java.getClass().getName() != "subjxform.config.InvalidStreamConfigException":
             raise
         return [java.description(), java.errCode()]
 
@@ -66,13 +66,13 @@ def same_verdict(ours, theirs) -> bool:
 def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line):
     recs = records(line)
     assert len(recs) >= 200
-    core = spark._jvm.subjxform.core
-    version = core.ServerVersion.parse(line)
+    config = spark._jvm.subjxform.config
+    version = spark._jvm.subjxform.engine.ServerVersion.parse(line)
     problems = [
         f"{json.dumps(r['config'])}: nats-server {line} {r['error']}, engine {ours}"
         for r in recs
-        if not same_verdict(verdict(core, r["config"], version), r["error"])
-        for ours in [verdict(core, r["config"], version)]
+        if not same_verdict(verdict(config, r["config"], version), r["error"])
+        for ours in [verdict(config, r["config"], version)]
     ]
     assert not problems, "\n".join(problems[:20])
 
@@ -89,7 +89,7 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
     unbuilt = 0
     for i, r in accepted:
         plan = json.loads(
-            core.StreamConfig.plan(core.StreamConfigJson.parse(json.dumps(r["config"])), version).toJson()
+            config.StreamConfig.plan(config.StreamConfigJson.parse(json.dumps(r["config"])), version).toJson()
         )
         if any(v is None for f, v in plan.get("applied_as", {}).items() if f != "republish"):
             # 2.10 stores subjects with white space through this transform: refused with a clear error here.

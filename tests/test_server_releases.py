@@ -111,7 +111,7 @@ def test_each_release_creates_refuses_and_republishes_as_its_binary_does(spark, 
                 mine,
                 verdict,
             )
-    version = spark._jvm.subjxform.core.ServerVersion.parse(release)
+    version = spark._jvm.subjxform.engine.ServerVersion.parse(release)
     # The binary sends the republish with white space exactly where the table says it does not suppress it;
     # the one with an empty token reaches no subscriber on any release.
     assert ("rpw.a" in republished) == (not version.suppressesInvalidRepublish()), (release, republished)

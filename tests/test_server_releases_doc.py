@@ -34,7 +34,7 @@ def _camel(name: str) -> str:
 
 
 def test_the_portable_table_is_the_jars_row_for_row(spark):
-    jvm = spark._jvm.subjxform.core.ServerVersion
+    jvm = spark._jvm.subjxform.engine.ServerVersion
     rows = jvm.rows()
     assert rows.length() == len(_versions.ROWS)
     for i, py in enumerate(_versions.ROWS):

@@ -68,7 +68,7 @@ def test_an_unsupported_version_is_a_clear_error(traffic):
 
 
 def test_report_command_compiles_for_the_line_and_adds_the_upgrade(spark, traffic, tmp_path, capsys):
-    from subjxform import report_cli
+    from subjxform.cli import report as report_cli
 
     df, subjects = traffic
     path = tmp_path / "traffic.parquet"

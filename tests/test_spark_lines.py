@@ -59,7 +59,7 @@ def test_class_files_target_the_lines_java(spark, scala):
     base = {n: v for n, v in versions.items() if not n.startswith("META-INF/versions/")}
     limit = 52 if spark.startswith("3.") else 61
     assert base and max(base.values()) <= limit, {n: v for n, v in base.items() if v > limit}
-    assert versions["META-INF/versions/9/subjxform/core/LittleEndianWords.class"] == 53
+    assert versions["META-INF/versions/9/subjxform/engine/LittleEndianWords.class"] == 53
     with zipfile.ZipFile(JARS / f"subjxform-spark-{spark}_{scala}.jar") as z:
         assert "Multi-Release: true" in z.read("META-INF/MANIFEST.MF").decode()
 
@@ -109,7 +109,7 @@ def test_the_session_runs_the_lines_jar_and_the_engine_reads_words_with_a_varhan
     compat = jvm.Class.forName("subjxform.spark.SparkCompat", False, loader)
     location = compat.getProtectionDomain().getCodeSource().getLocation().toString()
     assert location.endswith("subjxform-spark-%s_%s.jar" % spark_line(spark)), location
-    words = jvm.Class.forName("subjxform.core.LittleEndianWords", True, loader)
+    words = jvm.Class.forName("subjxform.engine.LittleEndianWords", True, loader)
     field = words.getDeclaredField("VARIANT")
     field.setAccessible(True)
     assert field.get(None) == "varhandle"  # Java 17: the jar's META-INF/versions/9 class

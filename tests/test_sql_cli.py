@@ -10,7 +10,7 @@ import pytest
 
 from conftest import needs_jar
 from subjxform import subject_map
-from subjxform.sql_cli import main as sql_main
+from subjxform.cli.sql import main as sql_main
 
 ORDERS = {
     "orders.*.*": [

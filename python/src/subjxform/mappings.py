@@ -66,7 +66,7 @@ def validate_mappings(
         raise RuntimeError(
             "validate_mappings needs a SparkSession: none is active or started in this process (pass spark=)"
         )
-    table = jvm_class(session, "subjxform.core.MappingTable", "validate_mappings")
+    table = jvm_class(session, "subjxform.config.MappingTable", "validate_mappings")
     version = _server_version(session, server_version, "validate_mappings")
     found = json.loads(table.validateJson(text, version))
     return [MappingProblem(p["rule"], p["destination"], p["severity"], p["message"]) for p in found]
@@ -79,7 +79,7 @@ def _server_version(session: SparkSession, server_version: str | None, caller: s
 
     if server_version is None:
         server_version = session.conf.get(SERVER_VERSION_CONF, None)
-    versions = jvm_class(session, "subjxform.core.ServerVersion", caller)
+    versions = jvm_class(session, "subjxform.engine.ServerVersion", caller)
     if server_version is None:
         return versions.Newest()
     if not isinstance(server_version, str):

@@ -2,7 +2,8 @@ package subjxform.bench
 
 import java.lang.management.ManagementFactory
 
-import subjxform.core.{FilterTransforms, MappingTable, Workspace}
+import subjxform.config.{FilterTransforms, MappingTable}
+import subjxform.engine.Workspace
 
 /**
  * Big mapping tables, one run, same subjects: the cost per subject of `MappingTable.apply` with the

@@ -4,7 +4,7 @@ import java.lang.management.ManagementFactory
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.Workspace
+import subjxform.engine.Workspace
 
 /**
  * The JMH cases timed by this thread's CPU time instead of wall time: on a machine whose cores are

@@ -3,7 +3,7 @@ package subjxform.bench
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.Workspace
+import subjxform.engine.Workspace
 
 /**
  * For each benchmark case, the mean size of the result over the sample subjects and what a byte

@@ -3,7 +3,7 @@ package subjxform.bench
 import java.lang.management.ManagementFactory
 import java.nio.charset.StandardCharsets.UTF_8
 
-import subjxform.core.MappingTable
+import subjxform.config.MappingTable
 
 /**
  * What a compiled mapping table holds on the heap, per rule and per byte of its text: the heap in use

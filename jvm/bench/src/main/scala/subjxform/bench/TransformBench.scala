@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 
 import org.openjdk.jmh.annotations._
 
-import subjxform.core.{SubjectTransform, Workspace}
+import subjxform.engine.{SubjectTransform, Workspace}
 
 /**
  * The Spark-free engine, one compiled transform per case of `bench/cases.tsv`, applied to the

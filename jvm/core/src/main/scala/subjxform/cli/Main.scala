@@ -4,8 +4,8 @@ import java.io.{InputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.core.{InvalidTransformException, ServerVersion, SubjectTooLongException, SubjectTransform, Subjects,
-  Workspace}
+import subjxform.engine.{InvalidTransformException, ServerVersion, SubjectTooLongException, SubjectTransform,
+  Subjects, Workspace}
 
 /**
  * The command line, on the same engine as the Spark functions and without Spark:

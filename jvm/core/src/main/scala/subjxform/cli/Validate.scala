@@ -2,10 +2,10 @@ package subjxform.cli
 
 import java.io.PrintStream
 
-import subjxform.core.{Accounts, StreamPlan, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem, GoQuote,
-  InvalidStreamConfigException, InvalidTransformException, MappingProblem, MappingTable, ServerVersion, StreamConfig,
-  StreamConfigJson, SubjectTransform}
-import subjxform.core.ConfValue._
+import subjxform.config.{Accounts, StreamPlan, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem,
+  InvalidStreamConfigException, MappingProblem, MappingTable, StreamConfig, StreamConfigJson}
+import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
+import subjxform.config.ConfValue._
 
 /**
  * `subjxform validate FILE`: checks a mappings block or a JetStream stream config the way nats-server

@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.{ConfSyntax, SubjectTransform, Workspace}
+import subjxform.config.ConfSyntax
+import subjxform.engine.{SubjectTransform, Workspace}
 
 /** `subjxform mapping` on bytes, its options and exit codes; `validate` on a hostile file. */
 class MainSuite extends AnyFunSuite {

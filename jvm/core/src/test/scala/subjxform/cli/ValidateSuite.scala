@@ -6,7 +6,7 @@ import java.nio.file.Files
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.ConfSyntax
+import subjxform.config.ConfSyntax
 
 class ValidateSuite extends AnyFunSuite {
 

@@ -3,13 +3,15 @@ package subjxform.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal, TernaryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal,
+  TernaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{AccountsPlanner, ConfSyntaxException, InvalidAccountsException, ServerVersion}
+import subjxform.config.{AccountsPlanner, ConfSyntaxException, InvalidAccountsException}
+import subjxform.engine.ServerVersion
 
 @ExpressionDescription(
   usage = """

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.types.{DataType, IntegerType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{ConsumerGroup, InvalidConsumerGroupException, Workspace}
+import subjxform.config.{ConsumerGroup, InvalidConsumerGroupException}
+import subjxform.engine.Workspace
 
 /**
  * `consumer_group_partition` / `consumer_group_member`: a message's partition and member in a

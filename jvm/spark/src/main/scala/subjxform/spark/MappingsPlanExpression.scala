@@ -2,7 +2,7 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 
-import subjxform.core.{InvalidMappingsException, MappingTable}
+import subjxform.config.{InvalidMappingsException, MappingTable}
 
 @ExpressionDescription(
   usage = """

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{ConsumerGroup, FilterTransforms, MappingExplanation, MappingTable, SubjectFilter, SubjectTooLongException, SubjectTransform, Workspace}
+import subjxform.config.{ConsumerGroup, FilterTransforms, MappingExplanation, MappingTable}
+import subjxform.engine.{SubjectFilter, SubjectTooLongException, SubjectTransform, Workspace}
 
 /**
  * What generated code calls per row: a few lines each that hand a `UTF8String`'s bytes to the compiled

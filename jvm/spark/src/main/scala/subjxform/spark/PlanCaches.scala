@@ -6,7 +6,8 @@ import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.array.ByteArrayMethods
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{FilterTransforms, InvalidStreamConfigException, ServerVersion}
+import subjxform.config.{FilterTransforms, InvalidStreamConfigException}
+import subjxform.engine.ServerVersion
 
 /**
  * Compiled plans for plan arguments that come from columns (see [[PlanExpression]]): one per task

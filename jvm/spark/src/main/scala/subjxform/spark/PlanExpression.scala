@@ -7,14 +7,15 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, ImplicitCastInputTypes, LeafExpression, Literal, Nondeterministic, PrettyAttribute}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, ImplicitCastInputTypes, LeafExpression,
+  Literal, Nondeterministic, PrettyAttribute}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{KeyedDraw, SubjectTooLongException, Workspace}
+import subjxform.engine.{KeyedDraw, SubjectTooLongException, Workspace}
 
 /**
  * The shell of every function that applies a compiled plan (a transform, a filter, a mapping table, a

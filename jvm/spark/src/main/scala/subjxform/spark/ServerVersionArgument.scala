@@ -7,7 +7,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.ServerVersion
+import subjxform.engine.ServerVersion
 
 /**
  * The `server_version` argument of every function that compiles something (a transform, a mapping table,

@@ -2,7 +2,8 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription}
 
-import subjxform.core.{InvalidStreamConfigException, ServerVersion, StreamConfig, StreamConfigJson}
+import subjxform.config.{InvalidStreamConfigException, StreamConfig, StreamConfigJson}
+import subjxform.engine.ServerVersion
 
 @ExpressionDescription(
   usage = """

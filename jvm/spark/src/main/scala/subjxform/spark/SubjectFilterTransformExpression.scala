@@ -8,7 +8,8 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types.{ArrayType, DataType, LongType, StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{FilterTransforms, Workspace}
+import subjxform.config.FilterTransforms
+import subjxform.engine.Workspace
 
 /**
  * `subject_filter_transform(subject, transforms)`: the filter-and-rename list of a stream source or

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{MappingTable, Workspace}
+import subjxform.config.MappingTable
+import subjxform.engine.Workspace
 
 /**
  * `subject_map_explain(subject, mappings [, cluster [, seed [, key]]])`: why `subject_map` gives a subject what it

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{MappingTable, Workspace}
+import subjxform.config.MappingTable
+import subjxform.engine.Workspace
 
 /**
  * `subject_map(subject, mappings [, cluster [, seed [, key]]])`: Core NATS account mappings on the

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{SubjectFilter, Workspace}
+import subjxform.engine.{SubjectFilter, Workspace}
 
 @ExpressionDescription(
   usage = """

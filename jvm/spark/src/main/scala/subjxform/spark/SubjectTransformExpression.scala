@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.types.{BooleanType, DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.core.{InvalidTransformException, SubjectTransform, Workspace}
+import subjxform.engine.{InvalidTransformException, SubjectTransform, Workspace}
 
 /**
  * `subject_transform(subject, src, dest [, strict])` on the [[PlanExpression]] shell, around a compiled

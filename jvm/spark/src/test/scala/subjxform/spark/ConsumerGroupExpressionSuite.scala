@@ -6,7 +6,7 @@ import java.nio.file.Files
 import org.apache.spark.sql.AnalysisException
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.Golden
+import subjxform.engine.Golden
 
 /** consumer_group_partition / consumer_group_member against tests/golden/pcgroups, every evaluation mode. */
 class ConsumerGroupExpressionSuite extends AnyFunSuite with ExpressionChecks {

@@ -3,7 +3,8 @@ package subjxform.spark
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.types.{LongType, StringType}
 
-import subjxform.core.{MappingTable, Workspace}
+import subjxform.config.MappingTable
+import subjxform.engine.Workspace
 import org.scalatest.funsuite.AnyFunSuite
 
 /**

@@ -8,7 +8,7 @@ import org.scalacheck.{Gen, Prop, Test}
 import org.scalacheck.rng.Seed
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.{InvalidTransformException, SubjectTransform, TransformGen}
+import subjxform.engine.{InvalidTransformException, SubjectTransform, TransformGen}
 
 /**
  * Arbitrary subjects (invalid UTF-8 included) and arbitrary transforms, from columns and as

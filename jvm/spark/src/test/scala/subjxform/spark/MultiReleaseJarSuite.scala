@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 class MultiReleaseJarSuite extends AnyFunSuite {
 
   private def loadedVariant: String = {
-    val words = Class.forName("subjxform.core.LittleEndianWords")
+    val words = Class.forName("subjxform.engine.LittleEndianWords")
     val field = words.getDeclaredField("VARIANT")
     field.setAccessible(true)
     field.get(null).asInstanceOf[String]
@@ -18,7 +18,7 @@ class MultiReleaseJarSuite extends AnyFunSuite {
 
   test("on Java 9 and later the engine reads words with a VarHandle, from the jar's META-INF/versions/9") {
     assert(System.getProperty("java.specification.version") != "1.8")
-    val source = Class.forName("subjxform.core.LittleEndianWords").getProtectionDomain.getCodeSource.getLocation
+    val source = Class.forName("subjxform.engine.LittleEndianWords").getProtectionDomain.getCodeSource.getLocation
     assert(source.getPath.endsWith(".jar"), s"core was loaded from $source, not from its jar")
     assert(loadedVariant == "varhandle")
   }

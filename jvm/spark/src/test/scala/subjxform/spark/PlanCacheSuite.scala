@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.SubjectTransform
+import subjxform.engine.SubjectTransform
 
 /** Transforms from columns: 100k distinct ones stay correct and the per-task cache stays bounded. */
 class PlanCacheSuite extends AnyFunSuite with ExpressionChecks {

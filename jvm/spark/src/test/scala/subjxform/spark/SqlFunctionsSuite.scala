@@ -42,8 +42,8 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(generated.contains("subjxform.spark.PerRow.transform"), s"not compiled into the stage: $expr")
     }
     val outs = df.selectExpr("subject", "subject_transform(subject, src, dest)").collect()
-    val engine = Map(true -> subjxform.core.SubjectTransform.compile("orders.*.*", "o.$2.$1"),
-      false -> subjxform.core.SubjectTransform.compile("orders.>", "p.>"))
+    val engine = Map(true -> subjxform.engine.SubjectTransform.compile("orders.*.*", "o.$2.$1"),
+      false -> subjxform.engine.SubjectTransform.compile("orders.>", "p.>"))
     outs.zipWithIndex.foreach { case (r, id) => assert(r.getString(1) == engine(id % 3 == 0)(r.getString(0))) }
     assert(outs(0).getString(1) == "o.0.eu" && outs(1).getString(1) == "p.us.1")
   }

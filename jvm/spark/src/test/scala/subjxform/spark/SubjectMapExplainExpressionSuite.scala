@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{LongType, StringType}
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.Golden
+import subjxform.engine.Golden
 
 class SubjectMapExplainExpressionSuite extends AnyFunSuite with ExpressionChecks {
 

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterm
 import org.apache.spark.sql.types.{LongType, StringType}
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.Golden
+import subjxform.engine.Golden
 
 class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
 

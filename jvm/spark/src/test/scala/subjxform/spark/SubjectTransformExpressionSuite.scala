@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.core.Golden
+import subjxform.engine.Golden
 
 class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks {
 

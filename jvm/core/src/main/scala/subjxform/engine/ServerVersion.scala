@@ -1,0 +1,239 @@
+package subjxform.engine
+
+/**
+ * A nats-server release (or a release line), and what its real binary does differently from the others
+ * when it compiles a subject transform or a stream config. Every difference is a field here, measured with
+ * binaries (the releases in `measured`; tests/server_lines_golden.py, tests/golden/servers/<line>/ and
+ * tests/test_server_releases.py show how), so the parsers read one capability table instead of testing
+ * version numbers. The table has a row per line, and more rows only where releases of a line were measured
+ * to differ (fixes are backported): a row holds from its `since` release to the next row's. A version only
+ * decides how a transform or a config is compiled: a compiled transform carries no version.
+ */
+final class ServerVersion private (
+    /** The release line, e.g. "2.10". */
+    val line: String,
+    /** The first release of the line that behaves as this row says, e.g. "2.14.1". */
+    val since: String,
+    /**
+     * The releases whose binaries were measured to behave as this row says; empty for a row read from
+     * nats-server's source because no binary of it is on the package index.
+     */
+    val measured: Seq[String],
+    /** Mapping functions the line knows (its `ValidateMapping` list); any other is "unknown function". */
+    val functions: Set[String],
+    /**
+     * Functions its token parser reads, in the parser's order of trial (a token is read as the first whose
+     * unanchored pattern it holds). 2.10-2.14 already parse `left`/`right` but their list above refuses them.
+     */
+    val parsedFunctions: Seq[String],
+    /** `{{partition(n)}}` with no wildcard index (hash of the whole subject) exists; before, too few arguments. */
+    val partitionOfWholeSubject: Boolean,
+    /** A source without a `*` refuses every function token, even `$N` and `partition` ("out of range"). */
+    val functionsNeedASourceWildcard: Boolean,
+    /** partition/random counts above 2^31-1 are refused; before, any 64-bit count is taken (low 32 bits). */
+    val countsBoundTo32Bits: Boolean,
+    /** split/slice/left/right character counts above 32 bits are refused; before, low 32 bits are kept. */
+    val characterCountsBoundTo32Bits: Boolean,
+    /** `{{partition(0,…)}}` maps to `0`; before, the server panics (divide by zero): the message is lost. */
+    val partitionByZeroIsZero: Boolean,
+    /** The error for an empty or misplaced destination token and for white space in a literal one. */
+    val invalidDestinationError: String,
+    /** An error about an empty token still ends in " in " (2.12.5 and later drop it). */
+    val emptyTokenErrorSaysIn: Boolean,
+    /**
+     * A stream's ingress, source and mirror transforms are checked as mapping destinations are, and their
+     * errors read "<kind> transform: <reason>". 2.10 checks them only as transforms (white space and any
+     * function its parser reads pass) with other error texts, all code 10049 but a source destination's
+     * token check (10146). A republish transform is checked only as a transform on every line.
+     */
+    val streamTransformsCheckedAsMappings: Boolean,
+    /**
+     * nats-server PR #7515: a republish `>` -> `>` of a stream whose only subject is its ingress transform's
+     * source republishes the transformed subjects, and the ingress transform is checked before the
+     * republish. Before, that republish forms a cycle (10052) and the republish is checked first.
+     */
+    val implicitRepublish: Boolean,
+    /**
+     * nats-server PR #8127: a republish whose transformed subject is not a valid subject (white space, CR LF,
+     * an empty token) is suppressed with a warning. Before, it is sent as built: white space breaks the
+     * subscriber's protocol line, CR LF injects a line into its stream (an empty token reaches no subscriber).
+     */
+    val suppressesInvalidRepublish: Boolean,
+    /**
+     * A source's consumer accepts filters that collide when neither is a subset of the other (`al.*.m` and
+     * `al.k.*`). Before 2.12.5 such a source is accepted but its consumer fails ("consumer subject filters
+     * cannot overlap", 10138): nothing is taken from it.
+     */
+    val consumerFiltersMayCollide: Boolean,
+    /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
+    val name: String) extends Serializable {
+
+  /** The row from release `since` on: this one with what its binaries were measured to do differently. */
+  private def next(since: String, measured: String*)(
+      functions: Set[String] = functions,
+      parsedFunctions: Seq[String] = parsedFunctions,
+      partitionOfWholeSubject: Boolean = partitionOfWholeSubject,
+      functionsNeedASourceWildcard: Boolean = functionsNeedASourceWildcard,
+      countsBoundTo32Bits: Boolean = countsBoundTo32Bits,
+      characterCountsBoundTo32Bits: Boolean = characterCountsBoundTo32Bits,
+      partitionByZeroIsZero: Boolean = partitionByZeroIsZero,
+      invalidDestinationError: String = invalidDestinationError,
+      emptyTokenErrorSaysIn: Boolean = emptyTokenErrorSaysIn,
+      streamTransformsCheckedAsMappings: Boolean = streamTransformsCheckedAsMappings,
+      implicitRepublish: Boolean = implicitRepublish,
+      suppressesInvalidRepublish: Boolean = suppressesInvalidRepublish,
+      consumerFiltersMayCollide: Boolean = consumerFiltersMayCollide): ServerVersion =
+    new ServerVersion(ServerVersion.lineOf(since), since, measured, functions, parsedFunctions, partitionOfWholeSubject,
+      functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
+      invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
+      suppressesInvalidRepublish, consumerFiltersMayCollide, since)
+
+  /** This row under another name (a line, or a release it covers). */
+  private def named(name: String): ServerVersion =
+    new ServerVersion(line, since, measured, functions, parsedFunctions, partitionOfWholeSubject,
+      functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
+      invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
+      suppressesInvalidRepublish, consumerFiltersMayCollide, name)
+
+  /**
+   * Why this version's behaviour was not measured with its own binary, if it was not: an unmeasured release
+   * follows the measured releases of its row (or nats-server's source, for a row no binary was measured of).
+   */
+  def note: Option[String] =
+    if (name == line || measured.contains(name)) None
+    else if (measured.isEmpty) Some(s"nats-server $name was not measured (no binary on the package index): it " +
+      s"follows nats-server's source from $since on")
+    else Some(s"nats-server $name was not measured: it follows ${measured.mkString(", ")} (the releases from " +
+      s"$since on that were)")
+
+  /** The release this version stands for: the one named, or for a line the release measured for it. */
+  def release: String = if (name == line) measured.last else name
+
+  override def toString: String = name
+  /** Two versions are equal when they are the same row: they behave alike, whatever they were named. */
+  override def equals(o: Any): Boolean = o match { case v: ServerVersion => v.since == since; case _ => false }
+  override def hashCode: Int = since.hashCode
+  private def readResolve(): AnyRef = ServerVersion.parse(name)
+}
+
+object ServerVersion {
+  // The table: 2.10 in full, then what each later row's binaries were measured to do differently
+  // (tests/golden/servers/<line>/, tests/test_server_releases.py, ServerVersionSuite; the fields' comments
+  // say what each one means). A line's own row is the one of its measured release (LineReleases).
+  val V2_10: ServerVersion = new ServerVersion("2.10", "2.10.0", Seq("2.10.25", "2.10.26"),
+    functions = Set("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"),
+    // its parser's order of trial; it already reads left/right, which its list above does not know
+    parsedFunctions = Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
+      "right", "left", "split"),
+    partitionOfWholeSubject = false,
+    functionsNeedASourceWildcard = true,
+    countsBoundTo32Bits = false,
+    characterCountsBoundTo32Bits = false,
+    partitionByZeroIsZero = false,
+    invalidDestinationError = "invalid mapping destination: invalid subject",
+    emptyTokenErrorSaysIn = true,
+    streamTransformsCheckedAsMappings = false,
+    implicitRepublish = false,
+    suppressesInvalidRepublish = false,
+    consumerFiltersMayCollide = false,
+    name = "2.10")
+
+  val V2_11_0: ServerVersion = V2_10.next("2.11.0", "2.11.0", "2.11.10")(
+    characterCountsBoundTo32Bits = true,
+    invalidDestinationError = "invalid mapping destination: invalid transform",
+    streamTransformsCheckedAsMappings = true)
+  val V2_11: ServerVersion = V2_11_0.next("2.11.11", "2.11.11")(implicitRepublish = true).named("2.11") // #7515
+
+  val V2_12_0: ServerVersion = V2_11_0.next("2.12.0", "2.12.0", "2.12.1")(
+    functions = V2_11.functions + "random",
+    parsedFunctions = V2_11.parsedFunctions :+ "random",
+    partitionOfWholeSubject = true,
+    functionsNeedASourceWildcard = false,
+    countsBoundTo32Bits = true,
+    partitionByZeroIsZero = true)
+  val V2_12_2: ServerVersion = V2_12_0.next("2.12.2", "2.12.2", "2.12.4")(implicitRepublish = true) // #7515
+  val V2_12: ServerVersion =
+    V2_12_2.next("2.12.5", "2.12.5", "2.12.8")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named("2.12")
+  // #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
+  val V2_12_9: ServerVersion = V2_12.next("2.12.9")(suppressesInvalidRepublish = true)
+
+  val V2_14_0: ServerVersion = V2_12.next("2.14.0", "2.14.0")() // does exactly what 2.12.8 does
+  val V2_14: ServerVersion =
+    V2_14_0.next("2.14.1", "2.14.1", "2.14.6")(suppressesInvalidRepublish = true).named("2.14")
+
+  val V2_15: ServerVersion =
+    V2_14.next("2.15.0", "2.15.0", "2.15.1")(functions = V2_14.functions + "left" + "right").named("2.15")
+
+  /** Every row of the table, oldest first. */
+  val rows: Seq[ServerVersion] = Seq(V2_10, V2_11_0, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
+
+  /**
+   * The patch releases nats-server published of each line (its git tags; 2.14.6 on and 2.15 from the package
+   * index): any other release of a supported line is refused, naming the nearest published ones.
+   */
+  val Published: Map[String, Seq[Int]] = Map(
+    "2.10" -> ((0 to 12) ++ Seq(14) ++ (16 to 29)),
+    "2.11" -> ((0 to 12) ++ (14 to 17)),
+    "2.12" -> ((0 to 12) ++ Seq(14, 15)),
+    "2.14" -> (0 to 6),
+    "2.15" -> (0 to 1))
+
+  /**
+   * Every supported line, oldest first: the row of the release measured for it (the last in its `measured`,
+   * which scripts/nats-servers.sh installs), named by the line.
+   */
+  val all: Seq[ServerVersion] = Seq(V2_10, V2_11, V2_12, V2_14, V2_15)
+
+  /** The newest line: the behaviour SPEC.md describes, and every compile entry point's default. */
+  val Newest: ServerVersion = all.last
+
+  /** "2.10, 2.11, 2.12, 2.14, 2.15" */
+  def supported: String = all.map(_.line).mkString(", ")
+
+  private def lineOf(release: String): String = release.split('.').take(2).mkString(".")
+  private def patchOf(release: String): Int = release.split('.')(2).toInt
+
+  /** The row a release of `line` falls in: the last one that starts at or before it. */
+  private def rowOf(line: String, patch: Int): ServerVersion =
+    rows.filter(r => r.line == line && patchOf(r.since) <= patch).last
+
+  // A line "2.10", a release "2.10.26", or what `nats-server --version` prints: "v2.10.26", "nats-server: v2.10.26".
+  private val Spelling = """(?:nats-server:\s*)?(v?)(\d+)\.(\d+)(?:\.(\d+))?""".r
+
+  /**
+   * The version of "2.10" (a line: the release measured for it), "2.10.26" or "v2.10.26" (a release:
+   * the row it falls in), surrounding spaces ignored. A `v` names a release tag, so "v2.10" is refused.
+   *
+   * @throws IllegalArgumentException naming the supported lines, for any other text or an unsupported line,
+   *                                  or the nearest published releases, for a release never published
+   */
+  def parse(text: String): ServerVersion = {
+    def unsupported(why: String) = new IllegalArgumentException(
+      s"unsupported nats-server version ${GoQuote(String.valueOf(text))}$why: supported lines are $supported " +
+        s"(a line like '2.10' or a release like '2.10.26'; the default is ${Newest.line})")
+    if (text == null) throw unsupported("")
+    text.trim match {
+      case Spelling(v, major, minor, patch) =>
+        val line = s"${BigInt(major)}.${BigInt(minor)}"
+        val lineVersion = all.find(_.line == line).getOrElse(throw unsupported(""))
+        if (patch == null) {
+          if (v.nonEmpty) throw unsupported(s" (a 'v' names a release, as nats-server --version prints it: " +
+            s"write the line as '$line' or a release like 'v${lineVersion.release}')")
+          lineVersion
+        } else {
+          val published = Published(line)
+          val n = BigInt(patch)
+          if (!published.exists(BigInt(_) == n)) {
+            val below = published.filter(BigInt(_) < n).lastOption
+            val above = published.find(BigInt(_) > n)
+            val nearest = (below.toSeq ++ above).map(p => s"$line.$p").mkString(" or ")
+            throw new IllegalArgumentException(s"unsupported nats-server version ${GoQuote(text)}: nats-server " +
+              s"published no release $line.$n (the nearest: $nearest; the $line releases known here are " +
+              s"$line.${published.head} to $line.${published.last}, for a later one give the line '$line')")
+          }
+          rowOf(line, n.toInt).named(s"$line.$n")
+        }
+      case _ => throw unsupported(" (not a version)")
+    }
+  }
+}

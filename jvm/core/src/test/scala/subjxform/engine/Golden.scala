@@ -1,0 +1,96 @@
+package subjxform.engine
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Path, Paths}
+
+/** The golden cases produced by a real nats-server (tests/golden), shared by every test module. */
+object Golden {
+  val root: Path = Paths.get(sys.props.getOrElse("subjxform.root", ".")).toAbsolutePath.normalize
+
+  private def lines(name: String): Seq[ujson.Value] = {
+    val path = root.resolve("tests").resolve("golden").resolve(name.replace('/', java.io.File.separatorChar))
+    new String(Files.readAllBytes(path), UTF_8).split("\n").toSeq.filter(_.trim.nonEmpty).map(ujson.read(_))
+  }
+
+  final case class TransformCase(
+      id: String,
+      src: String,
+      dest: String,
+      subject: Option[String],
+      accepted: Boolean,
+      error: Option[String],
+      expected: Option[Option[String]], // None: the case pins no result; Some(None): NULL
+      randomPattern: Option[String]) {
+
+    /** Whether `actual` is the result the case pins (for random cases: fits `expected_pattern`). */
+    def agrees(actual: String): Boolean = randomPattern match {
+      case Some(p) => actual != null && Golden.fitsRandomPattern(p, actual)
+      case None => expected.forall(e => e.orNull == actual)
+    }
+  }
+
+  private def str(v: ujson.Value, key: String): Option[String] =
+    v.obj.get(key).flatMap(x => if (x.isNull) None else Some(x.str))
+
+  lazy val transformCases: Seq[TransformCase] = readTransformCases("transform_cases.jsonl")
+
+  /**
+   * The golden cases as the real binary of one server line gave them (tests/golden/servers/<line>/, made
+   * by tests/server_lines_golden.py from the inputs of tests/golden): "2.10", ..., "2.15".
+   */
+  def transformCasesOf(line: String): Seq[TransformCase] = readTransformCases(s"servers/$line/transforms.jsonl")
+
+  /** [[mapCases]] as the real binary of one server line gave them. */
+  def mapCasesOf(line: String): Seq[MapCase] = readMapCases(s"servers/$line/mappings.jsonl")
+
+  private def readTransformCases(name: String): Seq[TransformCase] = lines(name).map { v =>
+    val random = v.obj.get("random").exists(_.bool)
+    TransformCase(
+      id = v("id").str,
+      src = v("src").str,
+      dest = v("dest").str,
+      subject = str(v, "subject"),
+      accepted = v("accepted").bool,
+      error = str(v, "error"),
+      // A random case pins a pattern; its null pattern means NULL, like a null `expected`.
+      expected =
+        if (random && str(v, "expected_pattern").isEmpty) Some(None)
+        else v.obj.get("expected").map(x => if (x.isNull) None else Some(x.str)),
+      randomPattern = if (random) str(v, "expected_pattern") else None)
+  }
+
+  final case class MapCase(
+      id: String,
+      mappings: String,
+      subject: String,
+      accepted: Boolean,
+      error: Option[String],
+      expected: Option[Option[String]]) // None: the case pins no result; Some(None): NULL
+
+  lazy val mapCases: Seq[MapCase] = readMapCases("map_cases.jsonl")
+
+  private def readMapCases(name: String): Seq[MapCase] = lines(name).map { v =>
+    MapCase(
+      id = v("id").str,
+      mappings = v("mappings").str,
+      subject = v("subject").str,
+      accepted = v("accepted").bool,
+      error = str(v, "error"),
+      expected = v.obj.get("expected").map(x => if (x.isNull) None else Some(x.str)))
+  }
+
+  private val RandomToken = "<random\\((-?\\d+)\\)>".r
+
+  /** `expected_pattern` with each `<random(n)>` standing for an integer token in [0, abs(n)). */
+  def fitsRandomPattern(pattern: String, actual: String): Boolean = {
+    val parts = RandomToken.split(pattern)
+    val bounds = RandomToken.findAllMatchIn(pattern).map(m => math.abs(m.group(1).toLong)).toSeq
+    val regex = parts.map(java.util.regex.Pattern.quote).zipAll(bounds.map(_ => "(\\d+)"), "", "")
+      .map { case (a, b) => a + b }.mkString
+    val m = java.util.regex.Pattern.compile(regex).matcher(actual)
+    m.matches() && bounds.indices.forall { i =>
+      val v = BigInt(m.group(i + 1))
+      if (bounds(i) == 0) v == 0 else v >= 0 && v < bounds(i)
+    }
+  }
+}
