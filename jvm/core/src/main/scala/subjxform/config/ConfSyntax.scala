@@ -11,7 +11,8 @@ package subjxform.config
  * Its pieces, each in its file: [[ConfValue]] (the values), [[ConfScanner]] (the cursor and character
  * classes), [[ConfScalars]] (strings and numbers), [[ConfReader]] (maps, lists, `$name` and `include`),
  * [[ConfFile]] (included files and the environment), [[ConfJson]] (strict JSON). The portable path's reader
- * (python/src/subjxform/portable/_confsyntax.py) has the same pieces under the same names.
+ * (python/src/subjxform/portable/_confsyntax.py) has the same pieces but the files (it reads none):
+ * `_Scanner`, `_Scalars`, `_Reader` and its JSON reader.
  */
 object ConfSyntax {
   import ConfValue._
