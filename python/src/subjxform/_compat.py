@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING, NoReturn, TypeGuard
 
 if TYPE_CHECKING:  # annotations only: pyspark is imported where a Column can exist
     from pyspark.sql import Column
@@ -38,6 +38,16 @@ def error_parameters(error) -> dict:
     if parameters:
         return dict(parameters)
     return {k: v for k, v in _from_message(error).items() if k != "condition"}
+
+
+def raise_config_error(error, function: str, config_error: type[Exception], note: str = "") -> NoReturn:
+    """Raises a PySpark error of the plan SQL function ``function`` as ``config_error``, when it is subjxform's
+    refusal of the config: Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its
+    ``value``, kept (``note`` after them). Any other error is raised as it is."""
+    params = error_parameters(error)
+    if error_condition(error) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != f"`{function}`":
+        raise error
+    raise config_error(params["value"] + note) from error
 
 
 def is_column(value) -> TypeGuard[Column]:

@@ -29,7 +29,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from subjxform._compat import error_condition, error_parameters
+from subjxform._compat import raise_config_error
 from subjxform.configs import Config, config_text, missing_file_note
 from subjxform.functions import _call, _map_column, _server_version, subject_matches, subject_transform
 
@@ -77,10 +77,7 @@ def accounts_plan(spark: SparkSession, config: Config, server_version: str | Non
         assert row is not None  # spark.range(1): one row
         return json.loads(row[0])
     except PySparkException as e:
-        params = error_parameters(e)
-        if error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN" or params.get("functionName") != "`accounts_plan`":
-            raise
-        raise AccountsConfigError(params["value"] + missing_file_note(config)) from e
+        raise_config_error(e, "accounts_plan", AccountsConfigError, missing_file_note(config))
 
 
 def _mapped(subject: Column, account: Column, plan: dict, cluster, seed, server_version) -> Column:

@@ -28,7 +28,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from subjxform._compat import error_condition, error_parameters
+from subjxform._compat import raise_config_error
 from subjxform.functions import ColumnOrName, _call, _column, _server_version, subject_filter_transform
 from subjxform.reports import Report, _share, _table
 
@@ -86,13 +86,7 @@ def consumer_group_plan(spark, config: GroupConfig, server_version: str | None =
             .first()[0]
         )
     except PySparkException as e:
-        params = error_parameters(e)
-        if (
-            error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN"
-            or params.get("functionName") != "`consumer_group_plan`"
-        ):
-            raise
-        raise GroupConfigError(params["value"]) from e
+        raise_config_error(e, "consumer_group_plan", GroupConfigError)
 
 
 def _key_column(subject: Column, plan: dict, server_version: str | None) -> Column:

@@ -28,7 +28,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from subjxform._compat import error_condition, error_parameters
+from subjxform._compat import raise_config_error
 from subjxform.configs import config_text, missing_file_note
 from subjxform.functions import _call, _server_version, subject_filter_transform, subject_matches, subject_transform
 
@@ -86,14 +86,7 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: str |
         assert row is not None  # spark.range(1): one row
         return json.loads(row[0])
     except PySparkException as e:
-        # Spark's INVALID_PARAMETER_VALUE carries the field and nats-server's words as its `value`: keep those.
-        params = error_parameters(e)
-        if (
-            error_condition(e) != "INVALID_PARAMETER_VALUE.PATTERN"
-            or params.get("functionName") != "`stream_config_plan`"
-        ):
-            raise
-        raise StreamConfigError(params["value"] + missing_file_note(config)) from e
+        raise_config_error(e, "stream_config_plan", StreamConfigError, missing_file_note(config))
 
 
 def stream_messages(

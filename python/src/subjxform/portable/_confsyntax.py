@@ -1,11 +1,16 @@
 """Reading a mappings table without the JVM: JSON, or the body of a nats-server ``mappings { }`` block in
-its configuration syntax, into the same values the jar's reader (core ``ConfSyntax``) produces, with the
+its configuration syntax, into the same values the jar's reader (config ``ConfSyntax``) produces, with the
 same error texts. The jar is the reference: tests compare this reader with it through py4j, case by
 case, so what is accepted, how it is read and what an error says are the same on both paths.
 
 Only what a mappings table given to ``subject_map`` can hold is read here: no ``include`` (it needs a
 file) and no environment variables (``$name`` resolves to a variable of the block or is an error, as in
-the jar when it reads a table, not a file)."""
+the jar when it reads a table, not a file).
+
+The pieces, named as the jar's (a fix in one reader is found at the same name in the other): the values
+(``ConfValue``); Java's behaviours that the jar's reader has and Python lacks; ``_Scanner``, the cursor
+(``ConfScanner``); ``_Scalars``, strings and numbers (``ConfScalars``); ``_Reader``, maps, lists and
+``$name`` (``ConfReader``); strict JSON (``ConfJson``); the entry points (``ConfSyntax``)."""
 
 from __future__ import annotations
 
@@ -94,6 +99,39 @@ ConfValue = Str | Integer | Decimal | Bool | DateTime | Null | Arr | Obj
 GO_TEXT_DEPTH = 8
 
 
+def go_text(v: ConfValue, depth: int = 0) -> str:
+    """Go's ``%v`` of the value nats-server would hold (the jar's ConfValue.goText)."""
+    if isinstance(v, Str):
+        return v.value
+    if isinstance(v, Integer):
+        return str(v.value)
+    if isinstance(v, Decimal):
+        d = v.value
+        if d == d and d not in (float("inf"), float("-inf")) and d == round(d) and abs(d) < 1e21:
+            # Java: BigDecimal.valueOf(d) (Double.toString's digits) to a BigInteger.
+            return str(int(_BigDecimal(java_double_text(d))))
+        return java_double_text(d).replace("E", "e+").replace("e+-", "e-")
+    if isinstance(v, Bool):
+        return "true" if v.value else "false"
+    if isinstance(v, DateTime):
+        return v.value
+    if isinstance(v, Null):
+        return "<nil>"
+    if depth >= GO_TEXT_DEPTH:
+        return "..."
+    if isinstance(v, Arr):
+        return "[" + " ".join(go_text(x, depth + 1) for x in v.items) + "]"
+    if isinstance(v, Obj):
+        entries = sorted(v.entries, key=lambda kv: _utf16_key(kv[0]))
+        return "map[" + " ".join(f"{k}:{go_text(x, depth + 1)}" for k, x in entries) + "]"
+    raise TypeError(v)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Java's behaviours that the jar's reader has (its Character, String, Long and Double): the jar is the
+# reference, and Python's own (Unicode case, digits of any script, float texts) differ in corners.
+
+
 def _utf16_key(s: str) -> bytes:
     # Java sorts strings by UTF-16 code units; Python by code points (they differ above U+FFFF).
     return s.encode("utf-16-be", "surrogatepass")
@@ -135,36 +173,79 @@ def _shortest_digits(a: float) -> tuple[str, int]:
     return digits, point
 
 
-def go_text(v: ConfValue, depth: int = 0) -> str:
-    """Go's ``%v`` of the value nats-server would hold (the jar's ConfValue.goText)."""
-    if isinstance(v, Str):
-        return v.value
-    if isinstance(v, Integer):
-        return str(v.value)
-    if isinstance(v, Decimal):
-        d = v.value
-        if d == d and d not in (float("inf"), float("-inf")) and d == round(d) and abs(d) < 1e21:
-            # Java: BigDecimal.valueOf(d) (Double.toString's digits) to a BigInteger.
-            return str(int(_BigDecimal(java_double_text(d))))
-        return java_double_text(d).replace("E", "e+").replace("e+-", "e-")
-    if isinstance(v, Bool):
-        return "true" if v.value else "false"
-    if isinstance(v, DateTime):
-        return v.value
-    if isinstance(v, Null):
-        return "<nil>"
-    if depth >= GO_TEXT_DEPTH:
-        return "..."
-    if isinstance(v, Arr):
-        return "[" + " ".join(go_text(x, depth + 1) for x in v.items) + "]"
-    if isinstance(v, Obj):
-        entries = sorted(v.entries, key=lambda kv: _utf16_key(kv[0]))
-        return "map[" + " ".join(f"{k}:{go_text(x, depth + 1)}" for k, x in entries) + "]"
-    raise TypeError(v)
+def java_equals_ignore_case(a: str, b: str) -> bool:
+    """Java's ``String.equalsIgnoreCase``: char by char, equal after upper- or lower-casing each."""
+    ua, ub = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
+    if len(ua) != len(ub):
+        return False
+    for x, y in zip(_utf16_units(a), _utf16_units(b)):
+        if x == y:
+            continue
+        cx, cy = _char_upper(x), _char_upper(y)
+        if cx == cy:
+            continue
+        if _char_lower(cx) == _char_lower(cy):
+            continue
+        return False
+    return True
+
+
+def _utf16_units(s: str) -> list[str]:
+    b = s.encode("utf-16-be", "surrogatepass")
+    return [b[i : i + 2].decode("utf-16-be", "surrogatepass") for i in range(0, len(b), 2)]
+
+
+def _char_upper(c: str) -> str:
+    u = c.upper()
+    return u if len(u) == 1 else c  # Java's Character.toUpperCase maps one char to one char
+
+
+def _char_lower(c: str) -> str:
+    u = c.lower()
+    return u if len(u) == 1 else c
+
+
+def _java_long_wrap(n: int) -> int:
+    n &= (1 << 64) - 1
+    return n - (1 << 64) if n >= 1 << 63 else n
+
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _java_parse_long(s: str) -> int | None:
+    """Java's ``Long.parseLong``: an optional sign, then decimal digits (any script); None when it fails."""
+    if not s:
+        return None
+    body = s[1:] if s[0] in "+-" else s
+    if not body or not all(_is_digit(ch) for ch in body):
+        return None
+    n = int(("-" if s[0] == "-" else "") + "".join(str(unicodedata.digit(ch)) for ch in body))
+    return n if _LONG_MIN <= n <= _LONG_MAX else None
+
+
+def _java_trim(s: str) -> str:
+    a, b = 0, len(s)
+    while a < b and ord(s[a]) <= 0x20:
+        a += 1
+    while b > a and ord(s[b - 1]) <= 0x20:
+        b -= 1
+    return s[a:b]
+
+
+def _java_hex_digit(ch: str) -> bool:
+    # Java's Character.digit(ch, 16) >= 0: ASCII hex digits and the fullwidth forms, and other scripts' digits.
+    if ch in "0123456789abcdefABCDEF":
+        return True
+    if _is_digit(ch):
+        return True
+    o = ord(ch)
+    return 0xFF21 <= o <= 0xFF26 or 0xFF41 <= o <= 0xFF46
 
 
 # ---------------------------------------------------------------------------------------------------
-# Character classes, as the jar's reader has them (Java's on code points).
+# The scanner (the jar's ConfScanner): the cursor over the text and the character classes. Apart so that one
+# piece moves the cursor and counts lines, which every message names.
 
 _EOF = None
 
@@ -216,41 +297,44 @@ def _show(c: str | None) -> str:
     return c
 
 
-def java_equals_ignore_case(a: str, b: str) -> bool:
-    """Java's ``String.equalsIgnoreCase``: char by char, equal after upper- or lower-casing each."""
-    ua, ub = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
-    if len(ua) != len(ub):
-        return False
-    for x, y in zip(_utf16_units(a), _utf16_units(b)):
-        if x == y:
-            continue
-        cx, cy = _char_upper(x), _char_upper(y)
-        if cx == cy:
-            continue
-        if _char_lower(cx) == _char_lower(cy):
-            continue
-        return False
-    return True
+class _Scanner:
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+        self.line = 1
+
+    def peek(self) -> str | None:
+        return self.text[self.pos] if self.pos < len(self.text) else _EOF
+
+    def peek_at(self, ahead: int) -> str | None:
+        p = self.pos + ahead
+        return self.text[p] if p < len(self.text) else _EOF
+
+    def next(self) -> str | None:
+        c = self.peek()
+        if c is not None:
+            self.pos += 1
+            if c == "\n":
+                self.line += 1
+        return c
+
+    def next_char(self) -> str:
+        """next() where the caller has seen peek() is not EOF: that character."""
+        c = self.next()
+        assert c is not None
+        return c
+
+    def fail(self, message: str) -> NoReturn:
+        raise ConfSyntaxError(f"Parse error on line {self.line}: '{message}'")
+
+    def skip_comment(self) -> None:
+        while self.peek() is not None and not _is_new_line(self.peek()):
+            self.next()
 
 
-def _utf16_units(s: str) -> list[str]:
-    b = s.encode("utf-16-be", "surrogatepass")
-    return [b[i : i + 2].decode("utf-16-be", "surrogatepass") for i in range(0, len(b), 2)]
-
-
-def _char_upper(c: str) -> str:
-    u = c.upper()
-    return u if len(u) == 1 else c  # Java's Character.toUpperCase maps one char to one char
-
-
-def _char_lower(c: str) -> str:
-    u = c.lower()
-    return u if len(u) == 1 else c
-
-
-def _java_long_wrap(n: int) -> int:
-    n &= (1 << 64) - 1
-    return n - (1 << 64) if n >= 1 << 63 else n
+# ---------------------------------------------------------------------------------------------------
+# Scalars (the jar's ConfScalars): quoted and bare strings, escapes, numbers with size suffixes, dates. Apart
+# because it is where nats-server's lexer has most of its corners, and none of them depend on the nesting.
 
 
 _SIZE_SCALES = {
@@ -281,31 +365,215 @@ _SIZE_SCALES = {
     "eib": 1024**6,
 }
 
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
+class _Scalars(_Scanner):
+    def variable(self, name: str, at: int) -> ConfValue:
+        """A `$name` reference: the reader of maps and lists knows the maps in scope."""
+        raise NotImplementedError
 
-def _java_parse_long(s: str) -> int | None:
-    """Java's ``Long.parseLong``: an optional sign, then decimal digits (any script); None when it fails."""
-    if not s:
-        return None
-    body = s[1:] if s[0] in "+-" else s
-    if not body or not all(_is_digit(ch) for ch in body):
-        return None
-    n = int(("-" if s[0] == "-" else "") + "".join(str(unicodedata.digit(ch)) for ch in body))
-    return n if _LONG_MIN <= n <= _LONG_MAX else None
+    def scalar(self, at: int):
+        """The value that starts here, which is no list or map."""
+        c = self.peek()
+        if c == "'":
+            self.next()
+            sb: list[str] = []
+            while self.peek() != "'":
+                if self.peek() is None:
+                    self.fail("Unexpected EOF.")
+                sb.append(self.next_char())
+            self.next()
+            return Str("".join(sb), True, at)
+        if c == '"':
+            self.next()
+            sb = []
+            while self.peek() != '"':
+                if self.peek() is None:
+                    self.fail("Unexpected EOF.")
+                ch = self.next_char()
+                if ch == "\\":
+                    self.escape(sb)
+                else:
+                    sb.append(ch)
+            self.next()
+            return Str("".join(sb), True, at)
+        if c == "-":
+            self.next()
+            if not _is_digit(self.peek()):
+                if self.peek() == ".":
+                    self.fail("Floats must start with a digit, not '.'.")
+                self.fail(f"Expected a digit but got '{_show(self.peek())}'.")
+            return self.negative_number(at)
+        if c == "(":
+            self.fail("(...) blocks are not supported in mappings given to subject_map; use a quoted string")
+        if c == ".":
+            self.next()
+            self.fail("Floats must start with a digit")
+        if _is_new_line(c):
+            self.fail("Expected value but found new line")
+        if _is_digit(c):
+            return self.number_or_string(at)
+        return self.bare_string([], self.pos, at)
 
+    def escape(self, sb: list) -> None:
+        c = self.next()
+        if c == "t":
+            sb.append("\t")
+        elif c == "n":
+            sb.append("\n")
+        elif c == "r":
+            sb.append("\r")
+        elif c == '"':
+            sb.append('"')
+        elif c == "\\":
+            sb.append("\\")
+        elif c == "x":
+            a = self.next()
+            b = self.next()
+            if _is_new_line(a) or _is_new_line(b):
+                self.fail("Expected two hexadecimal digits after '\\x', but hit end of line")
+            hexd = _show(a) + _show(b)
+            if len(hexd) != 2 or not all(_java_hex_digit(ch) for ch in hexd):
+                self.fail(f"Expected two hexadecimal digits after '\\x', but got '{hexd}'")
+            # nats-server adds the byte itself to the string: only ASCII survives as text.
+            sb.append(chr(int(hexd, 16)))
+        else:
+            self.fail(
+                f"Invalid escape character '{_show(c)}'. Only the following escape characters are allowed: "
+                '\\xXX, \\t, \\n, \\r, \\", \\\\.'
+            )
 
-def _java_trim(s: str) -> str:
-    a, b = 0, len(s)
-    while a < b and ord(s[a]) <= 0x20:
-        a += 1
-    while b > a and ord(s[b - 1]) <= 0x20:
-        b -= 1
-    return s[a:b]
+    def bare_string(self, sb: list, start: int, at: int):
+        escaped = False
+        tail_start = start
+        while True:
+            c = self.peek()
+            if c is None or _is_new_line(c) or _is_blank(c) or c in ";,]}":
+                s = "".join(sb)
+                if escaped:
+                    return Str(s, False, at)
+                tail = self.text[tail_start : self.pos]
+                low = tail.lower()
+                if low in ("true", "on", "yes"):
+                    return Bool(True, at)
+                if low in ("false", "off", "no"):
+                    return Bool(False, at)
+                if tail.startswith("$"):
+                    return self.variable(tail[1:], at)
+                if "{{" in s:
+                    self.unquoted_function(s, at)
+                return Str(s, False, at)
+            self.next()
+            if c == "'":
+                s = "".join(sb)
+                if "{{" in s:
+                    self.unquoted_function(s, at)
+                return Str(s, False, at)
+            if c == "\\":
+                self.escape(sb)
+                escaped = True
+                tail_start = self.pos
+            else:
+                sb.append(c)
+
+    def unquoted_function(self, cut: str, at: int):
+        """nats-server would keep only what comes before the first `}`: say so instead of guessing."""
+        p = self.pos
+        text = self.text
+        while p < len(text) and not _is_space(text[p]) and text[p] not in ",;":
+            p += 1
+        whole = cut + text[self.pos : p]
+        while whole.endswith("}") and whole.count("}") > whole.count("{"):
+            whole = whole[:-1]
+        raise ConfSyntaxError(
+            f"unquoted destination on line {at} holds {{{{...}}}}: nats-server reads an unquoted value only up to its "
+            f"first '}}' (here {go_quote(cut)}); put the destination in quotes: {go_quote(whole)}"
+        )
+
+    def number_or_string(self, at: int):
+        start = self.pos
+        self.next()
+        while True:
+            c = self.peek()
+            if c == "-":
+                self.next()
+                if self.pos - start != 5:
+                    self.fail("All ISO8601 dates must be in full Zulu form.")
+                for f in "00-00T00:00:00Z":
+                    d = self.next()
+                    if f == "0" and not _is_digit(d):
+                        self.fail(f"Expected digit in ISO8601 datetime, but found '{_show(d)}' instead.")
+                    if f != "0" and f != d:
+                        self.fail(f"Expected '{f}' in ISO8601 datetime, but found '{_show(d)}' instead.")
+                return DateTime(self.text[start : self.pos], at)
+            elif _is_digit(c):
+                self.next()
+            elif c == ".":
+                self.next()
+                return self.fraction(start, at)
+            elif _is_size_suffix(c):
+                self.next()
+                return self.sized_number(start, at)
+            elif not _is_number_end(c):
+                # Not a number after all: the text so far and this character open a bare string.
+                self.next()
+                return self.bare_string(list(self.text[start : self.pos]), start, at)
+            else:
+                return self.integer(self.text[start : self.pos])
+
+    def negative_number(self, at: int):
+        start = self.pos - 1
+        while _is_digit(self.peek()):
+            self.next()
+        if self.peek() == ".":
+            self.next()
+            return self.fraction(start, at)
+        if _is_size_suffix(self.peek()):
+            self.next()
+            return self.sized_number(start, at)
+        return self.integer(self.text[start : self.pos])
+
+    def fraction(self, start: int, at: int):
+        if not _is_digit(self.peek()):
+            self.fail(f"Floats must have a digit after the '.', but got '{_show(self.peek())}' instead.")
+        while _is_digit(self.peek()):
+            self.next()
+        if self.peek() == ".":
+            # An IP address (127.0.0.1:4222): a string.
+            while _is_digit(self.peek()) or self.peek() in (".", ":", "-"):
+                self.next()
+            return Str(self.text[start : self.pos], False, at)
+        s = self.text[start : self.pos]
+        # Java's Double.parseDouble reads ASCII digits only (Python's float() reads any script's).
+        if not all(ch.isascii() for ch in s):
+            raise ConfSyntaxError(f"expected float, but got '{s}'")
+        return Decimal(float(s), at)
+
+    def sized_number(self, start: int, at: int):
+        while (c := self.peek()) is not None and c in "bBiI":
+            self.next()
+        if _is_number_end(self.peek()) or _is_digit(self.peek()):
+            return self.integer(self.text[start : self.pos])
+        return self.bare_string(list(self.text[start : self.pos]), start, at)
+
+    def integer(self, s: str):
+        i = 0
+        while i < len(s) and (_is_digit(s[i]) or s[i] == "-"):
+            i += 1
+        digits = s[:i]
+        n = _java_parse_long(digits)
+        if n is None:
+            if len(digits) > 1 and all(_is_digit(ch) for ch in digits[1:]):
+                raise ConfSyntaxError(f"integer '{s}' is out of the range")
+            raise ConfSyntaxError(f"expected integer, but got '{s}'")
+        suffix = _java_trim(s[len(digits) :]).lower()
+        if suffix not in _SIZE_SCALES:
+            raise ConfSyntaxError(f"unknown size suffix '{suffix}' in '{s}'")
+        return Integer(_java_long_wrap(n * _SIZE_SCALES[suffix]), self.line)
 
 
 # ---------------------------------------------------------------------------------------------------
-# The configuration syntax (the jar's ConfSyntax.Reader, without files).
+# Maps and lists (the jar's ConfReader, without files): the document, keys, the nesting and `$name`
+# references to the maps in scope. Apart from the scalars because it owns the stack of maps and lists.
 
 
 class _MapFrame:
@@ -333,42 +601,11 @@ class _ArrFrame:
         return Arr(tuple(self.items), self.at)
 
 
-class _Reader:
+class _Reader(_Scalars):
     def __init__(self, text: str):
-        self.text = text
-        self.pos = 0
-        self.line = 1
+        super().__init__(text)
         self.frames: list = []
         self.scopes: list = []  # maps being built, innermost last: where `$name` is looked up
-
-    # -- characters
-    def peek(self) -> str | None:
-        return self.text[self.pos] if self.pos < len(self.text) else _EOF
-
-    def peek_at(self, ahead: int) -> str | None:
-        p = self.pos + ahead
-        return self.text[p] if p < len(self.text) else _EOF
-
-    def next(self) -> str | None:
-        c = self.peek()
-        if c is not None:
-            self.pos += 1
-            if c == "\n":
-                self.line += 1
-        return c
-
-    def next_char(self) -> str:
-        """next() where the caller has seen peek() is not EOF: that character."""
-        c = self.next()
-        assert c is not None
-        return c
-
-    def fail(self, message: str) -> NoReturn:
-        raise ConfSyntaxError(f"Parse error on line {self.line}: '{message}'")
-
-    def skip_comment(self) -> None:
-        while self.peek() is not None and not _is_new_line(self.peek()):
-            self.next()
 
     # -- the document
     def document(self) -> Obj:
@@ -536,6 +773,7 @@ class _Reader:
         return "".join(sb)
 
     def read_value(self):
+        """A value, or None when it opens a list or a map (pushed as the innermost frame)."""
         while _is_blank(self.peek()):
             self.next()
         at = self.line
@@ -548,120 +786,7 @@ class _Reader:
             self.next()
             self.open(_MapFrame(True, self.line))
             return None
-        if c == "'":
-            self.next()
-            sb: list[str] = []
-            while self.peek() != "'":
-                if self.peek() is None:
-                    self.fail("Unexpected EOF.")
-                sb.append(self.next_char())
-            self.next()
-            return Str("".join(sb), True, at)
-        if c == '"':
-            self.next()
-            sb = []
-            while self.peek() != '"':
-                if self.peek() is None:
-                    self.fail("Unexpected EOF.")
-                ch = self.next_char()
-                if ch == "\\":
-                    self.escape(sb)
-                else:
-                    sb.append(ch)
-            self.next()
-            return Str("".join(sb), True, at)
-        if c == "-":
-            self.next()
-            if not _is_digit(self.peek()):
-                if self.peek() == ".":
-                    self.fail("Floats must start with a digit, not '.'.")
-                self.fail(f"Expected a digit but got '{_show(self.peek())}'.")
-            return self.negative_number(at)
-        if c == "(":
-            self.fail("(...) blocks are not supported in mappings given to subject_map; use a quoted string")
-        if c == ".":
-            self.next()
-            self.fail("Floats must start with a digit")
-        if _is_new_line(c):
-            self.fail("Expected value but found new line")
-        if _is_digit(c):
-            return self.number_or_string(at)
-        return self.bare_string([], self.pos, at)
-
-    def escape(self, sb: list) -> None:
-        c = self.next()
-        if c == "t":
-            sb.append("\t")
-        elif c == "n":
-            sb.append("\n")
-        elif c == "r":
-            sb.append("\r")
-        elif c == '"':
-            sb.append('"')
-        elif c == "\\":
-            sb.append("\\")
-        elif c == "x":
-            a = self.next()
-            b = self.next()
-            if _is_new_line(a) or _is_new_line(b):
-                self.fail("Expected two hexadecimal digits after '\\x', but hit end of line")
-            hexd = _show(a) + _show(b)
-            if len(hexd) != 2 or not all(_java_hex_digit(ch) for ch in hexd):
-                self.fail(f"Expected two hexadecimal digits after '\\x', but got '{hexd}'")
-            # nats-server adds the byte itself to the string: only ASCII survives as text.
-            sb.append(chr(int(hexd, 16)))
-        else:
-            self.fail(
-                f"Invalid escape character '{_show(c)}'. Only the following escape characters are allowed: "
-                '\\xXX, \\t, \\n, \\r, \\", \\\\.'
-            )
-
-    def bare_string(self, sb: list, start: int, at: int):
-        escaped = False
-        tail_start = start
-        while True:
-            c = self.peek()
-            if c is None or _is_new_line(c) or _is_blank(c) or c in ";,]}":
-                s = "".join(sb)
-                if escaped:
-                    return Str(s, False, at)
-                tail = self.text[tail_start : self.pos]
-                low = tail.lower()
-                if low in ("true", "on", "yes"):
-                    return Bool(True, at)
-                if low in ("false", "off", "no"):
-                    return Bool(False, at)
-                if tail.startswith("$"):
-                    return self.variable(tail[1:], at)
-                if "{{" in s:
-                    self.unquoted_function(s, at)
-                return Str(s, False, at)
-            self.next()
-            if c == "'":
-                s = "".join(sb)
-                if "{{" in s:
-                    self.unquoted_function(s, at)
-                return Str(s, False, at)
-            if c == "\\":
-                self.escape(sb)
-                escaped = True
-                tail_start = self.pos
-            else:
-                sb.append(c)
-
-    def unquoted_function(self, cut: str, at: int):
-        """nats-server would keep only what comes before the first `}`: say so instead of guessing."""
-        p = self.pos
-        text = self.text
-        while p < len(text) and not _is_space(text[p]) and text[p] not in ",;":
-            p += 1
-        whole = cut + text[self.pos : p]
-        while whole.endswith("}") and whole.count("}") > whole.count("{"):
-            whole = whole[:-1]
-        raise ConfSyntaxError(
-            f"unquoted destination on line {at} holds {{{{...}}}}: nats-server reads an unquoted value only up to its "
-            f"first '}}' (here {go_quote(cut)}); put the destination in quotes: {go_quote(whole)}"
-        )
+        return self.scalar(at)
 
     def variable(self, name: str, at: int):
         if name.startswith("2a$"):
@@ -673,87 +798,6 @@ class _Reader:
             f"variable reference for '{name}' on line {at} can not be found "
             "(a destination that starts with $ must be quoted)"
         )
-
-    def number_or_string(self, at: int):
-        start = self.pos
-        self.next()
-        while True:
-            c = self.peek()
-            if c == "-":
-                self.next()
-                if self.pos - start != 5:
-                    self.fail("All ISO8601 dates must be in full Zulu form.")
-                for f in "00-00T00:00:00Z":
-                    d = self.next()
-                    if f == "0" and not _is_digit(d):
-                        self.fail(f"Expected digit in ISO8601 datetime, but found '{_show(d)}' instead.")
-                    if f != "0" and f != d:
-                        self.fail(f"Expected '{f}' in ISO8601 datetime, but found '{_show(d)}' instead.")
-                return DateTime(self.text[start : self.pos], at)
-            elif _is_digit(c):
-                self.next()
-            elif c == ".":
-                self.next()
-                return self.fraction(start, at)
-            elif _is_size_suffix(c):
-                self.next()
-                return self.sized_number(start, at)
-            elif not _is_number_end(c):
-                # Not a number after all: the text so far and this character open a bare string.
-                self.next()
-                return self.bare_string(list(self.text[start : self.pos]), start, at)
-            else:
-                return self.integer(self.text[start : self.pos])
-
-    def negative_number(self, at: int):
-        start = self.pos - 1
-        while _is_digit(self.peek()):
-            self.next()
-        if self.peek() == ".":
-            self.next()
-            return self.fraction(start, at)
-        if _is_size_suffix(self.peek()):
-            self.next()
-            return self.sized_number(start, at)
-        return self.integer(self.text[start : self.pos])
-
-    def fraction(self, start: int, at: int):
-        if not _is_digit(self.peek()):
-            self.fail(f"Floats must have a digit after the '.', but got '{_show(self.peek())}' instead.")
-        while _is_digit(self.peek()):
-            self.next()
-        if self.peek() == ".":
-            # An IP address (127.0.0.1:4222): a string.
-            while _is_digit(self.peek()) or self.peek() in (".", ":", "-"):
-                self.next()
-            return Str(self.text[start : self.pos], False, at)
-        s = self.text[start : self.pos]
-        # Java's Double.parseDouble reads ASCII digits only (Python's float() reads any script's).
-        if not all(ch.isascii() for ch in s):
-            raise ConfSyntaxError(f"expected float, but got '{s}'")
-        return Decimal(float(s), at)
-
-    def sized_number(self, start: int, at: int):
-        while (c := self.peek()) is not None and c in "bBiI":
-            self.next()
-        if _is_number_end(self.peek()) or _is_digit(self.peek()):
-            return self.integer(self.text[start : self.pos])
-        return self.bare_string(list(self.text[start : self.pos]), start, at)
-
-    def integer(self, s: str):
-        i = 0
-        while i < len(s) and (_is_digit(s[i]) or s[i] == "-"):
-            i += 1
-        digits = s[:i]
-        n = _java_parse_long(digits)
-        if n is None:
-            if len(digits) > 1 and all(_is_digit(ch) for ch in digits[1:]):
-                raise ConfSyntaxError(f"integer '{s}' is out of the range")
-            raise ConfSyntaxError(f"expected integer, but got '{s}'")
-        suffix = _java_trim(s[len(digits) :]).lower()
-        if suffix not in _SIZE_SCALES:
-            raise ConfSyntaxError(f"unknown size suffix '{suffix}' in '{s}'")
-        return Integer(_java_long_wrap(n * _SIZE_SCALES[suffix]), self.line)
 
     def array_item(self, a: _ArrFrame):
         while True:
@@ -793,16 +837,6 @@ class _Reader:
                 self.fail(
                     f'Expected an array value terminator "," or an array terminator "]", but got \'{_show(d)}\' instead.'
                 )
-
-
-def _java_hex_digit(ch: str) -> bool:
-    # Java's Character.digit(ch, 16) >= 0: ASCII hex digits and the fullwidth forms, and other scripts' digits.
-    if ch in "0123456789abcdefABCDEF":
-        return True
-    if _is_digit(ch):
-        return True
-    o = ord(ch)
-    return 0xFF21 <= o <= 0xFF26 or 0xFF41 <= o <= 0xFF46
 
 
 # ---------------------------------------------------------------------------------------------------
