@@ -143,8 +143,19 @@ def line_difference_scenarios(seed: int = SEED, first: int = PER_LINE, n: int = 
             cfg = {"name": name, "sources": [origin]} if field == "sources" else {"name": name, "mirror": origin}
         elif kind == "several_errors":
             bad = {"name": ORIGIN, "subject_transforms": [{"src": "o.*.*", "dest": f"b{i}.{ALL_SUBJECT}"}]}
-            other = rng.choice(["duplicate", "cycle", "subjects", "republish_cycle", "republish", "name", "dest",
-                                "mirror_republish", "ingress"])
+            other = rng.choice(
+                [
+                    "duplicate",
+                    "cycle",
+                    "subjects",
+                    "republish_cycle",
+                    "republish",
+                    "name",
+                    "dest",
+                    "mirror_republish",
+                    "ingress",
+                ]
+            )
             cfg = {"name": name, "sources": [bad]}
             if other == "duplicate":
                 cfg["sources"].append(json.loads(json.dumps(bad)))
