@@ -3,6 +3,8 @@ implicit republish, overlapping source filters; the kinds of issue 28 among them
 live JetStream server, written to tests/golden/servers/<line>/streams.jsonl. tests/test_server_lines_streams_golden.py
 checks stream_plan / stream_messages against them without servers.
 
+Then the scenarios of what 2.10 checks otherwise (line_difference_scenarios).
+
 Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
 
     bash scripts/nats-servers.sh && python3 tests/server_lines_streams_golden.py
@@ -111,6 +113,81 @@ def scenarios(seed: int = SEED, n: int = PER_LINE) -> list[dict]:
     return out
 
 
+# 2.10's own checks (issue 28): it refuses an empty src in a source's or mirror's transforms; it builds the
+# transforms (and checks the ingress one) only when it adds the stream, after every other check; a bad ingress
+# src is its 10049 "invalid subject". A destination every line's parser reads; one 2.10 and 2.11 cannot build
+# (`partition` of the whole subject, from 2.12): the other error of a config comes first on 2.10 and 2.12 on.
+EMPTY_SRC_DESTS = ["", ">", "x", "$1", "{{partition(3)}}"]
+ALL_SUBJECT = "{{partition(3)}}"
+BAD_INGRESS_SOURCES = [".orders", "a..b", "x.>.y", "g.*", ">", ""]
+PER_KIND = 12
+
+
+def line_difference_scenarios(seed: int = SEED, first: int = PER_LINE, n: int = PER_KIND) -> list[dict]:
+    """Scenarios of what 2.10 checks otherwise (empty src, the order of several errors, the ingress src), named
+    after the generated ones (T<first>...)."""
+    rng = random.Random(seed + 1)
+    out = []
+    for k in range(3 * n):
+        i = first + k
+        kind = ["empty_src", "several_errors", "ingress_src"][k % 3]
+        name = f"T{i}"
+        msgs = [[s, ORIGIN] for s in ORIGIN_SUBJECTS]
+        if kind == "empty_src":
+            dest = rng.choice(EMPTY_SRC_DESTS)
+            ts = [{"src": "", "dest": f"e{i}.{dest}" if dest else ""}]
+            if rng.random() < 0.5:
+                ts.insert(rng.randrange(2), {"src": "o.k.*", "dest": f"e{i}.k.$1"})
+            field = rng.choice(["sources", "mirror"])
+            origin = {"name": ORIGIN, "subject_transforms": ts}
+            cfg = {"name": name, "sources": [origin]} if field == "sources" else {"name": name, "mirror": origin}
+        elif kind == "several_errors":
+            bad = {"name": ORIGIN, "subject_transforms": [{"src": "o.*.*", "dest": f"b{i}.{ALL_SUBJECT}"}]}
+            other = rng.choice(
+                [
+                    "duplicate",
+                    "cycle",
+                    "subjects",
+                    "republish_cycle",
+                    "republish",
+                    "name",
+                    "dest",
+                    "mirror_republish",
+                    "ingress",
+                ]
+            )
+            cfg = {"name": name, "sources": [bad]}
+            if other == "duplicate":
+                cfg["sources"].append(json.loads(json.dumps(bad)))
+            elif other == "cycle":
+                cfg["sources"].append({"name": name})
+            elif other == "subjects":
+                cfg["subjects"] = rng.choice([[f"q{i}.*", f"q{i}.a"], [f"q{i}..x"]])
+            elif other == "republish_cycle":
+                cfg["subjects"] = [f"q{i}.*"]
+                cfg["republish"] = {"src": f"q{i}.*", "dest": f"q{i}.>"}
+            elif other == "republish":
+                cfg["republish"] = {"src": ">", "dest": f"rp{i}.$3"}
+            elif other == "name":
+                cfg["sources"].append({"name": "a.b"})
+            elif other == "dest":
+                cfg["sources"].append(
+                    {"name": "P", "subject_transforms": [{"src": "o.*.*", "dest": f"b{i}.{{{{unknown(1)}}}}"}]}
+                )
+            elif other == "mirror_republish":
+                cfg = {"name": name, "mirror": bad, "republish": {"src": ">", "dest": f"rp{i}.$3"}}
+            else:
+                cfg["subjects"] = [f"q{i}.*"]
+                cfg["subject_transform"] = {"src": rng.choice(BAD_INGRESS_SOURCES[:3]), "dest": "x"}
+        else:
+            src = rng.choice(BAD_INGRESS_SOURCES).replace("g.", f"g{i}.")
+            dest = rng.choice(["x", "", f"n{i}.$1", f"n{i}.>"])
+            cfg = {"name": name, "subjects": [f"g{i}.*"], "subject_transform": {"src": src, "dest": dest}}
+            msgs = [[f"g{i}.{s.split('.')[1]}", None] for s in ORIGIN_SUBJECTS]
+        out.append({"kind": kind, "config": cfg, "messages": msgs})
+    return out
+
+
 def run_line(line: str, cases: list[dict]) -> list[dict]:
     with jetstream_server(binary(line)) as port:
         client = NatsClient(port)
@@ -162,7 +239,7 @@ def _republish_prefix(cfg: dict) -> str | None:
 
 
 def main() -> None:
-    cases = scenarios()
+    cases = scenarios() + line_difference_scenarios()
     for line in LINES:
         records = run_line(line, cases)
         path = os.path.join(ROOT, "tests", "golden", "servers", line, "streams.jsonl")

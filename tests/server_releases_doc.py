@@ -28,7 +28,8 @@ FIELDS = {
     "partition_by_zero_is_zero": "`{{partition(0,…)}}` gives `0` (else the server crashes: the message is lost)",
     "invalid_destination_error": "error for an invalid destination token",
     "empty_token_error_says_in": 'an empty token\'s error ends in `" in "`',
-    "stream_transforms_checked_as_mappings": "stream ingress/source/mirror transforms checked as mappings",
+    "stream_transforms_checked_as_mappings": "stream ingress/source/mirror transforms checked as mappings (else as "
+    "transforms, after every other check; no empty source filter)",
     "implicit_republish": "implicit republish `>`→`>` after an ingress transform (PR #7515); else a cycle, 10052",
     "suppresses_invalid_republish": "a republish with an invalid subject is suppressed (PR #8127); else sent as built",
     "consumer_filters_may_collide": "a source's colliding (not nested) filters work; else its consumer fails (10138), nothing is taken",

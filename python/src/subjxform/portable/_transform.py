@@ -438,7 +438,9 @@ def compile_transform(
         raise InvalidTransform(src, dest, reason)
 
     if not is_valid_subject(src):
-        raise InvalidTransform(src, dest, f"Subject {go_quote(src)} is not a valid subject", source_invalid=True)
+        # A mappings block names the source; NewSubjectTransform alone says only "invalid subject" (2.10's streams).
+        reason = f"Subject {go_quote(src)} is not a valid subject" if mapping_checks else INVALID_SUBJECT
+        raise InvalidTransform(src, dest, reason, source_invalid=True)
     filt = compile_filter(src, source_quirk=True)
     if dest == "":
         return Transform(src, dest, strict, version, filt, ())
@@ -575,6 +577,11 @@ class FilterTransformList:
         return any(t.is_random for t in self.renames)
 
 
+def or_fwc(src: str) -> str:
+    """No source means `>`, as nats-server reads it when it builds a transform (an error is the one of `>`)."""
+    return src if src else ">"
+
+
 def compile_filter_transforms(
     pairs: Sequence[tuple[str, str] | None], server_version=None, field: str = "transforms"
 ) -> FilterTransformList:
@@ -616,7 +623,7 @@ def compile_filter_transforms(
     def compile_entry(src: str, dest: str, i: int) -> Transform:
         if as_mappings:
             try:
-                return compile_transform(src, dest, False, version).keeping_empty_tokens()
+                return compile_transform(or_fwc(src), dest, False, version).keeping_empty_tokens()
             except InvalidTransform as e:
                 raise InvalidStreamConfig(entry(i), f"{kind} transform: {e.reason}", dest_err) from None
         try:
@@ -629,19 +636,24 @@ def compile_filter_transforms(
     for i, (src, dest) in enumerate(ps):
         if src is None or dest is None:
             raise InvalidStreamConfig(entry(i), f"{kind} transform: src and dest must be strings", 0)
-        if src and not is_valid_subject(src):
-            raise InvalidStreamConfig(entry(i), f"{kind} transform source: invalid subject {src}", source_err)
-        if dest and as_mappings:
-            transforms[i] = compile_entry(src, dest, i)
-    for i in range(len(ps)):
-        check_overlap(i)
-    if not as_mappings:
+        if as_mappings:
+            if src and not is_valid_subject(src):
+                raise InvalidStreamConfig(entry(i), f"{kind} transform source: invalid subject {src}", source_err)
+            if dest:
+                transforms[i] = compile_entry(src, dest, i)
+        else:
+            if not is_valid_subject(src):
+                # 2.10 takes no empty source (`>` from 2.11 on) and names no culprit.
+                raise InvalidStreamConfig(entry(i), f"{kind} subject filter is invalid", source_err)
+            # 2.10 checks a source's overlaps entry by entry.
+            check_overlap(i)
+    if as_mappings:
+        for i in range(len(ps)):
+            check_overlap(i)
+    else:
         for i, (src, dest) in enumerate(ps):
             if dest:
                 transforms[i] = compile_entry(src, dest, i)
-
-    def or_fwc(s: str) -> str:
-        return s if s else ">"
 
     return FilterTransformList(
         tuple((s, d) for s, d in ps),

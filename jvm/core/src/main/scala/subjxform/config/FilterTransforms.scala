@@ -80,7 +80,21 @@ object FilterTransforms {
    * @throws InvalidStreamConfigException naming the entry, with nats-server's API error
    */
   def compile(pairs: Seq[(String, String)], overlap: Overlap = SourceRule,
-      field: String = "subject_transforms", version: ServerVersion = ServerVersion.Newest): FilterTransforms = {
+      field: String = "subject_transforms", version: ServerVersion = ServerVersion.Newest): FilterTransforms =
+    compileOrCheck(pairs, overlap, field, version, build = true)
+
+  /**
+   * [[compile]]'s checks alone, those nats-server's stream config check (`checkStreamCfg`) makes. The same
+   * as [[compile]] from 2.11 on; 2.10 builds the transforms only when it adds the stream, after every other
+   * check of the config, so a transform it cannot build (10049) is its last error ([[StreamConfig.plan]]).
+   *
+   * @throws InvalidStreamConfigException naming the entry, with nats-server's API error
+   */
+  def check(pairs: Seq[(String, String)], overlap: Overlap, field: String, version: ServerVersion): Unit =
+    compileOrCheck(pairs, overlap, field, version, build = false)
+
+  private def compileOrCheck(pairs: Seq[(String, String)], overlap: Overlap, field: String, version: ServerVersion,
+      build: Boolean): FilterTransforms = {
     val ps = pairs.toIndexedSeq
     val kind = if (overlap == MirrorRule) "mirror" else "source"
     val (sourceErr, destErr) = if (overlap == MirrorRule) (10151, 10154) else (10145, 10146)
@@ -110,7 +124,7 @@ object FilterTransforms {
     }
     def compileEntry(src: String, dest: String, i: Int): SubjectTransform =
       if (asMappings) {
-        try SubjectTransform.compile(src, dest, false, version).keepingEmptyTokens
+        try SubjectTransform.compile(orFwc(src), dest, false, version).keepingEmptyTokens
         catch {
           case e: InvalidTransformException =>
             throw new InvalidStreamConfigException(entry(i), s"$kind transform: ${e.reason}", destErr)
@@ -128,21 +142,29 @@ object FilterTransforms {
       if (src == null || dest == null) {
         throw new InvalidStreamConfigException(entry(i), s"$kind transform: src and dest must be strings", 0)
       }
-      if (src.nonEmpty && !Subjects.isValidSubject(src)) {
-        throw new InvalidStreamConfigException(entry(i), s"$kind transform source: invalid subject $src", sourceErr)
+      if (asMappings) {
+        if (src.nonEmpty && !Subjects.isValidSubject(src)) {
+          throw new InvalidStreamConfigException(entry(i), s"$kind transform source: invalid subject $src", sourceErr)
+        }
+        if (dest.nonEmpty) transforms(i) = compileEntry(src, dest, i)
+      } else if (!Subjects.isValidSubject(src)) {
+        // 2.10 takes no empty source (`>` from 2.11 on) and names no culprit.
+        throw new InvalidStreamConfigException(entry(i), s"$kind subject filter is invalid", sourceErr)
       }
-      if (dest.nonEmpty && asMappings) transforms(i) = compileEntry(src, dest, i)
-      // nats-server checks a mirror's overlaps entry by entry, a source's after all its entries.
-      if (overlap == MirrorRule) checkOverlap(i)
+      // nats-server checks a mirror's overlaps entry by entry, a source's after all its entries (2.10: entry by
+      // entry too).
+      if (overlap == MirrorRule || !asMappings) checkOverlap(i)
     }
-    if (overlap == SourceRule) ps.indices.foreach(checkOverlap)
-    if (!asMappings) for (((src, dest), i) <- ps.zipWithIndex if dest.nonEmpty) transforms(i) = compileEntry(src, dest, i)
-    // No source means `>`, as nats-server reads it when it builds the transform.
-    def orFwc(src: String) = if (src.isEmpty) ">" else src
+    if (overlap == SourceRule && asMappings) ps.indices.foreach(checkOverlap)
+    if (!asMappings && build) for (((src, dest), i) <- ps.zipWithIndex if dest.nonEmpty) transforms(i) = compileEntry(src, dest, i)
+    if (!build) return null // check: nothing built
     val renaming = ps.indices.filter(transforms(_) != null)
     new FilterTransforms(ps, FilterIndex(ps.map(p => orFwc(p._1)), sourceQuirk = false),
       FilterIndex(renaming.map(i => orFwc(ps(i)._1)), sourceQuirk = true), renaming.map(transforms(_)).toArray)
   }
+
+  /** No source means `>`, as nats-server reads it when it builds a transform (an error is the one of `>`). */
+  private[config] def orFwc(src: String): String = if (src.isEmpty) ">" else src
 
   /** A list from alternating src, dest strings (tests, tools). */
   def of(srcDest: String*): FilterTransforms = compile(srcDest.grouped(2).map(p => (p(0), p(1))).toSeq)

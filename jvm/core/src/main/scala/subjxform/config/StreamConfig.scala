@@ -1,5 +1,6 @@
 package subjxform.config
 
+import subjxform.config.FilterTransforms.orFwc
 import subjxform.engine.{GoQuote, InvalidTransformException, JsonWriter, ServerVersion, SubjectTransform, Subjects}
 
 /** A `{src, dest}` object of a stream config (`subject_transform`, `subject_transforms[]`, `republish`). */
@@ -106,7 +107,7 @@ object StreamConfig {
         fail("mirror.filter_subject, mirror.subject_transforms",
           "mirror with multiple subject transforms cannot also have a single subject filter", 10150)
       }
-      FilterTransforms.compile(transformPairs(m), FilterTransforms.MirrorRule, "mirror.subject_transforms", version)
+      FilterTransforms.check(transformPairs(m), FilterTransforms.MirrorRule, "mirror.subject_transforms", version)
       if (m.externalApi.isEmpty && !isValidAssetName(m.name)) {
         fail("mirror.name", "mirrored stream name is invalid", 10142)
       }
@@ -124,7 +125,7 @@ object StreamConfig {
         fail(s"$field.filter_subject, $field.subject_transforms",
           "source with multiple subject transforms cannot also have a single subject filter", 10144)
       }
-      FilterTransforms.compile(transformPairs(src), FilterTransforms.SourceRule, s"$field.subject_transforms", version)
+      FilterTransforms.check(transformPairs(src), FilterTransforms.SourceRule, s"$field.subject_transforms", version)
       if (src.consumerName.isDefined && src.filterSubject.nonEmpty) {
         fail(s"$field.consumer", "stream source consumer config is invalid", 10215)
       }
@@ -137,24 +138,18 @@ object StreamConfig {
       if (cfg.subjects.isEmpty) { if (cfg.mirror.isEmpty && cfg.sources.isEmpty) Seq(cfg.name) else Nil }
       else checkSubjects(cfg.subjects, cfg.noAck, replicas)
 
-    def checkIngress(): Option[TransformConfig] = cfg.subjectTransform.flatMap { t =>
+    // nats-server builds no transform for an empty destination.
+    val ingress = cfg.subjectTransform.filter(_.dest.nonEmpty)
+
+    // checkStreamCfg's check of the ingress transform (2.11 on).
+    def checkIngress(): Unit = for (t <- cfg.subjectTransform) {
       if (t.src.nonEmpty && !Subjects.isValidSubject(t.src)) {
         fail("subject_transform.src", s"stream transform source: invalid subject ${t.src}", 10155)
       }
       if (t.dest.nonEmpty) {
-        if (version.streamTransformsCheckedAsMappings) {
-          try SubjectTransform.compile(t.src, t.dest, false, version)
-          catch { case e: InvalidTransformException => fail("subject_transform", s"stream transform: ${e.reason}", 10156) }
-        } else {
-          try SubjectTransform.compileTransformOnly(t.src, t.dest, version)
-          catch {
-            case e: InvalidTransformException =>
-              fail("subject_transform", s"stream subject transform from '${t.src}' to '${t.dest}': ${e.reason}", CreateError)
-          }
-        }
+        try SubjectTransform.compile(orFwc(t.src), t.dest, false, version)
+        catch { case e: InvalidTransformException => fail("subject_transform", s"stream transform: ${e.reason}", 10156) }
       }
-      // nats-server builds no transform for an empty destination.
-      if (t.dest.isEmpty) None else Some(t)
     }
 
     def checkRepublish(): Option[TransformConfig] = cfg.republish.flatMap { rp =>
@@ -183,20 +178,36 @@ object StreamConfig {
       }
     }
 
-    // From nats-server PR #7515 on, the ingress transform is checked before the republish; before, after it.
-    val (ingress, republish) =
-      if (version.implicitRepublish) { val i = checkIngress(); (i, checkRepublish()) }
-      else { val r = checkRepublish(); (checkIngress(), r) }
+    // From nats-server PR #7515 on, the ingress transform is checked before the republish; before, after it;
+    // 2.10 checks it only when it builds it, below.
+    val republish =
+      if (!version.streamTransformsCheckedAsMappings) checkRepublish()
+      else if (version.implicitRepublish) { checkIngress(); checkRepublish() }
+      else { val r = checkRepublish(); checkIngress(); r }
 
-    // addStream, after the checks: a plain filter must be a valid subject.
-    for (m <- cfg.mirror if m.subjectTransforms.isEmpty && m.filterSubject.nonEmpty &&
-        !Subjects.isValidSubject(m.filterSubject)) {
-      fail("mirror.filter_subject", s"subject filter '${m.filterSubject}' for the mirror invalid subject", CreateError)
+    // addStream, after the checks: a plain filter must be a valid subject; the transforms are built (on 2.10 the
+    // first time: its errors come after every other one).
+    for (m <- cfg.mirror) {
+      if (m.subjectTransforms.nonEmpty) {
+        FilterTransforms.compile(transformPairs(m), FilterTransforms.MirrorRule, "mirror.subject_transforms", version)
+      } else if (m.filterSubject.nonEmpty && !Subjects.isValidSubject(m.filterSubject)) {
+        fail("mirror.filter_subject", s"subject filter '${m.filterSubject}' for the mirror invalid subject", CreateError)
+      }
     }
-    for ((s, i) <- cfg.sources.zipWithIndex if s.subjectTransforms.isEmpty && s.filterSubject.nonEmpty &&
-        !Subjects.isValidSubject(s.filterSubject)) {
-      fail(s"sources[$i].filter_subject", s"subject filter '${s.filterSubject}' for the source: invalid subject",
-        CreateError)
+    for ((s, i) <- cfg.sources.zipWithIndex) {
+      if (s.subjectTransforms.nonEmpty) {
+        FilterTransforms.compile(transformPairs(s), FilterTransforms.SourceRule, s"sources[$i].subject_transforms", version)
+      } else if (s.filterSubject.nonEmpty && !Subjects.isValidSubject(s.filterSubject)) {
+        fail(s"sources[$i].filter_subject", s"subject filter '${s.filterSubject}' for the source: invalid subject",
+          CreateError)
+      }
+    }
+    if (!version.streamTransformsCheckedAsMappings) for (t <- ingress) {
+      try SubjectTransform.compileTransformOnly(orFwc(t.src), t.dest, version)
+      catch {
+        case e: InvalidTransformException =>
+          fail("subject_transform", s"stream subject transform from '${t.src}' to '${t.dest}': ${e.reason}", CreateError)
+      }
     }
 
     val origins = mirrorOrigin.toSeq ++ sourceOrigins
@@ -286,7 +297,6 @@ object StreamConfig {
     val (src, dest) =
       if (s.subjectTransforms.isEmpty) (if (s.filterSubject.isEmpty) ">" else s.filterSubject, ">")
       else {
-        def orFwc(v: String) = if (v.isEmpty) ">" else v
         (s.subjectTransforms.map(t => orFwc(t.src)).mkString("\f"), s.subjectTransforms.map(t => orFwc(t.dest)).mkString("\f"))
       }
     Seq(base, src, dest).mkString(" ")

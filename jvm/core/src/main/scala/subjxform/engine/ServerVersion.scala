@@ -44,7 +44,10 @@ final class ServerVersion private (
      * A stream's ingress, source and mirror transforms are checked as mapping destinations are, and their
      * errors read "<kind> transform: <reason>". 2.10 checks them only as transforms (white space and any
      * function its parser reads pass) with other error texts, all code 10049 but a source destination's
-     * token check (10146). A republish transform is checked only as a transform on every line.
+     * token check (10146), and only when it adds the stream, after every other check of the config (the
+     * ingress transform only there: a bad src is "invalid subject", 10049); it refuses an empty source
+     * filter (10145 / 10151 "... subject filter is invalid") and checks a source's filters entry by entry.
+     * A republish transform is checked only as a transform on every line.
      */
     val streamTransformsCheckedAsMappings: Boolean,
     /**

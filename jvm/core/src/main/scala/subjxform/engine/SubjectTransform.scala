@@ -256,8 +256,9 @@ object SubjectTransform {
     val source = src
     def fail(reason: String) = throw new InvalidTransformException(src, dest, reason)
     if (!Subjects.isValidSubject(source)) {
-      throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(source)} is not a valid subject",
-        sourceInvalid = true)
+      // A mappings block names the source; NewSubjectTransform alone says only "invalid subject" (2.10's streams).
+      throw new InvalidTransformException(src, dest,
+        if (mappingChecks) s"Subject ${GoQuote(source)} is not a valid subject" else InvalidSubject, sourceInvalid = true)
     }
     val filter = if (interner == null) SubjectFilter.compile(source, sourceQuirk = true) else interner.filter(source, sourceQuirk = true)
     if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
