@@ -10,7 +10,7 @@ PY="${PYTHON:-python3}"
 start=$SECONDS
 
 bash scripts/setup.sh
-bash scripts/lint.sh          # ruff: lint and format (seconds)
+bash scripts/lint.sh          # ruff, mypy and scalafmt: lint, types and format (seconds)
 bash scripts/build-jars.sh   # every line's jar: the wheel test and the matrix need them all
 scripts/sbt test
 
