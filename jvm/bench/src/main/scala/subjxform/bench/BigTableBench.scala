@@ -25,7 +25,9 @@ object BigTableBench {
     val ws = new Workspace(42L)
     var sink = 0L
 
-    def cpuMs(body: => Unit): Double = { val t0 = bean.getCurrentThreadCpuTime; body; (bean.getCurrentThreadCpuTime - t0) / 1e6 }
+    def cpuMs(body: => Unit): Double = {
+      val t0 = bean.getCurrentThreadCpuTime; body; (bean.getCurrentThreadCpuTime - t0) / 1e6
+    }
 
     def nsPerSubject(table: MappingTable): Double = {
       var best = Double.MaxValue
@@ -50,7 +52,10 @@ object BigTableBench {
     val sizes = Seq(4, 50000, 100000)
     val tables = sizes.map(n => n -> MappingTable.compile(BigTables.text(n)))
     // The same subjects must take the same rule in every table.
-    val probe = subjects.take(64).map(s => tables.map { case (_, t) => java.util.Arrays.toString(t(s, 0, s.length, null, 0, 0, new Workspace(1))) }.distinct.size)
+    val probe = subjects.take(64).map(s =>
+      tables.map { case (_, t) =>
+        java.util.Arrays.toString(t(s, 0, s.length, null, 0, 0, new Workspace(1)))
+      }.distinct.size)
     if (probe.exists(_ != 1)) throw new IllegalStateException("the tables map the benchmark subjects differently")
 
     println("subject_map engine, ns per subject (CPU time, best of rounds)")

@@ -42,7 +42,8 @@ object CpuTimeBench {
       best
     }
 
-    val lines = (BenchFiles.CopyFloor +: BenchFiles.cases().map(_._1)).map(name => name -> run(BenchFiles.work(name, ws)))
+    val lines =
+      (BenchFiles.CopyFloor +: BenchFiles.cases().map(_._1)).map(name => name -> run(BenchFiles.work(name, ws)))
     val text = lines.map { case (n, ns) => f"$n\t$ns%.1f" }.mkString("", "\n", "\n")
     print(text)
     if (sink == 42) println() // keep the results alive

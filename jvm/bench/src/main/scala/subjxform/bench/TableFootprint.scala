@@ -37,7 +37,8 @@ object TableFootprint {
       val t1 = System.nanoTime()
       val problems = MappingTable.validate(text)
       val validateMs = (System.nanoTime() - t1) / 1e6
-      println(f"$n\t$textBytes\t$heap\t${heap.toDouble / n}%.0f\t${heap.toDouble / textBytes}%.1f\t$compileMs%.0f\t$validateMs%.0f\t${problems.size}")
+      println(
+        f"$n\t$textBytes\t$heap\t${heap.toDouble / n}%.0f\t${heap.toDouble / textBytes}%.1f\t$compileMs%.0f\t$validateMs%.0f\t${problems.size}")
       if (table.rules.length != n) throw new IllegalStateException("table lost rules")
     }
   }

@@ -27,10 +27,10 @@ class TransformBench {
 
   // JMH wants the values spelled out here: BenchFiles.work refuses a name cases.tsv does not have.
   @Param(Array(
-    BenchFiles.CopyFloor, "reorder", "partition", "prefix", "split_slice",
-    "fn_wildcard", "fn_partition_tokens", "fn_partition_subject", "fn_split", "fn_splitfromleft",
-    "fn_splitfromright", "fn_slicefromleft", "fn_slicefromright", "fn_left", "fn_right",
-    "fn_literal_only", "no_match"))
+      BenchFiles.CopyFloor, "reorder", "partition", "prefix", "split_slice",
+      "fn_wildcard", "fn_partition_tokens", "fn_partition_subject", "fn_split", "fn_splitfromleft",
+      "fn_splitfromright", "fn_slicefromleft", "fn_slicefromright", "fn_left", "fn_right",
+      "fn_literal_only", "no_match"))
   var name: String = _
 
   private var work: Array[Byte] => Array[Byte] = _
@@ -54,6 +54,7 @@ class TransformBench {
 }
 
 object BenchFiles {
+
   /** The floor every case is measured against: copy the subject into a new exactly sized array. */
   final val CopyFloor = "copy_floor"
 
@@ -71,7 +72,9 @@ object BenchFiles {
   def cases(): Seq[(String, (String, String))] =
     Files.readAllLines(dir.resolve("cases.tsv"), UTF_8).asScala.toSeq
       .filter(l => l.nonEmpty && !l.startsWith("#"))
-      .map { l => val f = l.split("\t", -1); f(0) -> (f(1), f(2)) }
+      .map { l =>
+        val f = l.split("\t", -1); f(0) -> (f(1), f(2))
+      }
 
   /** A case's compiled transform. */
   def transform(name: String): SubjectTransform = {

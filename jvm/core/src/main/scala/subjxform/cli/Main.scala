@@ -4,8 +4,9 @@ import java.io.{InputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
-import subjxform.engine.{InvalidTransformException, ServerVersion, SubjectTooLongException, SubjectTransform,
-  Subjects, Workspace}
+import subjxform.engine.{
+  InvalidTransformException, ServerVersion, Subjects, SubjectTooLongException, SubjectTransform, Workspace
+}
 
 /**
  * The command line, on the same engine as the Spark functions and without Spark:
@@ -50,7 +51,8 @@ object Main {
    * Takes `--NAME V` / `--NAME=V` (before any `--`) out of `args`: (the version, the other arguments), or
    * Left(the error to print) for a missing or unsupported version.
    */
-  private[cli] def versionOption(option: String, args: List[String]): Either[String, (Option[ServerVersion], List[String])] = {
+  private[cli] def versionOption(
+      option: String, args: List[String]): Either[String, (Option[ServerVersion], List[String])] = {
     var found: Option[String] = None
     var rest = List.empty[String]
     var it = args
@@ -97,7 +99,9 @@ object Main {
     if (!Subjects.isValidLiteral(subject, 0, subject.length)) error(BadSubject)
     else if (!tr.matches(subject, 0, subject.length, ws)) error(NoMatch)
     else {
-      val r = try tr(subject, 0, subject.length, ws) catch { case e: SubjectTooLongException => return error(e.getMessage) }
+      val r =
+        try tr(subject, 0, subject.length, ws)
+        catch { case e: SubjectTooLongException => return error(e.getMessage) }
       if (r == null) error("the result has an empty token (nats-server drops such a message)") else r
     }
   }
@@ -116,7 +120,9 @@ object Main {
         case Right((v, rest)) =>
           // Put back the other arguments' own bytes (the option and its value are ASCII text).
           val skip = allArgs.size - rest.size
-          val idx = allArgs.indexWhere(a => { val s = new String(a, UTF_8); s == "--server-version" || s.startsWith("--server-version=") })
+          val idx = allArgs.indexWhere(a => {
+            val s = new String(a, UTF_8); s == "--server-version" || s.startsWith("--server-version=")
+          })
           (v.getOrElse(ServerVersion.Newest), allArgs.take(idx) ++ allArgs.drop(idx + skip))
       }
     var strict = false
@@ -128,7 +134,8 @@ object Main {
       else if (options && s == "--strict") strict = true
       else if (options && isHelp(s) && positional.isEmpty) { out.println(MappingUsage); return 0 }
       else if (options && s.startsWith("-") && s.length > 1) {
-        err.println(usageError("subjxform mapping", s"unknown option $s (a SUBJECT that starts with '-' goes after '--')"))
+        err.println(usageError("subjxform mapping",
+            s"unknown option $s (a SUBJECT that starts with '-' goes after '--')"))
         return 2
       } else positional :+= a
     }
@@ -190,7 +197,8 @@ object Main {
         // Several files: each one's report, its summary line led by its name; the worst exit code.
         files.map { file =>
           val bytes = new java.io.ByteArrayOutputStream
-          val code = validate(forced.map(k => (if (k == Validate.Stream) "--stream" else "--mappings").getBytes(UTF_8)) ++
+          val code = validate(
+            forced.map(k => (if (k == Validate.Stream) "--stream" else "--mappings").getBytes(UTF_8)) ++
               again(file), stdin,
             new PrintStream(bytes, true, "UTF-8"))
           new String(bytes.toByteArray, UTF_8).linesIterator.foreach { line =>

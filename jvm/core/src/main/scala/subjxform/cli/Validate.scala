@@ -2,10 +2,12 @@ package subjxform.cli
 
 import java.io.PrintStream
 
-import subjxform.config.{Accounts, StreamPlan, ConfFile, ConfSyntax, ConfSyntaxException, ConfValue, ConfigProblem,
-  InvalidStreamConfigException, MappingProblem, MappingTable, StreamConfig, StreamConfigJson}
-import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
+import subjxform.config.{
+  Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, InvalidStreamConfigException,
+  MappingProblem, MappingTable, StreamConfig, StreamConfigJson, StreamPlan
+}
 import subjxform.config.ConfValue._
+import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
 
 /**
  * `subjxform validate FILE`: checks a mappings block or a JetStream stream config the way nats-server
@@ -85,7 +87,8 @@ object Validate {
     val streamInfo = doc.get("config").exists(_.isInstanceOf[Obj]) && doc.get("name").isEmpty
     val named = doc.get("name").exists(_.isInstanceOf[Str])
     val streamFields = doc.entries.filter { case (k, _) => StreamFields(k) }
-    if (streamInfo || (named && streamFields.nonEmpty) || streamFields.exists { case (_, v) => !mappingShaped(v) }) Stream
+    if (streamInfo || (named && streamFields.nonEmpty) || streamFields.exists { case (_, v) => !mappingShaped(v) })
+      Stream
     else Mappings
   }
 
@@ -105,7 +108,8 @@ object Validate {
   /** One mappings block's content (not a server config): every problem of its rules. */
   private def mappings(file: ConfFile, name: String, out: PrintStream, version: ServerVersion): Int = {
     val block = soleBlock(file.root)
-    val problems = MappingTable.validate(block, version).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
+    val problems =
+      MappingTable.validate(block, version).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
     report(file, name, problems, plural(block.entries.size, "mapping"), out)
   }
 
@@ -132,7 +136,8 @@ object Validate {
     val exports = accounts.accounts.map(_.exports.size).sum
     val counted = plural(rules, "mapping") + (if (blocks.nonEmpty) s" in ${blocks.mkString(", ")}" else "") +
       (if (imports + exports > 0) s"; ${plural(accounts.accounts.size, "account")}, ${plural(exports, "export")}, " +
-        s"${plural(imports, "import")}" else "") +
+         s"${plural(imports, "import")}"
+       else "") +
       (if (accounts.jwtMode) " (account JWTs)" else "")
     report(file, name, topProblems ++ accounts.problems, counted, out)
   }
@@ -157,9 +162,11 @@ object Validate {
   }
 
   /** Prints the problems, `FILE:LINE: severity: field: message`, in file and line order, then a summary. */
-  private def report(file: ConfFile, name: String, problems: Seq[ConfigProblem], counted: String, out: PrintStream): Int = {
+  private def report(
+      file: ConfFile, name: String, problems: Seq[ConfigProblem], counted: String, out: PrintStream): Int = {
     val sorted = problems.map(p => (file.fileOf(p.at), p.at.line, p)).sortBy { case (f, l, _) => (f != name, f, l) }
-    for ((f, l, p) <- sorted) out.println(s"$f:$l: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
+    for ((f, l, p) <- sorted)
+      out.println(s"$f:$l: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
     val errors = problems.count(_.isError)
     val warnings = problems.size - errors
     val warned = if (warnings > 0) s", ${plural(warnings, "warning")}" else ""
@@ -170,7 +177,8 @@ object Validate {
 
   /** The rule's value (a rule written twice: its last value, the one nats-server keeps), else the block. */
   private def valueOf(block: Obj, p: MappingProblem): ConfValue =
-    Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(block)
+    Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(
+      block)
 
   private def stream(doc: Obj, name: String, out: PrintStream, version: ServerVersion): Int =
     try {
@@ -242,7 +250,9 @@ object Validate {
       def errors(v: ServerVersion) = Accounts.plan(text, v).problems.filter(_.isError).map(p => (p.field, p.message))
       return verdictChanges(errors(from), errors(to)).map { case (field, c, b, a) => Change(name, 0, field, c, b, a) }
     }
-    val file = try ConfSyntax.parseText(text, name, env) catch { case _: ConfSyntaxException => return Nil }
+    val file =
+      try ConfSyntax.parseText(text, name, env)
+      catch { case _: ConfSyntaxException => return Nil }
     val doc = file.root
     forced.getOrElse(kindOf(doc)) match {
       case Stream =>
@@ -255,20 +265,27 @@ object Validate {
           case (Right(a), Right(b)) if from.suppressesInvalidRepublish != to.suppressesInvalidRepublish =>
             (StreamConfig.invalidRepublish(a, from), StreamConfig.invalidRepublish(b, to)) match {
               case (Some(_), Some(_)) =>
-                def how(v: ServerVersion) = if (v.suppressesInvalidRepublish) "suppresses a message whose subject is invalid"
-                  else "sends a message whose subject is invalid as built (a hazard)"
-                Some(Change(name, doc.line, s"republish ${GoQuote(a.republish.get.src)} -> ${GoQuote(a.republish.get.dest)}",
-                  "deliver otherwise", how(from), how(to)))
+                def how(v: ServerVersion) = if (v.suppressesInvalidRepublish)
+                  "suppresses a message whose subject is invalid"
+                else "sends a message whose subject is invalid as built (a hazard)"
+                Some(Change(name, doc.line,
+                    s"republish ${GoQuote(a.republish.get.src)} -> ${GoQuote(a.republish.get.dest)}",
+                    "deliver otherwise", how(from), how(to)))
               case _ => None
             }
           case _ => None
         }
-        verdictChanges(verdict(from), verdict(to)).map { case (w, c, b, a) => Change(name, doc.line, w, c, b, a) } ++ republish
+        verdictChanges(verdict(from), verdict(to)).map { case (w, c, b, a) =>
+          Change(name, doc.line, w, c, b, a)
+        } ++ republish
       case Mappings =>
         val blocks: Seq[Obj] =
           if (isServerConfig(doc)) {
-            doc.entries.collect { case (k, b: Obj) if isMappingsKey(k) => b } ++
-              (try Accounts.fromDocument(doc, from).accounts.flatMap(_.mappings) catch { case _: ConfSyntaxException => Nil })
+            doc.entries.collect {
+              case (k, b: Obj) if isMappingsKey(k) => b
+            } ++
+              (try Accounts.fromDocument(doc, from).accounts.flatMap(_.mappings)
+              catch { case _: ConfSyntaxException => Nil })
           } else Seq(soleBlock(doc))
         val mappingChanges = blocks.flatMap(b => destinationChanges(file, b, from, to))
         // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
@@ -276,8 +293,10 @@ object Validate {
           if (!isServerConfig(doc)) Nil
           else {
             def errors(v: ServerVersion) =
-              (try Accounts.fromDocument(doc, v).problems catch { case _: ConfSyntaxException => Nil })
-                .filter(p => p.isError && !p.field.endsWith("mappings") && !p.field.endsWith("maps")).map(p => (s"${p.at.line}\u0000${p.field}", p.message))
+              (try Accounts.fromDocument(doc, v).problems
+              catch { case _: ConfSyntaxException => Nil })
+                .filter(p => p.isError && !p.field.endsWith("mappings") && !p.field.endsWith("maps")).map(p =>
+                  (s"${p.at.line}\u0000${p.field}", p.message))
             verdictChanges(errors(from), errors(to)).map { case (k, c, b, a) =>
               val Array(line, field) = k.split("\u0000", 2)
               Change(name, line.toInt, field, c, b, a)
@@ -288,7 +307,8 @@ object Validate {
   }
 
   /** Entries (key -> error) of two checks: which become invalid, valid, or keep an error with another text. */
-  private def verdictChanges(before: Seq[(String, String)], after: Seq[(String, String)]): Seq[(String, String, String, String)] = {
+  private def verdictChanges(
+      before: Seq[(String, String)], after: Seq[(String, String)]): Seq[(String, String, String, String)] = {
     val b = before.groupBy(_._1).map { case (k, v) => k -> v.map(_._2).mkString("; ") }
     val a = after.groupBy(_._1).map { case (k, v) => k -> v.map(_._2).mkString("; ") }
     (b.keySet ++ a.keySet).toSeq.sorted.flatMap { k =>
@@ -305,7 +325,9 @@ object Validate {
   private def destinationChanges(file: ConfFile, block: Obj, from: ServerVersion, to: ServerVersion): Seq[Change] = {
     def destinations(v: ConfValue): Seq[(String, ConfValue)] = v match {
       case Str(d, _, _) => Seq(d -> v)
-      case o: Obj => o.entries.collectFirst { case (k, Str(d, _, _)) if k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") => d -> o }.toSeq
+      case o: Obj => o.entries.collectFirst {
+          case (k, Str(d, _, _)) if k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") => d -> o
+        }.toSeq
       case Arr(items, _) => items.flatMap(destinations)
       case _ => Nil
     }

@@ -3,8 +3,9 @@ package subjxform.config
 import scala.collection.mutable
 
 import subjxform.config.ConfValue._
-import subjxform.engine.{DestinationSyntax, GoQuote, InvalidTransformException, JsonWriter, ServerVersion,
-  SubjectTransform, Subjects}
+import subjxform.engine.{
+  DestinationSyntax, GoQuote, InvalidTransformException, JsonWriter, ServerVersion, Subjects, SubjectTransform
+}
 
 /** A stream or service an account exports. `approved` None: public; Some(Nil): an activation token is required. */
 final case class AccountExport(kind: String, subject: String, approved: Option[Seq[String]], accountTokenPosition: Long,
@@ -37,7 +38,8 @@ final case class ConfigProblem(at: ConfValue, field: String, severity: String, m
  * the other account as `subject_transform(subject, src, dest)` (`dest` "" keeps the subject), or as the
  * fixed subject `literal` when it is set.
  */
-final case class ImportRoute(kind: String, importer: String, exporter: String, filter: String, src: String, dest: String,
+final case class ImportRoute(kind: String, importer: String, exporter: String, filter: String, src: String,
+    dest: String,
     literal: String, field: String)
 
 /**
@@ -126,10 +128,13 @@ object Accounts {
         // A list of account names: accounts with nothing in them.
         val seen = mutable.Set.empty[String]
         for (item <- items) item match {
-          case Str(n, _, _) if n == GlobalAccount => problems += ConfigProblem(item, accountsKey, "error", s"${GoQuote(n)} is a Reserved Account")
-          case Str(n, _, _) if !seen.add(n) => problems += ConfigProblem(item, accountsKey, "error", s"Duplicate Account Entry: $n")
+          case Str(n, _, _) if n == GlobalAccount =>
+            problems += ConfigProblem(item, accountsKey, "error", s"${GoQuote(n)} is a Reserved Account")
+          case Str(n, _, _) if !seen.add(n) =>
+            problems += ConfigProblem(item, accountsKey, "error", s"Duplicate Account Entry: $n")
           case Str(n, _, _) => accounts += AccountSpec(n, n, None, Nil, Nil, item, s"$accountsKey.$n")
-          case other => problems += ConfigProblem(other, accountsKey, "error", s"Expected account names, got ${goType(other)}")
+          case other =>
+            problems += ConfigProblem(other, accountsKey, "error", s"Expected account names, got ${goType(other)}")
         }
       case block @ Obj(entries, _, _) =>
         for ((name, value) <- entries if !block.usedVariables(name)) { // a variable of the block, used by an account
@@ -145,43 +150,50 @@ object Accounts {
     AccountsPlan(accounts.toVector, Nil, problems.toVector, global, jwtMode = false)
   }
 
-  private def readAccount(name: String, o: Obj, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): AccountSpec = {
+  private def readAccount(
+      name: String, o: Obj, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): AccountSpec = {
     var mappings: Option[Obj] = None
     var exports = Vector.empty[AccountExport]
     var imports = Vector.empty[AccountImport]
     for ((k, v) <- o.entries) lower(k) match {
       case "mappings" | "maps" => v match {
-        case m: Obj => mappings = Some(m)
-        case other => problems += ConfigProblem(other, s"$field.$k", "error", notAMap(other))
-      }
+          case m: Obj => mappings = Some(m)
+          case other => problems += ConfigProblem(other, s"$field.$k", "error", notAMap(other))
+        }
       case "exports" => v match {
-        case Arr(items, _) => exports = items.zipWithIndex.flatMap { case (e, i) => readExport(e, s"$field.$k[$i]", problems) }
-        case other => problems += ConfigProblem(other, s"$field.$k", "error", s"Exports should be an array, got ${goType(other)}")
-      }
+          case Arr(items, _) =>
+            exports = items.zipWithIndex.flatMap { case (e, i) => readExport(e, s"$field.$k[$i]", problems) }
+          case other =>
+            problems += ConfigProblem(other, s"$field.$k", "error", s"Exports should be an array, got ${goType(other)}")
+        }
       case "imports" => v match {
-        case Arr(items, _) =>
-          imports = items.zipWithIndex.flatMap { case (e, i) => readImport(e, s"$field.$k[$i]", problems) }
-          duplicateServiceImports(imports, problems)
-        case other => problems += ConfigProblem(other, s"$field.$k", "error", s"Imports should be an array, got ${goType(other)}")
-      }
+          case Arr(items, _) =>
+            imports = items.zipWithIndex.flatMap { case (e, i) => readImport(e, s"$field.$k[$i]", problems) }
+            duplicateServiceImports(imports, problems)
+          case other =>
+            problems += ConfigProblem(other, s"$field.$k", "error", s"Imports should be an array, got ${goType(other)}")
+        }
       case _ => // users, jetstream, limits, ...: nothing that decides where a message goes
     }
     AccountSpec(name, name, mappings, exports, imports, o, field)
   }
 
   /** parseAccountImports: two service imports of one account may not share their local subject. */
-  private def duplicateServiceImports(imports: Seq[AccountImport], problems: mutable.ArrayBuffer[ConfigProblem]): Unit = {
+  private def duplicateServiceImports(
+      imports: Seq[AccountImport], problems: mutable.ArrayBuffer[ConfigProblem]): Unit = {
     val seen = mutable.ArrayBuffer.empty[AccountImport]
     for (i <- imports if i.kind == "service") {
       seen.find(d => d.to == i.to && d.account == i.account) match {
         case Some(d) => problems += ConfigProblem(i.at, i.field, "error",
-          s"Duplicate service import subject ${GoQuote(i.to)}, previously used in import for account ${GoQuote(d.account)}, subject ${GoQuote(d.subject)}")
+            s"Duplicate service import subject ${GoQuote(i.to)}, previously used in import for account ${GoQuote(
+                d.account)}, subject ${GoQuote(d.subject)}")
         case None => seen += i
       }
     }
   }
 
-  private def readExport(v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): Option[AccountExport] = v match {
+  private def readExport(
+      v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): Option[AccountExport] = v match {
     case o: Obj =>
       var kind: String = null
       var subject = ""
@@ -191,33 +203,39 @@ object Accounts {
         case "stream" | "service" =>
           if (kind != null) {
             val (saw, other) = if (lower(k) == "stream") ("stream", "service") else ("service", "stream")
-            problems += ConfigProblem(x, field, "error", s"Detected $saw ${GoQuote(ConfValue.goText(x))} but already saw a $other")
+            problems += ConfigProblem(x, field, "error",
+              s"Detected $saw ${GoQuote(ConfValue.goText(x))} but already saw a $other")
           } else x match {
             case Str(s, _, _) => kind = lower(k); subject = s
-            case other => problems += ConfigProblem(other, field, "error", s"Expected ${lower(k)} name to be string, got ${goType(other)}")
+            case other => problems += ConfigProblem(other, field, "error",
+                s"Expected ${lower(k)} name to be string, got ${goType(other)}")
           }
         case "accounts" => x match {
-          case Arr(items, _) =>
-            // An empty list leaves nats-server's list nil: a public export.
-            val names = items.collect { case Str(n, _, _) => n }
-            if (names.nonEmpty) approved = Some(names)
-          case other => problems += ConfigProblem(other, field, "error", s"Expected a list of account names, got ${goType(other)}")
-        }
+            case Arr(items, _) =>
+              // An empty list leaves nats-server's list nil: a public export.
+              val names = items.collect { case Str(n, _, _) => n }
+              if (names.nonEmpty) approved = Some(names)
+            case other =>
+              problems += ConfigProblem(other, field, "error", s"Expected a list of account names, got ${goType(other)}")
+          }
         case "account_token_position" => x match {
-          case Integer(n, _) => position = n
-          case other => problems += ConfigProblem(other, field, "error", s"Expected an integer token position, got ${goType(other)}")
-        }
+            case Integer(n, _) => position = n
+            case other => problems += ConfigProblem(other, field, "error",
+                s"Expected an integer token position, got ${goType(other)}")
+          }
         case "response" | "response_type" | "threshold" | "response_threshold" | "response_max_time" | "response_time" |
             "latency" | "allow_trace" | "name" | "description" | "info_url" =>
         case _ => problems += ConfigProblem(x, field, "error", s"unknown field ${GoQuote(k)}")
       }
       if (kind == null) None else Some(AccountExport(kind, subject, approved, position, o, field))
     case other =>
-      problems += ConfigProblem(other, field, "error", s"Export Items should be a map with type entry, got ${goType(other)}")
+      problems += ConfigProblem(other, field, "error",
+        s"Export Items should be a map with type entry, got ${goType(other)}")
       None
   }
 
-  private def readImport(v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): Option[AccountImport] = v match {
+  private def readImport(
+      v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): Option[AccountImport] = v match {
     case o: Obj =>
       var kind: String = null
       var account = ""
@@ -225,7 +243,8 @@ object Accounts {
       var to = ""
       var prefix = ""
       var ok = true
-      def problem(at: ConfValue, message: String): Unit = { problems += ConfigProblem(at, field, "error", message); ok = false }
+      def problem(
+          at: ConfValue, message: String): Unit = { problems += ConfigProblem(at, field, "error", message); ok = false }
       for ((k, x) <- o.entries) lower(k) match {
         case "stream" | "service" =>
           val kk = lower(k)
@@ -235,18 +254,20 @@ object Accounts {
               for ((mk, mv) <- m.entries) (lower(mk), mv) match {
                 case ("account", Str(s, _, _)) => account = s
                 case ("subject", Str(s, _, _)) => subject = s
-                case ("account" | "subject", other) => problem(other, s"Expected a string for ${lower(mk)}, got ${goType(other)}")
+                case ("account" | "subject", other) =>
+                  problem(other, s"Expected a string for ${lower(mk)}, got ${goType(other)}")
                 case (_, other) => problem(other, s"unknown field ${GoQuote(mk)}")
               }
               if (account.isEmpty || subject.isEmpty) problem(x, "Expect an account name and a subject")
               else kind = kk
             case other =>
-              problem(other, s"${if (kk == "stream") "Stream" else "Service"} entry should be an account map, got ${goType(other)}")
+              problem(other,
+                s"${if (kk == "stream") "Stream" else "Service"} entry should be an account map, got ${goType(other)}")
           }
         case "prefix" | "to" => x match {
-          case Str(s, _, _) => if (lower(k) == "to") to = s else prefix = s
-          case other => problem(other, s"Expected a string for ${lower(k)}, got ${goType(other)}")
-        }
+            case Str(s, _, _) => if (lower(k) == "to") to = s else prefix = s
+            case other => problem(other, s"Expected a string for ${lower(k)}, got ${goType(other)}")
+          }
         case "share" | "allow_trace" | "name" =>
         case _ => problem(x, s"unknown field ${GoQuote(k)}")
       }
@@ -257,9 +278,10 @@ object Accounts {
       }
       if (kind == null || !ok) None
       else Some(AccountImport(kind, account, subject, if (kind == "service" && to.isEmpty) subject else to, prefix,
-        hasToken = false, o, field))
+          hasToken = false, o, field))
     case other =>
-      problems += ConfigProblem(other, field, "error", s"Import Items should be a map with type entry, got ${goType(other)}")
+      problems += ConfigProblem(other, field, "error",
+        s"Import Items should be a map with type entry, got ${goType(other)}")
       None
   }
 
@@ -274,7 +296,9 @@ object Accounts {
   def fromJwts(text: String): AccountsPlan = {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     val claims: Seq[(Obj, String)] = jwtClaims(text)
-    val accounts = claims.zipWithIndex.map { case ((c, label), i) => readClaims(c, if (claims.size > 1) s"jwt[$i]" else label, problems) }
+    val accounts = claims.zipWithIndex.map { case ((c, label), i) =>
+      readClaims(c, if (claims.size > 1) s"jwt[$i]" else label, problems)
+    }
     AccountsPlan(accounts.toVector, Nil, problems.toVector, None, jwtMode = true)
   }
 
@@ -285,20 +309,23 @@ object Accounts {
     val t = text.trim
     if (t.isEmpty) false
     else if (t.split("\\s+").forall(w => JwtShape.pattern.matcher(w).matches)) true
-    else try {
-      ConfSyntax.parseDocument(t) match {
-        case o: Obj => o.get("nats").exists(_.isInstanceOf[Obj]) && o.get("sub").isDefined
-        case _ => false
-      }
-    } catch { case _: ConfSyntaxException => t.startsWith("[") && t.contains("\"nats\"") }
+    else
+      try {
+        ConfSyntax.parseDocument(t) match {
+          case o: Obj => o.get("nats").exists(_.isInstanceOf[Obj]) && o.get("sub").isDefined
+          case _ => false
+        }
+      } catch { case _: ConfSyntaxException => t.startsWith("[") && t.contains("\"nats\"") }
   }
 
   /** The claims object of one JWT (its middle part, base64url JSON). */
   def decodeJwt(token: String): Obj = {
     val parts = token.trim.split("\\.", -1)
-    if (parts.length != 3) throw new ConfSyntaxException(s"not a JWT (three parts separated by '.'): ${GoQuote(token.take(40))}")
+    if (parts.length != 3)
+      throw new ConfSyntaxException(s"not a JWT (three parts separated by '.'): ${GoQuote(token.take(40))}")
     val payload =
-      try new String(java.util.Base64.getUrlDecoder.decode(parts(1).replace("=", "")), java.nio.charset.StandardCharsets.UTF_8)
+      try new String(java.util.Base64.getUrlDecoder.decode(parts(1).replace("=", "")),
+          java.nio.charset.StandardCharsets.UTF_8)
       catch { case _: IllegalArgumentException => throw new ConfSyntaxException("a JWT's claims are not base64url") }
     ConfSyntax.parseDocument(payload)
   }
@@ -309,11 +336,12 @@ object Accounts {
     // A JSON list is read with the config reader's JSON, which parseDocument accepts only for objects.
     val wrapped = ConfSyntax.parseDocument(if (t.startsWith("[")) s"""{"list": $t}""" else t)
     wrapped.get("list") match {
-      case Some(Arr(items, _)) if t.startsWith("[") => items.map {
-        case Str(jwt, _, _) => (decodeJwt(jwt), "jwt")
-        case o: Obj => (o, "claims")
-        case other => throw new ConfSyntaxException(s"expected an account JWT or its claims, got ${goType(other)}")
-      }
+      case Some(Arr(items, _)) if t.startsWith("[") =>
+        items.map {
+          case Str(jwt, _, _) => (decodeJwt(jwt), "jwt")
+          case o: Obj => (o, "claims")
+          case other => throw new ConfSyntaxException(s"expected an account JWT or its claims, got ${goType(other)}")
+        }
       case _ => Seq((wrapped, "claims"))
     }
   }
@@ -329,29 +357,34 @@ object Accounts {
       problems += ConfigProblem(c, field, "error", s"not an account JWT (its type is ${GoQuote(str(nats, "type"))})")
     }
     val mappings = nats.get("mappings").collect { case o: Obj => o }
-    mappings.foreach(m => jwtMappingErrors(m).foreach { case (at, message) =>
-      problems += ConfigProblem(at, s"$field.mappings", "error",
-        s"$message: nats-server refuses the account (account validation failed)")
-    })
-    val exports = nats.get("exports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
-      case (e: Obj, i) =>
-        val tokenReq = e.get("token_req").exists { case Bool(b, _) => b; case _ => false }
-        val position = e.get("account_token_position").collect { case Integer(n, _) => n }.getOrElse(0L)
-        AccountExport(str(e, "type"), str(e, "subject"), if (tokenReq) Some(Nil) else None, position, e, s"$field.exports[$i]")
-    }
-    val imports = nats.get("imports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
-      case (i: Obj, n) =>
-        val kind = str(i, "type")
-        val local = str(i, "local_subject")
-        val subject = str(i, "subject")
-        val to = str(i, "to") // deprecated: a stream import's prefix, a service import's exporter subject
-        val hasToken = str(i, "token").nonEmpty
-        val at = s"$field.imports[$n]"
-        // In the config file's terms (updateAccountClaimsWithRefresh): subject = the exporter's, to = the importer's.
-        if (kind == "stream") AccountImport(kind, str(i, "account"), subject, local, if (local.isEmpty) to else "", hasToken, i, at)
-        else if (local.nonEmpty) AccountImport(kind, str(i, "account"), subject, local, "", hasToken, i, at)
-        else AccountImport(kind, str(i, "account"), if (to.nonEmpty) to else subject, subject, "", hasToken, i, at)
-    }
+    mappings.foreach(m =>
+      jwtMappingErrors(m).foreach { case (at, message) =>
+        problems += ConfigProblem(at, s"$field.mappings", "error",
+          s"$message: nats-server refuses the account (account validation failed)")
+      })
+    val exports =
+      nats.get("exports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
+        case (e: Obj, i) =>
+          val tokenReq = e.get("token_req").exists { case Bool(b, _) => b; case _ => false }
+          val position = e.get("account_token_position").collect { case Integer(n, _) => n }.getOrElse(0L)
+          AccountExport(str(e, "type"), str(e, "subject"), if (tokenReq) Some(Nil) else None, position, e,
+            s"$field.exports[$i]")
+      }
+    val imports =
+      nats.get("imports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
+        case (i: Obj, n) =>
+          val kind = str(i, "type")
+          val local = str(i, "local_subject")
+          val subject = str(i, "subject")
+          val to = str(i, "to") // deprecated: a stream import's prefix, a service import's exporter subject
+          val hasToken = str(i, "token").nonEmpty
+          val at = s"$field.imports[$n]"
+          // In the config file's terms (updateAccountClaimsWithRefresh): subject = the exporter's, to = the importer's.
+          if (kind == "stream")
+            AccountImport(kind, str(i, "account"), subject, local, if (local.isEmpty) to else "", hasToken, i, at)
+          else if (local.nonEmpty) AccountImport(kind, str(i, "account"), subject, local, "", hasToken, i, at)
+          else AccountImport(kind, str(i, "account"), if (to.nonEmpty) to else subject, subject, "", hasToken, i, at)
+      }
     AccountSpec(name, key, mappings, exports, imports, c, field)
   }
 
@@ -375,12 +408,16 @@ object Accounts {
     }
     def weight(o: Obj) = o.get("weight").collect { case Integer(n, _) => n }.filter(_ != 0).getOrElse(100L)
     val subjects = (jwtSubjectErrors(rule) ++
-      entries.flatMap(o => jwtSubjectErrors(o.get("subject").collect { case Str(x, _, _) => x }.getOrElse("")))).map(v -> _)
-    val each = entries.filter(weight(_) > 100).map(o => o -> s"Mapping ${GoQuote(rule)} has a weight ${weight(o)} that exceeds 100")
+      entries.flatMap(o => jwtSubjectErrors(o.get("subject").collect { case Str(x, _, _) => x }.getOrElse("")))).map(
+      v -> _)
+    val each = entries.filter(weight(_) > 100).map(o =>
+      o -> s"Mapping ${GoQuote(rule)} has a weight ${weight(o)} that exceeds 100")
     val byCluster = entries.groupBy(_.get("cluster").collect { case Str(c, _, _) => c }.getOrElse(""))
-    val totals = byCluster.toSeq.sortBy(_._1).collect { case (cluster, os) if os.map(weight).sum > 100 =>
-      v -> (if (cluster.isEmpty) s"Mapping ${GoQuote(rule)} exceeds 100% among all of it's weighted to mappings"
-        else s"Mapping ${GoQuote(rule)} in cluster ${GoQuote(cluster)} exceeds 100% among all of it's weighted to mappings")
+    val totals = byCluster.toSeq.sortBy(_._1).collect {
+      case (cluster, os) if os.map(weight).sum > 100 =>
+        v -> (if (cluster.isEmpty) s"Mapping ${GoQuote(rule)} exceeds 100% among all of it's weighted to mappings"
+              else
+                s"Mapping ${GoQuote(rule)} in cluster ${GoQuote(cluster)} exceeds 100% among all of it's weighted to mappings")
     }
     subjects ++ each ++ totals
   }
@@ -405,19 +442,23 @@ object Accounts {
     val refused = read.problems.filter(_.isError).map(_.field.stripSuffix(".mappings")).toSet
     val leftOut = mutable.Map.empty[String, Set[String]] // JWT mode: rules nats-server does not add
     for (a <- read.accounts if !refused(a.field); m <- a.mappings; p <- MappingTable.validate(m, version)) {
-      val at = Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(m)
-      problems += ConfigProblem(at, mappingsField(a), if (p.isError) severity else "warning", p.toString + (if (p.isError) dropped else ""))
+      val at =
+        Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(m)
+      problems += ConfigProblem(at, mappingsField(a), if (p.isError) severity else "warning",
+        p.toString + (if (p.isError) dropped else ""))
       if (p.isError && p.rule != null) leftOut(a.id) = leftOut.getOrElse(a.id, Set.empty[String]) + p.rule
     }
     if (!read.jwtMode && problems.exists(_.isError)) return read.copy(problems = problems.toVector)
     val loaded = read.accounts.map { a =>
       val out = leftOut.getOrElse(a.id, Set.empty[String])
-      if (out.isEmpty) a else a.copy(mappings = a.mappings.map(m => m.copy(entries = m.entries.filterNot(e => out(e._1)))))
+      if (out.isEmpty) a
+      else a.copy(mappings = a.mappings.map(m => m.copy(entries = m.entries.filterNot(e => out(e._1)))))
     }
 
     val byId = read.accounts.map(a => a.id -> a).toMap
     val state = read.accounts.map(a => a.id -> new AccountState(a)).toMap
-    def fail(at: ConfValue, field: String, message: String): Unit = problems += ConfigProblem(at, field, severity, message + dropped)
+    def fail(at: ConfValue, field: String, message: String): Unit =
+      problems += ConfigProblem(at, field, severity, message + dropped)
 
     /**
      * nats-server keeps one export per subject: a later one with `accounts` (or a token position) adds
@@ -428,7 +469,8 @@ object Accounts {
       if (i < 0) to.exports += e
       else if (e.approved.isDefined || e.accountTokenPosition > 0) {
         val old = to.exports(i)
-        val approved = Some(old.approved.getOrElse(Nil) ++ e.approved.getOrElse(Nil)).filter(_ => old.approved.isDefined || e.approved.isDefined)
+        val approved = Some(old.approved.getOrElse(Nil) ++ e.approved.getOrElse(Nil)).filter(_ =>
+          old.approved.isDefined || e.approved.isDefined)
         to.exports(i) = old.copy(approved = approved, accountTokenPosition = e.accountTokenPosition)
       }
     }
@@ -475,7 +517,8 @@ object Accounts {
   /** Where an account's mappings are: `accounts.A.mappings` (or `.maps`, as written). */
   def mappingsField(a: AccountSpec): String = {
     val key = a.at match {
-      case o: Obj if !fromJwt(a) => o.entries.collectFirst { case (k, _: Obj) if lower(k) == "mappings" || lower(k) == "maps" => k }
+      case o: Obj if !fromJwt(a) =>
+        o.entries.collectFirst { case (k, _: Obj) if lower(k) == "mappings" || lower(k) == "maps" => k }
       case _ => None
     }
     s"${a.field}.${key.getOrElse("mappings")}"
@@ -491,7 +534,8 @@ object Accounts {
   }
 
   /** checkStreamExportApproved / checkServiceExportApproved: an export covering the subject, and its approval. */
-  private def authorized(exporter: AccountState, importer: AccountState, kind: String, subject: String, hasToken: Boolean): Boolean = {
+  private def authorized(exporter: AccountState, importer: AccountState, kind: String, subject: String,
+      hasToken: Boolean): Boolean = {
     val exports = exporter.exports.filter(_.kind == kind)
     if (exports.isEmpty || !Subjects.isValidSubject(subject)) return false
     val exact = exports.find(_.subject == subject)
@@ -512,7 +556,10 @@ object Accounts {
   /** nats-server's `transformTokenize`: each `*` becomes `$1`, `$2`, ... */
   private def tokenize(subject: String): String = {
     var n = 0
-    Subjects.tokens(subject).map { t => if (t == "*") { n += 1; "$" + n } else t }.mkString(".")
+    Subjects.tokens(subject).map { t =>
+      if (t == "*") { n += 1; "$" + n }
+      else t
+    }.mkString(".")
   }
 
   /** nats-server's `transformUntokenize`: `$N` / `{{wildcard(N)}}` tokens become `*`; the placeholders, in order. */
@@ -522,8 +569,10 @@ object Accounts {
       val isDollar = t.length > 1 && t.charAt(0) == '$' && t.charAt(1) >= '1' && t.charAt(1) <= '9'
       val c = DestinationSyntax.canonical(t)
       val isWildcardFn = DestinationSyntax.looksLikeFunction(c) &&
-        scala.util.Try(DestinationSyntax.parse(t, c, ServerVersion.Newest)).toOption.exists(p => p.op == DestinationSyntax.Op.Wildcard)
-      if (isDollar || isWildcardFn) { phs += t; "*" } else t
+        scala.util.Try(DestinationSyntax.parse(t, c, ServerVersion.Newest)).toOption.exists(p =>
+          p.op == DestinationSyntax.Op.Wildcard)
+      if (isDollar || isWildcardFn) { phs += t; "*" }
+      else t
     }
     (toks.mkString("."), phs.toVector)
   }
@@ -537,7 +586,7 @@ object Accounts {
 
   /** addStreamImportWithClaim (prefix) and addMappedStreamImportWithClaim. */
   private def addStreamImport(a: AccountState, exporter: AccountState, i: AccountImport,
-                              version: ServerVersion): Either[String, ImportRoute] = {
+      version: ServerVersion): Either[String, ImportRoute] = {
     val from = i.subject
     if (!authorized(exporter, a, "stream", from, i.hasToken)) return Left("stream import not authorized")
     var to = i.to
@@ -546,20 +595,23 @@ object Accounts {
       to = (if (i.prefix.endsWith(".")) i.prefix else i.prefix + ".") + from
     }
     if (to.isEmpty) to = from
-    if (streamCycle(exporter, to, Set(a.spec.id)) || streamCycle(exporter, from, Set(a.spec.id))) return Left("import forms a cycle")
+    if (streamCycle(exporter, to, Set(a.spec.id)) || streamCycle(exporter, from, Set(a.spec.id)))
+      return Left("import forms a cycle")
     var stored = to
     val route =
       if (hasWildcard(from)) {
         if (to == from) ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", null, i.field)
         else {
           strictError(from, tokenize(to), version).foreach { reason =>
-            return Left(s"failed to create mapping transform for stream import subject from ${GoQuote(from)} to ${GoQuote(to)}: $reason")
+            return Left(
+              s"failed to create mapping transform for stream import subject from ${GoQuote(from)} to ${GoQuote(to)}: $reason")
           }
           stored = untokenize(to)._1
           ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, tokenize(to), null, i.field)
         }
       } else ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", to, i.field)
-    if (a.streamImports.exists { case (e, f, _) => (e eq exporter) && f == from }) return Left("stream import already exists")
+    if (a.streamImports.exists { case (e, f, _) => (e eq exporter) && f == from })
+      return Left("stream import already exists")
     a.streamImports += ((exporter, from, stored))
     Right(route)
   }
@@ -576,7 +628,7 @@ object Accounts {
 
   /** AddServiceImport(exporter, from = the local subject, to = the import's subject): addServiceImportWithClaim. */
   private def addServiceImport(a: AccountState, exporter: AccountState, i: AccountImport,
-                               version: ServerVersion): Either[String, ImportRoute] = {
+      version: ServerVersion): Either[String, ImportRoute] = {
     val from = i.to
     val to = i.subject
     if (!Subjects.isValidSubject(from) || !Subjects.isValidSubject(to)) return Left("sublist: invalid subject")
@@ -651,6 +703,7 @@ final class InvalidAccountsException(val problems: Seq[String])
 
 /** The entry points outside the JVM core use (the `accounts_plan` SQL function). */
 object AccountsPlanner {
+
   /**
    * The accounts plan of `config` (a server config's text, account JWTs or their claims) as JSON. `file`:
    * the config's path, when it has one: `include` is read relative to it and `$NAME` falls back to the
@@ -676,7 +729,8 @@ object AccountsPlanner {
     if (errors.nonEmpty) throw new InvalidAccountsException(errors)
     val server =
       if (Accounts.looksLikeJwts(config)) "null"
-      else serverJson(if (file == null) ConfSyntax.parseDocument(config) else ConfSyntax.parseText(config, name, env).root)
+      else
+        serverJson(if (file == null) ConfSyntax.parseDocument(config) else ConfSyntax.parseText(config, name, env).root)
     plan.toJson.stripSuffix("}") + s""","server":$server}"""
   }
 

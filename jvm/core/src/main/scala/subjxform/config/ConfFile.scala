@@ -22,10 +22,13 @@ final class ConfFile private[subjxform] (val name: String, private[subjxform] va
 
   private[subjxform] def read(path: String): Obj = {
     val text =
-      try new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(path)), java.nio.charset.StandardCharsets.UTF_8)
+      try new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(path)),
+          java.nio.charset.StandardCharsets.UTF_8)
       catch {
-        case _: java.nio.file.NoSuchFileException => throw new ConfSyntaxException(s"open $path: no such file or directory")
-        case e: java.io.IOException => throw new ConfSyntaxException(s"open $path: ${Option(e.getMessage).getOrElse(e.toString)}")
+        case _: java.nio.file.NoSuchFileException =>
+          throw new ConfSyntaxException(s"open $path: no such file or directory")
+        case e: java.io.IOException =>
+          throw new ConfSyntaxException(s"open $path: ${Option(e.getMessage).getOrElse(e.toString)}")
       }
     parse(text, path)
   }
@@ -41,13 +44,16 @@ final class ConfFile private[subjxform] (val name: String, private[subjxform] va
 
   /** nats-server's `include`: the path joined to the including file's folder, read as its own document. */
   private[subjxform] def include(path: String, at: Int): Obj = {
-    val joined = if (currentDir.isEmpty || java.nio.file.Paths.get(path).isAbsolute) path else java.nio.file.Paths.get(currentDir, path).toString
+    val joined = if (currentDir.isEmpty || java.nio.file.Paths.get(path).isAbsolute) path
+    else java.nio.file.Paths.get(currentDir, path).toString
     depth += 1
     if (depth > 32) throw new ConfSyntaxException(s"error parsing include file '$path', too many nested includes")
     val doc =
       try read(joined)
-      catch { case e: ConfSyntaxException => throw new ConfSyntaxException(s"error parsing include file '$path', ${e.getMessage}") }
-      finally depth -= 1
+      catch {
+        case e: ConfSyntaxException =>
+          throw new ConfSyntaxException(s"error parsing include file '$path', ${e.getMessage}")
+      } finally depth -= 1
     mark(doc, joined)
     doc
   }

@@ -21,7 +21,8 @@ private[config] object ConfJson {
     private var line = 1
     def atEnd: Boolean = i >= s.length
     private def err(): Nothing = throw new JsonError
-    def skipWs(): Unit = while (i < s.length && " \t\r\n".indexOf(s.charAt(i)) >= 0) { if (s.charAt(i) == '\n') line += 1; i += 1 }
+    def skipWs(): Unit =
+      while (i < s.length && " \t\r\n".indexOf(s.charAt(i)) >= 0) { if (s.charAt(i) == '\n') line += 1; i += 1 }
     private def expect(c: Char): Unit = { if (i >= s.length || s.charAt(i) != c) err(); i += 1 }
 
     // Objects and arrays being read, innermost last (no recursion: see MaxDepth).
@@ -61,7 +62,8 @@ private[config] object ConfJson {
           case a: ArrFrame =>
             if (v == null) {
               skipWs()
-              if (!atEnd && s.charAt(i) == ']') { i += 1; v = close() } else v = start()
+              if (!atEnd && s.charAt(i) == ']') { i += 1; v = close() }
+              else v = start()
             } else {
               a.items += v
               skipWs()
@@ -109,7 +111,9 @@ private[config] object ConfJson {
       }
       val t = s.substring(start, i)
       if (!integral) Decimal(t.toDouble, at)
-      else try Integer(t.toLong, at) catch { case _: NumberFormatException => Decimal(t.toDouble, at) }
+      else
+        try Integer(t.toLong, at)
+        catch { case _: NumberFormatException => Decimal(t.toDouble, at) }
     }
 
     private def string(): String = {

@@ -12,7 +12,7 @@ import scala.collection.mutable
 private[config] final class ConfReader(input: String, file: ConfFile = null) extends ConfScalars(input) {
   import ConfReader._
   import ConfScanner._
-  import ConfSyntax.{MaxDepth, tooDeep}
+  import ConfSyntax.{tooDeep, MaxDepth}
   import ConfValue._
 
   /** Maps being built, innermost last: where `$name` references are looked up. */
@@ -178,7 +178,8 @@ private[config] final class ConfReader(input: String, file: ConfFile = null) ext
         if (d == EOF) fail("Unexpected EOF processing map key.")
         if (isSpace(d)) {
           if (sb.toString.equalsIgnoreCase("include")) {
-            if (file == null) fail("include needs the configuration file (subjxform validate FILE): it is read relative to it")
+            if (file == null)
+              fail("include needs the configuration file (subjxform validate FILE): it is read relative to it")
             return IncludeKey
           }
           reading = false
@@ -225,7 +226,9 @@ private[config] final class ConfReader(input: String, file: ConfFile = null) ext
     val q = peek
     if (q == '"' || q == '\'') {
       next()
-      while (peek != q) { if (peek == EOF || isNewLine(peek)) fail("Unexpected EOF in the include path."); sb.appendCodePoint(next()) }
+      while (peek != q) {
+        if (peek == EOF || isNewLine(peek)) fail("Unexpected EOF in the include path."); sb.appendCodePoint(next())
+      }
       next()
     } else while (peek != EOF && !isSpace(peek) && peek != ';' && peek != ',' && peek != '}') sb.appendCodePoint(next())
     if (sb.length == 0) fail("include without a file name")
@@ -262,6 +265,7 @@ private[config] final class ConfReader(input: String, file: ConfFile = null) ext
 }
 
 private[config] object ConfReader {
+
   /** The key nats-server's lexer turns into an include directive; compared by reference. */
   private val IncludeKey = new String("include")
 }

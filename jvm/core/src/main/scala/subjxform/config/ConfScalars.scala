@@ -34,7 +34,8 @@ private[config] abstract class ConfScalars(input: String) extends ConfScanner(in
       Str(sb.toString, quoted = true, at)
     case '-' =>
       next()
-      if (!isDigit(peek)) fail(if (peek == '.') "Floats must start with a digit, not '.'." else s"Expected a digit but got '${show(peek)}'.")
+      if (!isDigit(peek)) fail(
+        if (peek == '.') "Floats must start with a digit, not '.'." else s"Expected a digit but got '${show(peek)}'.")
       negativeNumber(at)
     case '(' => fail("(...) blocks are not supported in mappings given to subject_map; use a quoted string")
     case '.' => next(); fail("Floats must start with a digit")
@@ -161,11 +162,14 @@ private[config] abstract class ConfScalars(input: String) extends ConfScanner(in
 
   private def integer(s: String): ConfValue = {
     val digits = s.takeWhile(ch => Character.isDigit(ch) || ch == '-')
-    val n = try digits.toLong catch {
-      case _: NumberFormatException =>
-        if (digits.length > 1 && digits.drop(1).forall(Character.isDigit)) throw new ConfSyntaxException(s"integer '$s' is out of the range")
-        throw new ConfSyntaxException(s"expected integer, but got '$s'")
-    }
+    val n =
+      try digits.toLong
+      catch {
+        case _: NumberFormatException =>
+          if (digits.length > 1 && digits.drop(1).forall(Character.isDigit))
+            throw new ConfSyntaxException(s"integer '$s' is out of the range")
+          throw new ConfSyntaxException(s"expected integer, but got '$s'")
+      }
     val scale: Long = s.substring(digits.length).trim.toLowerCase match {
       case "" => 1L
       case "k" => 1000L

@@ -24,8 +24,10 @@ private[config] abstract class ConfScanner(protected final val text: String) {
     c
   }
 
-  protected final def fail(message: String): Nothing = throw new ConfSyntaxException(s"Parse error on line $line: '$message'")
-  protected final def show(c: Int): String = if (c == EOF) "\\x00" else if (c == '\n') "\\n" else new String(Character.toChars(c))
+  protected final def fail(message: String): Nothing =
+    throw new ConfSyntaxException(s"Parse error on line $line: '$message'")
+  protected final def show(c: Int): String =
+    if (c == EOF) "\\x00" else if (c == '\n') "\\n" else new String(Character.toChars(c))
 
   protected final def skipComment(): Unit = while (peek != EOF && !isNewLine(peek)) next()
 }

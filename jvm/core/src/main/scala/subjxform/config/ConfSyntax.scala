@@ -35,7 +35,8 @@ object ConfSyntax {
   def parseMappings(text: String): Obj =
     ConfJson.parse(text) match {
       case Some(o: Obj) => unwrapMappingsKey(o)
-      case Some(other) => throw new ConfSyntaxException(s"the mappings must be a JSON object, not ${ConfValue.goText(other)}")
+      case Some(other) =>
+        throw new ConfSyntaxException(s"the mappings must be a JSON object, not ${ConfValue.goText(other)}")
       case None => unwrapMappingsKey(new ConfReader(text).document())
     }
 

@@ -14,11 +14,16 @@ object ConfValue {
   final case class DateTime(value: String, line: Int) extends ConfValue
   final case class Null(line: Int) extends ConfValue // JSON's null only
   final case class Arr(items: Vector[ConfValue], line: Int) extends ConfValue
+
   /** Keys in written order; a repeated key replaces the earlier value, as in nats-server's Go map. */
-  final case class Obj(entries: Vector[(String, ConfValue)], repeatedKeys: Vector[String], line: Int) extends ConfValue {
+  final case class Obj(
+      entries: Vector[(String, ConfValue)], repeatedKeys: Vector[String], line: Int) extends ConfValue {
     def get(key: String): Option[ConfValue] = entries.collectFirst { case (k, v) if k == key => v }
-    /** Keys of entries that a `$name` reference used: variables, which nats-server skips where it reads
-     * the block's entries as settings (its token's IsUsedVariable). Not part of the value's equality. */
+
+    /**
+     * Keys of entries that a `$name` reference used: variables, which nats-server skips where it reads
+     * the block's entries as settings (its token's IsUsedVariable). Not part of the value's equality.
+     */
     var usedVariables: Set[String] = Set.empty
   }
 
@@ -41,7 +46,8 @@ object ConfValue {
     case Null(_) => "<nil>"
     case _ if depth >= GoTextDepth => "..."
     case Arr(items, _) => items.map(goText(_, depth + 1)).mkString("[", " ", "]")
-    case Obj(entries, _, _) => entries.sortBy(_._1).map { case (k, x) => s"$k:${goText(x, depth + 1)}" }.mkString("map[", " ", "]")
+    case Obj(entries, _, _) =>
+      entries.sortBy(_._1).map { case (k, x) => s"$k:${goText(x, depth + 1)}" }.mkString("map[", " ", "]")
   }
 }
 

@@ -39,7 +39,8 @@ final class ConsumerGroup private (
   extends Serializable {
 
   private val activeMemberBytes = activeMembers.map(_.getBytes(UTF_8)).toArray
-  private val mappedOwnerBytes = if (mappedOwner == null) null else mappedOwner.map(m => if (m == null) null else m.getBytes(UTF_8))
+  private val mappedOwnerBytes =
+    if (mappedOwner == null) null else mappedOwner.map(m => if (m == null) null else m.getBytes(UTF_8))
 
   /**
    * The partition of the subject in `in[off, off+len)`, or -1 when the group does not take it (not a
@@ -102,7 +103,8 @@ final class ConsumerGroup private (
   def partitionFilters(member: String): IndexedSeq[String] = {
     val fs = if (filters.isEmpty) IndexedSeq(">") else filters
     fs.flatMap { f =>
-      if (activeMembers.nonEmpty) (0 until maxMembers).filter(p => activeMembers(ConsumerGroup.memberIndex(p, maxMembers, activeMembers.length)) == member).map(p => s"$p.$f")
+      if (activeMembers.nonEmpty) (0 until maxMembers).filter(p =>
+        activeMembers(ConsumerGroup.memberIndex(p, maxMembers, activeMembers.length)) == member).map(p => s"$p.$f")
       else memberMappings.filter(_._1 == member).flatMap(_._2.map(p => s"$p.>"))
     }
   }
@@ -132,7 +134,8 @@ final class ConsumerGroup private (
       s""""members":${ms.mkString("[", ",", "]")}}"""
   }
 
-  override def toString: String = s"ConsumerGroup(${kind.name}, max_members=$maxMembers, ${activeMembers.size + memberMappings.size} members)"
+  override def toString: String =
+    s"ConsumerGroup(${kind.name}, max_members=$maxMembers, ${activeMembers.size + memberMappings.size} members)"
 }
 
 object ConsumerGroup {
@@ -145,7 +148,8 @@ object ConsumerGroup {
   def kindNamed(name: String): Kind = name.trim.toLowerCase(java.util.Locale.ROOT) match {
     case "elastic" => Elastic
     case "static" => Static
-    case other => throw new InvalidConsumerGroupException(s"unknown consumer group kind ${GoQuote(other)}: elastic or static")
+    case other =>
+      throw new InvalidConsumerGroupException(s"unknown consumer group kind ${GoQuote(other)}: elastic or static")
   }
 
   /**
@@ -168,23 +172,29 @@ object ConsumerGroup {
       try ConfSyntax.parseDocument(json)
       catch {
         case e: ConfSyntaxException =>
-          throw new InvalidConsumerGroupException(s"invalid JSON value for the ${kind.fold("")(_.name + " ")}consumer group's config: ${e.getMessage}")
+          throw new InvalidConsumerGroupException(
+            s"invalid JSON value for the ${kind.fold("")(_.name + " ")}consumer group's config: ${e.getMessage}")
       }
     val k = kind.getOrElse {
       (has(root, "partitioning_filters"), has(root, "filters")) match {
         case (true, false) => Elastic
         case (false, true) => Static
         case (both, _) => throw new InvalidConsumerGroupException(
-          (if (both) "the config has both \"partitioning_filters\" and \"filters\"" else "the config has neither \"partitioning_filters\" nor \"filters\"") +
-            ": say which kind of group it is (an elastic group's config has \"partitioning_filters\", null when there are none; a static group's \"filters\", [] when there are none)")
+            (if (both) "the config has both \"partitioning_filters\" and \"filters\""
+             else "the config has neither \"partitioning_filters\" nor \"filters\"") +
+              ": say which kind of group it is (an elastic group's config has \"partitioning_filters\", null when there are none; a static group's \"filters\", [] when there are none)")
       }
     }
     val reader = new Reader(k)
     val maxMembersValue = reader.uint(root, "max_members")
     val partitioning = if (k == Elastic) reader.list(root, "partitioning_filters").zipWithIndex.map {
       case (v, i) => reader.partitioningFilter(v, i)
-    } else IndexedSeq.empty
-    val staticFilters = if (k == Static) reader.list(root, "filters").zipWithIndex.map { case (v, i) => reader.string(v, s"filters[$i]") } else IndexedSeq.empty
+    }
+    else IndexedSeq.empty
+    val staticFilters = if (k == Static) reader.list(root, "filters").zipWithIndex.map { case (v, i) =>
+      reader.string(v, s"filters[$i]")
+    }
+    else IndexedSeq.empty
     val members = reader.list(root, "members").zipWithIndex.map { case (v, i) => reader.string(v, s"members[$i]") }
     val mappings = reader.list(root, "member_mappings").zipWithIndex.map { case (v, i) => reader.mapping(v, i) }
 
@@ -196,29 +206,35 @@ object ConsumerGroup {
       if (filter.isEmpty) fail("partitioning filters must have a non-empty filter")
       val tokens = Subjects.tokens(filter)
       val stars = tokens.count(_ == "*")
-      if (stars == 0 && tokens.last != ">") fail("partitioning filters must have at least one * wildcard or end with > wildcard")
-      if (wildcards.length > stars) fail("the number of partitioning wildcards must not be larger than the total number of * wildcards in the filter")
+      if (stars == 0 && tokens.last != ">")
+        fail("partitioning filters must have at least one * wildcard or end with > wildcard")
+      if (wildcards.length > stars) fail(
+        "the number of partitioning wildcards must not be larger than the total number of * wildcards in the filter")
       val seen = scala.collection.mutable.HashSet.empty[Long]
       for (w <- wildcards) {
         if (!seen.add(w)) fail("partitioning wildcard indexes must be unique")
-        if (w > stars || w < 1) fail("partitioning wildcard indexes must be between 1 and the number of * wildcards in the filter")
+        if (w > stars || w < 1)
+          fail("partitioning wildcard indexes must be between 1 and the number of * wildcards in the filter")
       }
     }
     if (members.nonEmpty && mappings.nonEmpty) fail("either members or member mappings must be provided, not both")
     if (mappings.nonEmpty) {
-      if (mappings.length > maxMembersValue) fail("the number of member mappings must be between 1 and the max number of members")
+      if (mappings.length > maxMembersValue)
+        fail("the number of member mappings must be between 1 and the max number of members")
       val names = scala.collection.mutable.HashSet.empty[String]
       val partitions = scala.collection.mutable.HashSet.empty[Long]
       for ((member, ps) <- mappings) {
         if (!names.add(member)) fail("member names must be unique")
         for (p <- ps) {
           if (!partitions.add(p)) fail("partition numbers must be used only once")
-          if (p < 0 || p >= maxMembersValue) fail("partition numbers must be between 0 and one less than the max number of members")
+          if (p < 0 || p >= maxMembersValue)
+            fail("partition numbers must be between 0 and one less than the max number of members")
         }
       }
       if (partitions.size != maxMembersValue) fail(
         if (k == Elastic) "the number of unique partition numbers must be equal to the max number of members"
-        else "the number of unique partition numbers specified in the mappings must be equal to the max number of members")
+        else
+          "the number of unique partition numbers specified in the mappings must be equal to the max number of members")
     }
     // The library accepts any max_members; `{{Partition(n)}}` and this port's partition numbers are 32-bit.
     if (maxMembersValue > Int.MaxValue) throw new InvalidConsumerGroupException(
@@ -234,7 +250,8 @@ object ConsumerGroup {
           try FilterTransforms.compile(trs, FilterTransforms.SourceRule, "partitioning_filters", version)
           catch {
             case e: InvalidStreamConfigException =>
-              throw new InvalidConsumerGroupException(s"nats-server refuses the group's sourcing stream: ${e.getMessage}")
+              throw new InvalidConsumerGroupException(
+                s"nats-server refuses the group's sourcing stream: ${e.getMessage}")
           }
         (partitioning.map(_._1), trs, compiled, null)
       case Static =>
@@ -244,17 +261,20 @@ object ConsumerGroup {
             if (!Subjects.isValidSubject(f)) throw new InvalidConsumerGroupException(
               s"nats-server refuses the members' consumers: filters[$i] ${GoQuote(f)}: invalid subject")
             for ((o, j) <- staticFilters.zipWithIndex if i != j && Subjects.isSubsetMatch(f, o))
-              throw new InvalidConsumerGroupException(s"nats-server refuses the members' consumers: filters[$i] ${GoQuote(f)} " +
-                s"and filters[$j] ${GoQuote(o)}: consumer subject filters cannot overlap (nats-server error 10138)")
+              throw new InvalidConsumerGroupException(
+                s"nats-server refuses the members' consumers: filters[$i] ${GoQuote(f)} " +
+                  s"and filters[$j] ${GoQuote(o)}: consumer subject filters cannot overlap (nats-server error 10138)")
           }
         }
         // With mappings (or no filters) a member's consumer filters are `<p>.>`.
-        val take = if (mappings.nonEmpty || staticFilters.isEmpty) null else FilterIndex(staticFilters.map("*." + _), sourceQuirk = false)
+        val take = if (mappings.nonEmpty || staticFilters.isEmpty) null
+        else FilterIndex(staticFilters.map("*." + _), sourceQuirk = false)
         (staticFilters, IndexedSeq.empty, null, take)
     }
 
     val active = if (mappings.nonEmpty) IndexedSeq.empty else members.distinct.sortWith(goLess).take(n)
-    val owners = if (mappings.isEmpty) null else {
+    val owners = if (mappings.isEmpty) null
+    else {
       val o = new Array[String](n)
       for ((m, ps) <- mappings; p <- ps) o(p.toInt) = m
       o
@@ -267,9 +287,11 @@ object ConsumerGroup {
   def sourcingDestination(filter: String, wildcards: Seq[Long], maxMembers: Int): String = {
     var star = 0
     val dest = Subjects.tokens(filter).map { t =>
-      if (t == "*") { star += 1; s"{{Wildcard($star)}}" } else t
+      if (t == "*") { star += 1; s"{{Wildcard($star)}}" }
+      else t
     }.mkString(".")
-    if (wildcards.isEmpty) s"{{Partition($maxMembers)}}.$dest" else s"{{Partition($maxMembers,${wildcards.mkString(",")})}}.$dest"
+    if (wildcards.isEmpty) s"{{Partition($maxMembers)}}.$dest"
+    else s"{{Partition($maxMembers,${wildcards.mkString(",")})}}.$dest"
   }
 
   /** Go's string order: by UTF-8 bytes, unsigned. */
@@ -343,7 +365,9 @@ object ConsumerGroup {
       val path = s"member_mappings[$i]"
       val o = obj(v, path)
       (field(o, "member").fold("")(string(_, s"$path.member")),
-        list(field(o, "partitions"), s"$path.partitions").zipWithIndex.map { case (p, j) => int(p, s"$path.partitions[$j]") })
+        list(field(o, "partitions"), s"$path.partitions").zipWithIndex.map { case (p, j) =>
+          int(p, s"$path.partitions[$j]")
+        })
     }
   }
 }

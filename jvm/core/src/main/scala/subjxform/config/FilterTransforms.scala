@@ -2,8 +2,10 @@ package subjxform.config
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import subjxform.engine.{FilterIndex, GoQuote, InvalidTransformException, OverlapIndex, ServerVersion,
-  SubjectTooLongException, SubjectTransform, Subjects, Workspace}
+import subjxform.engine.{
+  FilterIndex, GoQuote, InvalidTransformException, OverlapIndex, ServerVersion, Subjects, SubjectTooLongException,
+  SubjectTransform, Workspace
+}
 
 /**
  * The ordered (src, dest) list of a stream source or mirror (`subject_transforms`), compiled once.
@@ -39,7 +41,8 @@ final class FilterTransforms private (
     Workspace.orThrow(take(in, off, len, ws, keyed = true, seed, key), ws)
 
   /** [[apply]] / [[applyKeyed]] as a per-row entry: a result too long is [[Workspace.TooLong]] (see [[SubjectTransform.run]]). */
-  private[subjxform] def take(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
+  private[subjxform] def take(
+      in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val ntok = ws.tokenize(in, off, len)
     if (ntok == 0) return null
     if (pairs.nonEmpty && filters.firstMatch(in, ws, ntok) < 0) return null
@@ -69,6 +72,7 @@ object FilterTransforms {
     extends Serializable // as ConsumerGroup.Kind: a case object's parent must be, on Scala 2.12
   /** One source: no filter may be a subset of another (`subjectIsSubsetMatch`). */
   case object SourceRule extends Overlap("source filters can not overlap", 10147, Subjects.isSubsetMatch)
+
   /** A mirror: no two filters may match a common subject (`SubjectsCollide`). */
   case object MirrorRule extends Overlap("mirror subject filters can not overlap", 10152, Subjects.collide)
 
@@ -119,7 +123,8 @@ object FilterTransforms {
     val asMappings = version.streamTransformsCheckedAsMappings
     if (!asMappings && overlap == SourceRule) {
       // 2.10 checks every source destination's tokens first, with one error for all of them.
-      for (((_, dest), i) <- ps.zipWithIndex if dest != null && SubjectTransform.mappingTokenError(dest, version).isDefined)
+      for (((_, dest), i) <- ps.zipWithIndex
+        if dest != null && SubjectTransform.mappingTokenError(dest, version).isDefined)
         throw new InvalidStreamConfigException(entry(i), "source transform destination is invalid", destErr)
     }
     def compileEntry(src: String, dest: String, i: Int): SubjectTransform =
@@ -156,7 +161,8 @@ object FilterTransforms {
       if (overlap == MirrorRule || !asMappings) checkOverlap(i)
     }
     if (overlap == SourceRule && asMappings) ps.indices.foreach(checkOverlap)
-    if (!asMappings && build) for (((src, dest), i) <- ps.zipWithIndex if dest.nonEmpty) transforms(i) = compileEntry(src, dest, i)
+    if (!asMappings && build)
+      for (((src, dest), i) <- ps.zipWithIndex if dest.nonEmpty) transforms(i) = compileEntry(src, dest, i)
     if (!build) return null // check: nothing built
     val renaming = ps.indices.filter(transforms(_) != null)
     new FilterTransforms(ps, FilterIndex(ps.map(p => orFwc(p._1)), sourceQuirk = false),

@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets.UTF_8
 import scala.collection.mutable
 
 import subjxform.config.ConfValue._
-import subjxform.engine.{DestinationSyntax, FilterIndex, GoQuote, Interner, InvalidTransformException, JsonWriter,
-  KeyedDraw, OverlapIndex, ServerVersion, SubjectTooLongException, SubjectTransform, Subjects, Workspace}
+import subjxform.engine.{
+  DestinationSyntax, FilterIndex, GoQuote, Interner, InvalidTransformException, JsonWriter, KeyedDraw, OverlapIndex,
+  ServerVersion, Subjects, SubjectTooLongException, SubjectTransform, Workspace
+}
 
 /**
  * A Core NATS account mapping table (the content of a nats-server `mappings { }` block), compiled once
@@ -87,7 +89,8 @@ final class MappingTable private (
   }
 
   /** [[apply]] / [[applyKeyed]] as a per-row entry: a result too long is [[Workspace.TooLong]] (see [[SubjectTransform.run]]). */
-  private[subjxform] def map(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int, ws: Workspace,
+  private[subjxform] def map(in: Array[Byte], off: Int, len: Int, cluster: Array[Byte], cOff: Int, cLen: Int,
+      ws: Workspace,
       keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val r = decide(in, off, len, cluster, cOff, cLen, ws, keyed, seed, key)
     if (r < 0) { if (r == NoMatch) Unchanged else null }
@@ -95,7 +98,8 @@ final class MappingTable private (
   }
 
   /** The subject that rule `r` gives after [[decide]] (null when the draw dropped it). */
-  private def build(r: Int, in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
+  private def build(r: Int, in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long)
+      : Array[Byte] = {
     val picked = ws.decidedPick
     if (picked < 0) null
     else rules(r).choice(ws.decidedScope).transforms(picked).run(in, off, len, ws, keyed, seed, key)
@@ -150,7 +154,8 @@ final class MappingTable private (
     def q(s: String): String = if (s == null) "null" else JsonWriter.quote(s)
     rules.indices.map { r =>
       val rule = rules(r)
-      val scopes = (-1 until rule.clusterNames.length).map(i => (if (i < 0) null else new String(rule.clusterNames(i), UTF_8), rule.choice(i)))
+      val scopes = (-1 until rule.clusterNames.length).map(i =>
+        (if (i < 0) null else new String(rule.clusterNames(i), UTF_8), rule.choice(i)))
       val written = for {
         (cluster, choice) <- scopes
         i <- choice.transforms.indices if choice.entries(i) >= 0
@@ -161,7 +166,8 @@ final class MappingTable private (
       val remainders = scopes.map { case (c, choice) =>
         s"""{"cluster":${q(c)},"remainder":${choice.remainderWeight},"remainder_drops":${choice.remainderWeight > 0 && !choice.entries.contains(-1)}}"""
       }
-      s"""{"rule_index":$r,"rule":${q(rule.source)},"matched_as":"${if (literalBytes(r) != null) "literal" else "wildcard"}",""" +
+      s"""{"rule_index":$r,"rule":${q(rule.source)},"matched_as":"${if (literalBytes(r) != null) "literal"
+        else "wildcard"}",""" +
         s""""destinations":${destinations.mkString("[", ",", "]")},"scopes":${remainders.mkString("[", ",", "]")}}"""
     }.mkString("[", ",", "]")
   }
@@ -204,7 +210,8 @@ object MappingTable {
    * The destinations one rule offers one cluster: transforms and their running weight totals.
    * `fixed` short-cuts the draw when its outcome is certain: an index, or [[Drop]] when every weight is 0.
    */
-  final case class Choice(transforms: Array[SubjectTransform], runningTotals: Array[Int], fixed: Int, entries: Array[Int]) {
+  final case class Choice(transforms: Array[SubjectTransform], runningTotals: Array[Int], fixed: Int,
+      entries: Array[Int]) {
     def isRandom: Boolean = fixed == Draw || transforms.exists(_.isRandom)
 
     /** The destinations' UTF-8 bytes as written, made when an explanation first needs them. */
@@ -247,6 +254,7 @@ object MappingTable {
       default: Choice,
       clusterNames: Array[Array[Byte]],
       clusterChoices: Array[Choice]) {
+
     /** What names this rule's weighted choice in keyed draws ([[KeyedDraw]]): its source subject. */
     val salt: Long = KeyedDraw.salt(source)
 
@@ -295,7 +303,8 @@ object MappingTable {
   /** [[compile]] as the given nats-server line accepts and applies the block. */
   def compile(text: String, version: ServerVersion): MappingTable = {
     // The same text compiles to another table on another line: the line is part of what is shared.
-    val digest = if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.line}\n$text")
+    val digest =
+      if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.line}\n$text")
     val known = shared(digest)
     if (known != null) return known
     val interner = new Interner
@@ -320,14 +329,16 @@ object MappingTable {
   }
 
   private[subjxform] object Digest {
-    def of(text: String): Digest = new Digest(java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(UTF_8)))
+    def of(text: String): Digest =
+      new Digest(java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(UTF_8)))
   }
 
   /** The tables compiled lately, softly held (the collector may take them back under memory pressure). */
-  private val recentTables = new java.util.LinkedHashMap[Digest, java.lang.ref.SoftReference[MappingTable]](16, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[Digest, java.lang.ref.SoftReference[MappingTable]]): Boolean =
-      size() > 16
-  }
+  private val recentTables =
+    new java.util.LinkedHashMap[Digest, java.lang.ref.SoftReference[MappingTable]](16, 0.75f, true) {
+      override def removeEldestEntry(e: java.util.Map.Entry[Digest, java.lang.ref.SoftReference[MappingTable]]): Boolean =
+        size() > 16
+    }
 
   private def shared(digest: Digest): MappingTable = recentTables.synchronized {
     val ref = recentTables.get(digest)
@@ -362,7 +373,8 @@ object MappingTable {
   def validateJson(text: String, version: ServerVersion): String =
     validate(text, version).map { p =>
       Seq("rule" -> p.rule, "destination" -> p.destination, "severity" -> p.severity, "message" -> p.message)
-        .map { case (k, v) => s"${JsonWriter.quote(k)}:${if (v == null) "null" else JsonWriter.quote(v)}" }.mkString("{", ",", "}")
+        .map { case (k, v) => s"${JsonWriter.quote(k)}:${if (v == null) "null" else JsonWriter.quote(v)}" }.mkString(
+          "{", ",", "}")
     }.mkString("[", ",", "]")
 
   /** One destination entry as nats-server's `parseAccountMapDest` reads it. */
@@ -373,7 +385,7 @@ object MappingTable {
 
   /** The rules that passed every check and every problem; overlap warnings only when `overlaps` (validation). */
   private def analyse(text: String, interner: Interner, overlaps: Boolean,
-                      version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
+      version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
     val doc =
       try ConfSyntax.parseMappings(text)
       catch { case e: ConfSyntaxException => return (Nil, Seq(MappingProblem(null, null, "error", e.getMessage))) }
@@ -381,13 +393,16 @@ object MappingTable {
   }
 
   private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean,
-                           version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
+      version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
     val problems = mutable.ArrayBuffer.empty[MappingProblem]
-    def error(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "error", message)
-    def warning(rule: String, dest: String, message: String): Unit = problems += MappingProblem(rule, dest, "warning", message)
+    def error(rule: String, dest: String, message: String): Unit =
+      problems += MappingProblem(rule, dest, "error", message)
+    def warning(rule: String, dest: String, message: String): Unit =
+      problems += MappingProblem(rule, dest, "warning", message)
 
-    doc.repeatedKeys.distinct.foreach(k => warning(k, null,
-      s"rule ${GoQuote(k)} is written more than once: the last one replaces the others (as in nats-server)"))
+    doc.repeatedKeys.distinct.foreach(k =>
+      warning(k, null,
+        s"rule ${GoQuote(k)} is written more than once: the last one replaces the others (as in nats-server)"))
 
     def parseEntry(rule: String, v: ConfValue): Option[Entry] = v match {
       case o: Obj if isJwtEntry(o) => jwtEntry(rule, o)
@@ -400,17 +415,18 @@ object MappingTable {
         var cluster = ""
         for ((k, x) <- o.entries) k.toLowerCase match {
           case "dest" | "destination" => x match {
-            case Str(s, _, _) => subject = Some(s)
-            case other =>
-              error(rule, null, s"Expected a string for the mapping destination, got ${ConfValue.goText(other)}")
-              return None
-          }
+              case Str(s, _, _) => subject = Some(s)
+              case other =>
+                error(rule, null, s"Expected a string for the mapping destination, got ${ConfValue.goText(other)}")
+                return None
+            }
           case "weight" =>
             val w = x match {
               case Str(s, _, _) =>
                 val digits = s.stripSuffix("%")
                 DestinationSyntax.parseGoInt(digits) match {
-                  case None => error(rule, dest, s"Invalid weight ${GoQuote(digits)} for mapping destination"); return None
+                  case None =>
+                    error(rule, dest, s"Invalid weight ${GoQuote(digits)} for mapping destination"); return None
                   case Some(n) => n
                 }
               case Integer(n, _) => n
@@ -421,11 +437,12 @@ object MappingTable {
             if (w > 100 || w < 0) { error(rule, dest, s"Invalid weight $w for mapping destination"); return None }
             weight = Some(w.toInt)
           case "cluster" => x match {
-            case Str(s, _, _) => cluster = s
-            case other =>
-              error(rule, dest, s"Expected a string for the mapping destination's cluster, got ${ConfValue.goText(other)}")
-              return None
-          }
+              case Str(s, _, _) => cluster = s
+              case other =>
+                error(rule, dest,
+                  s"Expected a string for the mapping destination's cluster, got ${ConfValue.goText(other)}")
+                return None
+            }
           case _ => error(rule, dest, s"Unknown field ${GoQuote(k)} for mapping destination"); return None
         }
         if (weight.isEmpty) {
@@ -449,15 +466,17 @@ object MappingTable {
         case None | Some(Null(_)) => Some(0L)
         case Some(Integer(n, _)) if n >= 0 && n <= 255 => Some(n)
         case Some(other) =>
-          error(rule, subject.orNull, s"JWT mapping weight must be an integer 0..255 (uint8), got ${ConfValue.goText(other)}")
+          error(rule, subject.orNull,
+            s"JWT mapping weight must be an integer 0..255 (uint8), got ${ConfValue.goText(other)}")
           None
       }
       val cluster = o.get("cluster").collect { case Str(s, _, _) => s }.getOrElse("")
       if (subject.isEmpty) { error(rule, null, "JWT mapping entry without a string \"subject\""); return None }
       weight.flatMap { w =>
         val effective = if (w == 0) 100 else w.toInt
-        if (effective > 100) { error(rule, subject.get, s"Mapping ${GoQuote(rule)} has a weight $effective that exceeds 100"); None }
-        else Some(Entry(subject.get, effective, cluster))
+        if (effective > 100) {
+          error(rule, subject.get, s"Mapping ${GoQuote(rule)} has a weight $effective that exceeds 100"); None
+        } else Some(Entry(subject.get, effective, cluster))
       }
     }
 
@@ -466,9 +485,13 @@ object MappingTable {
       val seen = mutable.Set.empty[String]
       val totals = mutable.Map.empty[String, Int].withDefaultValue(0)
       val compiled = entries.map { e =>
-        if (!seen.add(e.subject)) { error(rule, e.subject, s"${prefix}duplicate entry for ${GoQuote(e.subject)}"); return None }
+        if (!seen.add(e.subject)) {
+          error(rule, e.subject, s"${prefix}duplicate entry for ${GoQuote(e.subject)}"); return None
+        }
         totals(e.cluster) += e.weight
-        if (totals(e.cluster) > 100) { error(rule, e.subject, s"${prefix}total weight needs to be <= 100"); return None }
+        if (totals(e.cluster) > 100) {
+          error(rule, e.subject, s"${prefix}total weight needs to be <= 100"); return None
+        }
         try e -> SubjectTransform.compile(rule, e.subject, strict = false, version, interner)
         catch { case x: InvalidTransformException => error(rule, e.subject, prefix + x.reason); return None }
       }
@@ -481,7 +504,8 @@ object MappingTable {
         None
       } else v match {
         case Str(dest, _, _) =>
-          addWeighted(rule, Seq(Entry(dest, 100, "")), s"Error adding mapping for ${GoQuote(rule)} to ${GoQuote(dest)} : ")
+          addWeighted(rule, Seq(Entry(dest, 100, "")),
+            s"Error adding mapping for ${GoQuote(rule)} to ${GoQuote(dest)} : ")
         case Arr(items, _) =>
           // As nats-server does: a bad entry is reported and the rule is checked without it.
           addWeighted(rule, items.flatMap(parseEntry(rule, _)), s"Error adding mapping for ${GoQuote(rule)} : ")
@@ -498,7 +522,9 @@ object MappingTable {
 
   /** A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`. */
   private def isJwtEntry(o: Obj): Boolean =
-    o.get("subject").isDefined && !o.entries.exists { case (k, _) => k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") }
+    o.get("subject").isDefined && !o.entries.exists { case (k, _) =>
+      k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest")
+    }
 
   private def isWildcardToken(t: String): Boolean = t.startsWith("*") // `*`, or a token nats-server's matching treats as one
   private def isPureLiteral(toks: Array[String]): Boolean = !toks.exists(t => isWildcardToken(t) || t == ">")
@@ -506,6 +532,7 @@ object MappingTable {
 
   /** How many overlapping earlier rules one rule's warnings name one by one; the rest are counted. */
   private[subjxform] final val ListedOverlaps = 10
+
   /** Overlapping pairs counted before the search stops (with a warning that says so): bounds hostile tables. */
   private[subjxform] final val OverlapBudget = 1000000
 
@@ -596,7 +623,10 @@ object MappingTable {
   /** nats-server's `transformTokenize`: the source as a destination that gives a subject back unchanged. */
   private def identityDestination(source: String): String = {
     var n = 0
-    Subjects.tokens(source).map { t => if (t == "*") { n += 1; "$" + n } else t }.mkString(".")
+    Subjects.tokens(source).map { t =>
+      if (t == "*") { n += 1; "$" + n }
+      else t
+    }.mkString(".")
   }
 
   private val NoClusterNames = Array.empty[Array[Byte]]
@@ -613,7 +643,8 @@ object MappingTable {
         val all =
           if (total != 100 && !listsSource) {
             entries :+ ((Entry(c.source, 100 - total, "") ->
-              SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, ServerVersion.Newest, interner), -1))
+                SubjectTransform.compile(c.source, identityDestination(c.source), strict = false, ServerVersion.Newest,
+                  interner), -1))
           } else entries
         val weights = all.map(_._1._1.weight).toArray
         val running = weights.scanLeft(0)(_ + _).tail
@@ -626,7 +657,8 @@ object MappingTable {
         c.source,
         choice(written.filter(_._1._1.cluster.isEmpty)),
         if (clusters.isEmpty) NoClusterNames else clusters.map(_.getBytes(UTF_8)).toArray,
-        if (clusters.isEmpty) NoClusterChoices else clusters.map(name => choice(written.filter(_._1._1.cluster == name))).toArray)
+        if (clusters.isEmpty) NoClusterChoices
+        else clusters.map(name => choice(written.filter(_._1._1.cluster == name))).toArray)
     }.toArray
 
     // Literal rules (no lone `*` or `>`) by hash; a rule with a token like `*x` is also a wildcard rule
@@ -678,6 +710,7 @@ final class MappingExplanation(
   def matched: Boolean = rule != null
   def remainder: Boolean = matched && entry < 0
   def outcomeName: String = MappingExplanation.OutcomeNames(outcome)
+
   /** The destination drawn, as written; null for the remainder or no match. */
   def destination: String = if (destinationBytes == null) null else new String(destinationBytes, UTF_8)
 
@@ -695,7 +728,8 @@ object MappingExplanation {
   final val NoMatch = 3 // no rule matched: the subject goes on as it is
   val OutcomeNames: Array[String] = Array("mapped", "unchanged", "dropped", "no_match")
 
-  private[subjxform] val noMatch = new MappingExplanation(NoMatch, -1, null, false, null, -1, null, 0, MappingTable.Unchanged)
+  private[subjxform] val noMatch =
+    new MappingExplanation(NoMatch, -1, null, false, null, -1, null, 0, MappingTable.Unchanged)
 }
 
 /**
@@ -707,7 +741,8 @@ final case class MappingProblem(rule: String, destination: String, severity: Str
   def isError: Boolean = severity == "error"
 
   override def toString: String = {
-    val where = Seq(Option(rule).map(r => s"rule ${GoQuote(r)}"), Option(destination).map(d => s"destination ${GoQuote(d)}")).flatten
+    val where = Seq(Option(rule).map(r => s"rule ${GoQuote(r)}"),
+      Option(destination).map(d => s"destination ${GoQuote(d)}")).flatten
     (if (where.isEmpty) "" else where.mkString(", ") + ": ") + message
   }
 }

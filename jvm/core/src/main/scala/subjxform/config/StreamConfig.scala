@@ -1,7 +1,7 @@
 package subjxform.config
 
 import subjxform.config.FilterTransforms.orFwc
-import subjxform.engine.{GoQuote, InvalidTransformException, JsonWriter, ServerVersion, SubjectTransform, Subjects}
+import subjxform.engine.{GoQuote, InvalidTransformException, JsonWriter, ServerVersion, Subjects, SubjectTransform}
 
 /** A `{src, dest}` object of a stream config (`subject_transform`, `subject_transforms[]`, `republish`). */
 final case class TransformConfig(src: String, dest: String)
@@ -32,7 +32,8 @@ final case class StreamConfig(
  * Messages taken from stream `name` through the filter list `transforms` (empty: everything). When
  * `inactive` says why, nats-server accepts the config but takes nothing from that stream.
  */
-final case class OriginPlan(name: String, field: String, transforms: Seq[TransformConfig], inactive: Option[String] = None)
+final case class OriginPlan(name: String, field: String, transforms: Seq[TransformConfig],
+    inactive: Option[String] = None)
 
 /**
  * What a valid stream does with messages: direct publishes matching `subjects` and the messages
@@ -63,7 +64,9 @@ final case class StreamPlan(
     s"""{"subjects":${subjects.map(s).mkString("[", ",", "]")},"subject_transform":${opt(ingress)},""" +
       s""""origins":${os.mkString("[", ",", "]")},"republish":${opt(republish)}""" +
       (if (appliedAs.isEmpty) "}"
-       else s""","applied_as":${appliedAs.toSeq.sorted.map { case (k, v) => s"${s(k)}:${v.map(s).getOrElse("null")}" }.mkString("{", ",", "}")}}""")
+       else s""","applied_as":${appliedAs.toSeq.sorted.map { case (k, v) =>
+           s"${s(k)}:${v.map(s).getOrElse("null")}"
+         }.mkString("{", ",", "}")}}""")
   }
 }
 
@@ -148,7 +151,9 @@ object StreamConfig {
       }
       if (t.dest.nonEmpty) {
         try SubjectTransform.compile(orFwc(t.src), t.dest, false, version)
-        catch { case e: InvalidTransformException => fail("subject_transform", s"stream transform: ${e.reason}", 10156) }
+        catch {
+          case e: InvalidTransformException => fail("subject_transform", s"stream transform: ${e.reason}", 10156)
+        }
       }
     }
 
@@ -157,7 +162,7 @@ object StreamConfig {
       var dest = rp.dest
       // The implicit republish: everything, under the subject the ingress transform gives.
       if (version.implicitRepublish && dest == ">" && src == ">" && cfg.subjectTransform.isDefined &&
-          subjects.length == 1 && cfg.subjectTransform.get.src == subjects.head) {
+        subjects.length == 1 && cfg.subjectTransform.get.src == subjects.head) {
         src = cfg.subjectTransform.get.dest
         dest = src
       }
@@ -196,7 +201,8 @@ object StreamConfig {
     }
     for ((s, i) <- cfg.sources.zipWithIndex) {
       if (s.subjectTransforms.nonEmpty) {
-        FilterTransforms.compile(transformPairs(s), FilterTransforms.SourceRule, s"sources[$i].subject_transforms", version)
+        FilterTransforms.compile(transformPairs(s), FilterTransforms.SourceRule, s"sources[$i].subject_transforms",
+          version)
       } else if (s.filterSubject.nonEmpty && !Subjects.isValidSubject(s.filterSubject)) {
         fail(s"sources[$i].filter_subject", s"subject filter '${s.filterSubject}' for the source: invalid subject",
           CreateError)
@@ -212,7 +218,8 @@ object StreamConfig {
 
     val origins = mirrorOrigin.toSeq ++ sourceOrigins
     val applied = ingress.map(t => "subject_transform" -> Seq((t.src, t.dest))) ++
-      origins.map(o => o.field -> o.transforms.map(t => (t.src, t.dest))) ++ republish.map(t => "republish" -> Seq((t.src, t.dest)))
+      origins.map(o => o.field -> o.transforms.map(t => (t.src, t.dest))) ++ republish.map(t =>
+        "republish" -> Seq((t.src, t.dest)))
     StreamPlan(subjects, ingress, origins, republish, applied.map { case (f, ps) => f -> appliedAs(ps, version) }.toMap)
   }
 
@@ -224,7 +231,9 @@ object StreamConfig {
    * that the line's list does not know, e.g. left on 2.10-2.14); else none (white space in a literal token).
    */
   private def appliedAs(pairs: Seq[(String, String)], version: ServerVersion): Option[String] = {
-    val built = pairs.filter(_._2.nonEmpty).map { case (src, dest) => (src, dest, SubjectTransform.compileTransformOnly(src, dest, version)) }
+    val built = pairs.filter(_._2.nonEmpty).map { case (src, dest) =>
+      (src, dest, SubjectTransform.compileTransformOnly(src, dest, version))
+    }
     def builtAlike(v: ServerVersion) = built.forall { case (src, dest, t) =>
       try SubjectTransform.compile(src, dest, false, v).tokensBuiltOtherwiseThan(t).isEmpty
       catch { case _: InvalidTransformException => false }
@@ -244,10 +253,13 @@ object StreamConfig {
   def invalidRepublish(plan: StreamPlan, version: ServerVersion): Option[String] =
     plan.republish.filter(rp => SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).buildsWhiteSpace)
       .map { rp =>
-        val what = s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} builds subjects with white space, not valid subjects"
-        if (version.suppressesInvalidRepublish) s"$what: nats-server $version suppresses such a message (not republished)"
-        else s"$what: nats-server $version sends such a message as built, a hazard (white space breaks a subscriber's " +
-          "protocol line, CR LF injects one into its stream); 2.14.1 and later suppress it"
+        val what =
+          s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} builds subjects with white space, not valid subjects"
+        if (version.suppressesInvalidRepublish)
+          s"$what: nats-server $version suppresses such a message (not republished)"
+        else
+          s"$what: nats-server $version sends such a message as built, a hazard (white space breaks a subscriber's " +
+            "protocol line, CR LF injects one into its stream); 2.14.1 and later suppress it"
       }
 
   /**
@@ -285,8 +297,9 @@ object StreamConfig {
     val inactive =
       if (emptySource) Some(s"$field.subject_transforms: an empty src makes nats-server's consumer for it fail " +
         "(consumer filter in FilterSubjects cannot be empty, 10139): nothing is taken from " + s.name)
-      else if (colliding) Some(s"$field.subject_transforms: filters that overlap make nats-server $version's consumer " +
-        "for it fail (consumer subject filters cannot overlap, 10138; 2.12.5 and later take them): nothing is taken from " + s.name)
+      else if (colliding)
+        Some(s"$field.subject_transforms: filters that overlap make nats-server $version's consumer " +
+          "for it fail (consumer subject filters cannot overlap, 10138; 2.12.5 and later take them): nothing is taken from " + s.name)
       else None
     OriginPlan(s.name, field, pairs(s).map { case (a, b) => TransformConfig(a, b) }, inactive)
   }
@@ -297,7 +310,8 @@ object StreamConfig {
     val (src, dest) =
       if (s.subjectTransforms.isEmpty) (if (s.filterSubject.isEmpty) ">" else s.filterSubject, ">")
       else {
-        (s.subjectTransforms.map(t => orFwc(t.src)).mkString("\f"), s.subjectTransforms.map(t => orFwc(t.dest)).mkString("\f"))
+        (s.subjectTransforms.map(t => orFwc(t.src)).mkString("\f"),
+          s.subjectTransforms.map(t => orFwc(t.dest)).mkString("\f"))
       }
     Seq(base, src, dest).mkString(" ")
   }
@@ -313,7 +327,8 @@ object StreamConfig {
         if (replicas != 1) fail(field, "capturing all subjects requires replicas of 1", InvalidConfig)
       }
       if (!noAck) {
-        if (Seq("$JS.>", "$JSC.>", "$NRG.>").exists(Subjects.collide(subj, _)) && !Subjects.isSubsetMatch(subj, "$JS.EVENT.>")) {
+        if (Seq("$JS.>", "$JSC.>", "$NRG.>").exists(Subjects.collide(subj, _)) && !Subjects.isSubsetMatch(subj,
+            "$JS.EVENT.>")) {
           fail(field, "subjects that overlap with jetstream api require no-ack to be true", InvalidConfig)
         }
         if (Subjects.collide(subj, "$SYS.>") && !Subjects.isSubsetMatch(subj, "$SYS.ACCOUNT.>")) {

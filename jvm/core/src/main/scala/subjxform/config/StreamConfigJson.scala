@@ -105,8 +105,10 @@ object StreamConfigJson {
     case Some(_: Arr) =>
       // The nats docs page writes its example this way; nats-server's RePublish is one object, and Go's
       // JSON decoding rejects the request before any check (its words, its code).
-      throw new InvalidStreamConfigException("republish", "invalid JSON: json: cannot unmarshal array into Go struct " +
-        "field StreamConfigRequest.republish of type server.RePublish (it must be one object {\"src\", \"dest\"})", InvalidJson)
+      throw new InvalidStreamConfigException("republish",
+        "invalid JSON: json: cannot unmarshal array into Go struct " +
+          "field StreamConfigRequest.republish of type server.RePublish (it must be one object {\"src\", \"dest\"})",
+        InvalidJson)
     case Some(v) => Some(transform(v, "republish"))
   }
 }

@@ -22,6 +22,7 @@ private[subjxform] object DestinationSyntax {
     final val Right = 9
     final val Random = 10
     final val Fwc = 11
+
     /** `{{partition(0,…)}}` on a line whose server panics on it (divide by zero): the message is lost. */
     final val Lost = 12
   }

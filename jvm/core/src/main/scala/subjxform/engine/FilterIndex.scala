@@ -81,7 +81,8 @@ final class FilterIndex private (
       if ((entry >>> 32).toInt == h) {
         val c = entry.toInt
         val at = c * Stride
-        if (node(at + Parent) == parent && node(at + TokenLength) == len && sameBytes(node(at + TokenOffset), in, s, len)) return c
+        if (node(at + Parent) == parent && node(at + TokenLength) == len && sameBytes(node(at + TokenOffset), in, s, len))
+          return c
       }
       slot = (slot + 1) & mask
     }

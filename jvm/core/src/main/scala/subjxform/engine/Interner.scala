@@ -22,7 +22,8 @@ private[subjxform] final class Interner {
 
   /** An array of already interned elements (compared by identity, which is equality once interned) of one type. */
   def refs[T <: AnyRef](a: Array[T]): Array[T] =
-    refArrays.getOrElseUpdate((a.getClass, java.util.Arrays.asList(a.asInstanceOf[Array[AnyRef]]: _*)), a.asInstanceOf[Array[AnyRef]])
+    refArrays.getOrElseUpdate((a.getClass, java.util.Arrays.asList(a.asInstanceOf[Array[AnyRef]]: _*)),
+      a.asInstanceOf[Array[AnyRef]])
       .asInstanceOf[Array[T]]
 
   def filter(source: String, sourceQuirk: Boolean): SubjectFilter =

@@ -113,6 +113,7 @@ final class ServerVersion private (
   def release: String = if (name == line) measured.last else name
 
   override def toString: String = name
+
   /** Two versions are equal when they are the same row: they behave alike, whatever they were named. */
   override def equals(o: Any): Boolean = o match { case v: ServerVersion => v.since == since; case _ => false }
   override def hashCode: Int = since.hashCode
@@ -124,7 +125,8 @@ object ServerVersion {
   // (tests/golden/servers/<line>/, tests/test_server_releases.py, ServerVersionSuite; the fields' comments
   // say what each one means). A line's own row is the one of its measured release (LineReleases).
   val V2_10: ServerVersion = new ServerVersion("2.10", "2.10.0", Seq("2.10.25", "2.10.26"),
-    functions = Set("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"),
+    functions =
+      Set("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"),
     // its parser's order of trial; it already reads left/right, which its list above does not know
     parsedFunctions = Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
       "right", "left", "split"),
@@ -156,7 +158,8 @@ object ServerVersion {
     partitionByZeroIsZero = true)
   val V2_12_2: ServerVersion = V2_12_0.next("2.12.2", "2.12.2", "2.12.4")(implicitRepublish = true) // #7515
   val V2_12: ServerVersion =
-    V2_12_2.next("2.12.5", "2.12.5", "2.12.8")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named("2.12")
+    V2_12_2.next("2.12.5", "2.12.5", "2.12.8")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named(
+      "2.12")
   // #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
   val V2_12_9: ServerVersion = V2_12.next("2.12.9")(suppressesInvalidRepublish = true)
 

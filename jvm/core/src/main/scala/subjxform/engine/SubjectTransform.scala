@@ -69,7 +69,8 @@ final class SubjectTransform private (
    * transform), it cost subject_transform 12-20 ns a row in Spark's generated code (see the history). Its
    * handler stays in this frame: the method is far above the JIT's inlining size (tests/test_jit_budget.py).
    */
-  private[subjxform] def run(in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] =
+  private[subjxform] def run(
+      in: Array[Byte], off: Int, len: Int, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] =
     try {
       val ntok = ws.tokenize(in, off, len)
       if (ntok == 0 || !filter.matchesTokens(in, ws, ntok)) return null
@@ -150,8 +151,8 @@ final class SubjectTransform private (
       val op = ops(i)
       size +=
         (if (op == Op.Literal) bytesArg(i).length
-        else if (op == Op.Fwc) end - fwcStart
-        else ws.tokEnd(tokenArg(i)) - ws.tokStart(tokenArg(i)))
+         else if (op == Op.Fwc) end - fwcStart
+         else ws.tokEnd(tokenArg(i)) - ws.tokStart(tokenArg(i)))
       i += 1
     }
     size
@@ -187,7 +188,8 @@ final class SubjectTransform private (
     if (other.ops.length != ops.length || other.filter.length != filter.length) return dtoks.toSeq
     def same(i: Int) =
       ops(i) == other.ops(i) && tokenArg(i) == other.tokenArg(i) && intArg(i) == other.intArg(i) &&
-        java.util.Arrays.equals(bytesArg(i), other.bytesArg(i)) && java.util.Arrays.equals(hashTokens(i), other.hashTokens(i))
+        java.util.Arrays.equals(bytesArg(i), other.bytesArg(i)) && java.util.Arrays.equals(hashTokens(i),
+          other.hashTokens(i))
     ops.indices.filterNot(same).map(i => if (i < dtoks.length) dtoks(i) else destination)
   }
 
@@ -241,8 +243,9 @@ object SubjectTransform {
    * transforms compiled through `interner` (when not null): a mapping table's many destinations.
    */
   private[subjxform] def compile(src: String, dest: String, strict: Boolean, version: ServerVersion,
-                            interner: Interner, mappingChecks: Boolean = true): SubjectTransform = {
-    if (version == null) throw new IllegalArgumentException(s"no nats-server version: supported lines are ${ServerVersion.supported}")
+      interner: Interner, mappingChecks: Boolean = true): SubjectTransform = {
+    if (version == null)
+      throw new IllegalArgumentException(s"no nats-server version: supported lines are ${ServerVersion.supported}")
     if (src.isEmpty) {
       // ADR-36: no source means `>`. A mappings block, where the golden cases come from, rejects an
       // empty key outright, so an invalid transform from "" is reported as nats-server reports that.
@@ -258,9 +261,11 @@ object SubjectTransform {
     if (!Subjects.isValidSubject(source)) {
       // A mappings block names the source; NewSubjectTransform alone says only "invalid subject" (2.10's streams).
       throw new InvalidTransformException(src, dest,
-        if (mappingChecks) s"Subject ${GoQuote(source)} is not a valid subject" else InvalidSubject, sourceInvalid = true)
+        if (mappingChecks) s"Subject ${GoQuote(source)} is not a valid subject" else InvalidSubject,
+        sourceInvalid = true)
     }
-    val filter = if (interner == null) SubjectFilter.compile(source, sourceQuirk = true) else interner.filter(source, sourceQuirk = true)
+    val filter = if (interner == null) SubjectFilter.compile(source, sourceQuirk = true)
+    else interner.filter(source, sourceQuirk = true)
     if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
 
     val dtoks = Subjects.tokens(dest)
@@ -285,7 +290,9 @@ object SubjectTransform {
     var placeholders = 0L
     for (i <- 0 until n) {
       val token = dtoks(i)
-      val p = try parse(token, canonical(token), version) catch { case e: SyntaxError => fail(e.reason) }
+      val p =
+        try parse(token, canonical(token), version)
+        catch { case e: SyntaxError => fail(e.reason) }
       if (p.op == Op.Literal) {
         ops(i) = if (token == ">") Op.Fwc else Op.Literal
         bytesArg(i) = token.getBytes(UTF_8)
@@ -314,7 +321,8 @@ object SubjectTransform {
     if (strict && (npwcs > 0 || hasFwc) && placeholders < npwcs) fail(inToken(NotUsingAllWildcards, dest))
     if (interner == null) new SubjectTransform(src, dest, strict, filter, ops, tokenArg, intArg, bytesArg, hashTokens)
     else {
-      new SubjectTransform(src, dest, strict, filter, interner.ints(ops), interner.ints(tokenArg), interner.ints(intArg),
+      new SubjectTransform(src, dest, strict, filter, interner.ints(ops), interner.ints(tokenArg),
+        interner.ints(intArg),
         interner.refs(bytesArg.map(interner.bytes)), interner.refs(hashTokens.map(interner.ints)))
     }
   }
@@ -324,11 +332,13 @@ object SubjectTransform {
   private val NoTokens = Array.empty[Array[Int]]
 
   /** The token checks nats-server's `ValidateMapping` makes before it builds a transform, in its order. */
-  private def checkDestinationTokens(dtoks: Array[String], version: ServerVersion, strict: Boolean = false): Option[String] = {
+  private def checkDestinationTokens(
+      dtoks: Array[String], version: ServerVersion, strict: Boolean = false): Option[String] = {
     val invalid = version.invalidDestinationError
     var afterFwc = false
     for (t <- dtoks) {
-      if (t.isEmpty || afterFwc) return Some(if (t.isEmpty && version.emptyTokenErrorSaysIn) invalid + " in " else inToken(invalid, t))
+      if (t.isEmpty || afterFwc)
+        return Some(if (t.isEmpty && version.emptyTokenErrorSaysIn) invalid + " in " else inToken(invalid, t))
       val c = canonical(t)
       if (looksLikeFunction(c)) {
         if (!namesKnownFunction(c, version)) {

@@ -138,6 +138,7 @@ final class SubjectFilter private (
 }
 
 object SubjectFilter {
+
   /** Compiles a valid filter; throws [[InvalidFilterException]] for an invalid one. */
   def compile(filter: String, sourceQuirk: Boolean = false): SubjectFilter = compile(filter, sourceQuirk, null)
 

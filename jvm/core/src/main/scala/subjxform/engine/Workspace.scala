@@ -100,7 +100,8 @@ final class Workspace(seed: Long) {
       outLen = 0
       throw new SubjectTooLongException(Workspace.MaxSubjectBytes, need)
     }
-    out = java.util.Arrays.copyOf(out, math.min(math.max(out.length.toLong * 2, need), Workspace.MaxSubjectBytes.toLong).toInt)
+    out = java.util.Arrays.copyOf(out,
+      math.min(math.max(out.length.toLong * 2, need), Workspace.MaxSubjectBytes.toLong).toInt)
   }
 
   @inline def put(b: Byte): Unit = { ensure(1); out(outLen) = b; outLen += 1 }
@@ -128,6 +129,7 @@ final class Workspace(seed: Long) {
 }
 
 object Workspace {
+
   /**
    * The longest subject the engine builds: 8 MiB, nats-server's `MAX_PAYLOAD_MAX_SIZE`, the message size
    * above which it warns that `max_payload` is too high (and may one day refuse it). A subject travels
@@ -156,7 +158,8 @@ object Workspace {
 
   /** A result of `size` bytes, or the [[SubjectTooLongException]] of a size over [[MaxSubjectBytes]], before any allocation. */
   def newResult(size: Long): Array[Byte] =
-    if (size > MaxSubjectBytes) throw new SubjectTooLongException(MaxSubjectBytes, size) else new Array[Byte](size.toInt)
+    if (size > MaxSubjectBytes) throw new SubjectTooLongException(MaxSubjectBytes, size)
+    else new Array[Byte](size.toInt)
 
   private final val InitialOut = 256
 }

@@ -70,6 +70,7 @@ class MainSuite extends AnyFunSuite {
     val code = Validate.run(text, "deep.conf", None, new PrintStream(bytes, true, "UTF-8"))
     val lines = new String(bytes.toByteArray, UTF_8).split("\n").toSeq
     assert(code == 1)
-    assert(lines == Seq(s"deep.conf: error: Parse error on line 2: 'lists and maps nested more than ${ConfSyntax.MaxDepth} deep'"))
+    assert(lines == Seq(
+      s"deep.conf: error: Parse error on line 2: 'lists and maps nested more than ${ConfSyntax.MaxDepth} deep'"))
   }
 }

@@ -31,7 +31,8 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(mapping("a.*", "b.{{left(1,2)}}", "a.xyz")._2.trim == "b.xy")
     val (code, out, _) = mapping("--server-version", "2.14", "a.*", "b.{{left(1,2)}}", "a.xyz")
     assert(code == 1 && out.trim == "Error: invalid mapping destination: unknown function in {{left(1,2)}}")
-    assert(mapping("--server-version=2.10.26", "foo.*", "bar.{{partition(2147483648,1)}}", "foo.x")._2.trim == "bar.2097959047")
+    assert(mapping("--server-version=2.10.26", "foo.*", "bar.{{partition(2147483648,1)}}",
+      "foo.x")._2.trim == "bar.2097959047")
     // after `--` it is a subject, not the option
     assert(mapping("a.*", "b.$1", "--", "--server-version")._1 == 0)
     val (bad, _, err) = mapping("--server-version", "2.13", "a.*", "b.$1")
@@ -61,7 +62,8 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(lines10.exists(_.contains("invalid mapping destination: invalid subject in ")))
     assert(!lines10.exists(_.contains("big.*")))
     val (code15, lines15) = validate(config)
-    assert(code15 == 1 && lines15.exists(_.contains("function argument is invalid or in the wrong format in {{partition(2147483648,1)}}")))
+    assert(code15 == 1 && lines15.exists(
+      _.contains("function argument is invalid or in the wrong format in {{partition(2147483648,1)}}")))
     assert(validate("\"a.*\": \"b.{{left(1,1)}}\"\n", "--server-version", "2.15")._1 == 0)
     assert(validate("\"a.*\": \"b.{{left(1,1)}}\"\n", "--server-version", "2.14")._1 == 1)
     val (bad, badLines) = validate(config, "--server-version", "1.0")
@@ -89,7 +91,8 @@ class ServerVersionCliSuite extends AnyFunSuite {
   }
 
   test("validate --upgrade-to on a stream config compares its verdicts") {
-    val stream = """{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{random(3)}}"}}"""
+    val stream =
+      """{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{random(3)}}"}}"""
     val (code, lines) = validate(stream, "--server-version", "2.11", "--upgrade-to", "2.12")
     assert(code == 1)
     assert(lines.exists(l => l.contains("become valid") && l.contains("unknown function")), lines.mkString("\n"))
@@ -99,22 +102,30 @@ class ServerVersionCliSuite extends AnyFunSuite {
     val stream = """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.a b.$1"}}"""
     val (code, lines) = validate(stream, "--server-version", "2.14.0", "--upgrade-to", "2.14.6")
     assert(code == 0, lines)
-    assert(lines.exists(_.contains("warning: republish \"r.*\" -> \"rp.a b.$1\" builds subjects with white space")), lines)
+    assert(lines.exists(_.contains("warning: republish \"r.*\" -> \"rp.a b.$1\" builds subjects with white space")),
+      lines)
     assert(lines.contains("Upgrade from nats-server 2.14.0 to 2.14.6: 1 change"), lines)
-    assert(lines.exists(l => l.contains("deliver otherwise") && l.contains("sends a message whose subject is invalid as built (a hazard)") &&
-      l.contains("suppresses a message whose subject is invalid")), lines)
+    assert(
+      lines.exists(l =>
+        l.contains("deliver otherwise") && l.contains("sends a message whose subject is invalid as built (a hazard)") &&
+          l.contains("suppresses a message whose subject is invalid")), lines)
     // on a release that suppresses it, no hazard; the same release on both sides, no change
     assert(!validate(stream, "--server-version", "2.14.1")._2.exists(_.contains("warning")))
-    assert(validate(stream, "--server-version", "2.14.1", "--upgrade-to", "2.14.6")._2.contains("Upgrade from nats-server 2.14.1 to 2.14.6: no rule changes"))
+    assert(validate(stream, "--server-version", "2.14.1", "--upgrade-to", "2.14.6")._2.contains(
+        "Upgrade from nats-server 2.14.1 to 2.14.6: no rule changes"))
     // the implicit republish becomes valid from 2.11.10 to 2.11.11
-    val implicitAll = """{"name": "T", "subjects": ["a.>"], "subject_transform": {"src": "a.>", "dest": "b.>"}, "republish": {"src": ">", "dest": ">"}}"""
+    val implicitAll =
+      """{"name": "T", "subjects": ["a.>"], "subject_transform": {"src": "a.>", "dest": "b.>"}, "republish": {"src": ">", "dest": ">"}}"""
     val (was, upgraded) = validate(implicitAll, "--server-version", "2.11.10", "--upgrade-to", "v2.11.11")
     assert(was == 1 && upgraded.exists(l => l.contains("become valid") && l.contains("forms a cycle")), upgraded)
   }
 
-  test("validate: an unmeasured release says what it follows; one never published is a usage error naming the nearest") {
+  test(
+    "validate: an unmeasured release says what it follows; one never published is a usage error naming the nearest") {
     val (code, lines) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.4")
-    assert(code == 0 && lines.head == "f.conf: note: nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)", lines)
+    assert(
+      code == 0 && lines.head == "f.conf: note: nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)",
+      lines)
     val (bad, out) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.99")
     assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
   }

@@ -72,7 +72,8 @@ class ValidateSuite extends AnyFunSuite {
   test("stream configs are recognised by their fields; nats-server's first error names the field") {
     val ok = """{"name": "orders", "subjects": ["orders.local.*"],
                | "subject_transform": {"src": "orders.local.*", "dest": "orders.{{wildcard(1)}}"}}""".stripMargin
-    assert(validate(ok) == (0, Seq("""OK: stream "orders" (1 subject, subject_transform "orders.local.*" -> "orders.{{wildcard(1)}}")""")))
+    assert(validate(ok) == (0, Seq(
+      """OK: stream "orders" (1 subject, subject_transform "orders.local.*" -> "orders.{{wildcard(1)}}")""")))
     val info = s"""{"config": $ok, "state": {"messages": 0}}"""
     assert(validate(info)._1 == 0)
     val (code, lines) = validate("""{"name": "b", "sources": [{"name": "a.b"}]}""")
@@ -100,7 +101,8 @@ class ValidateSuite extends AnyFunSuite {
   test("Main.validate: stdin, unreadable files and usage errors (exit code 2)") {
     def main(args: String*)(stdin: String = ""): (Int, String) = {
       val bytes = new ByteArrayOutputStream
-      val code = Main.validate(args.toList.map(_.getBytes(UTF_8)), new ByteArrayInputStream(stdin.getBytes(UTF_8)), new PrintStream(bytes, true, UTF_8.name))
+      val code = Main.validate(args.toList.map(_.getBytes(UTF_8)), new ByteArrayInputStream(stdin.getBytes(UTF_8)),
+        new PrintStream(bytes, true, UTF_8.name))
       (code, new String(bytes.toByteArray, UTF_8))
     }
     assert(main("-")("foo: bar") == (0, "OK: 1 mapping\n"))

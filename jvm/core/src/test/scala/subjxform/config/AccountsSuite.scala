@@ -45,7 +45,8 @@ class AccountsSuite extends AnyFunSuite {
   }
 
   test("exports and imports are checked only when the accounts read without error, as nats-server does") {
-    val e = errors("""accounts { A: { mappings: { "a.*": "b.$2" } }, B: { imports: [{stream: {account: Z, subject: x}}] } }""")
+    val e =
+      errors("""accounts { A: { mappings: { "a.*": "b.$2" } }, B: { imports: [{stream: {account: Z, subject: x}}] } }""")
     assert(e.size == 1 && e.head.startsWith("accounts.A.mappings: rule \"a.*\""))
   }
 
@@ -59,9 +60,12 @@ class AccountsSuite extends AnyFunSuite {
   test("include is read relative to the including file; variables from the config, then the environment") {
     val dir = Files.createTempDirectory("accounts")
     Files.createDirectories(dir.resolve("sub"))
-    Files.write(dir.resolve("sub/b.conf"), "B: { imports: [{stream: {account: A, subject: $SUBJ_FROM_ENV}}] }\n".getBytes(UTF_8))
+    Files.write(dir.resolve("sub/b.conf"),
+      "B: { imports: [{stream: {account: A, subject: $SUBJ_FROM_ENV}}] }\n".getBytes(UTF_8))
     val main = dir.resolve("main.conf")
-    Files.write(main, "EXPORTED = \"foo.*\"\naccounts {\n  A: { exports: [{stream: $EXPORTED}] }\n  include sub/b.conf\n}\n".getBytes(UTF_8))
+    Files.write(main,
+      "EXPORTED = \"foo.*\"\naccounts {\n  A: { exports: [{stream: $EXPORTED}] }\n  include sub/b.conf\n}\n".getBytes(
+        UTF_8))
     val env = Map("SUBJ_FROM_ENV" -> "foo.x")
     val file = ConfSyntax.parseFile(main.toString, env.get)
     val p = Accounts.fromDocument(file.root)
@@ -70,30 +74,37 @@ class AccountsSuite extends AnyFunSuite {
     val b = p.accounts.find(_.name == "B").get
     assert(file.fileOf(b.at) == dir.resolve("sub/b.conf").toString && file.fileOf(p.accounts.head.at) == main.toString)
     // The included file does not see the including file's variables (nats-server parses it on its own).
-    Files.write(dir.resolve("sub/b.conf"), "B: { imports: [{stream: {account: A, subject: $EXPORTED}}] }\n".getBytes(UTF_8))
+    Files.write(dir.resolve("sub/b.conf"),
+      "B: { imports: [{stream: {account: A, subject: $EXPORTED}}] }\n".getBytes(UTF_8))
     val e = intercept[ConfSyntaxException](ConfSyntax.parseFile(main.toString, env.get))
-    assert(e.getMessage == "error parsing include file 'sub/b.conf', variable reference for 'EXPORTED' on line 1 can not be " +
-      "found (an included file sees none of the variables of the file that includes it)")
+    assert(
+      e.getMessage == "error parsing include file 'sub/b.conf', variable reference for 'EXPORTED' on line 1 can not be " +
+        "found (an included file sees none of the variables of the file that includes it)")
     // Without a file there is nothing to include relative to.
-    assert(intercept[ConfSyntaxException](ConfSyntax.parseDocument("include x.conf\n")).getMessage.contains("include needs the configuration file"))
+    assert(intercept[ConfSyntaxException](ConfSyntax.parseDocument("include x.conf\n")).getMessage.contains(
+        "include needs the configuration file"))
   }
 
   test("a variable of the accounts block used by an account is skipped, as nats-server skips it; a mappings that is not a map is refused") {
     val used = Accounts.fromDocument(ConfSyntax.parseDocument(
-      "accounts {\n  PASS: secret\n  A: { users: [{user: a, password: $PASS}], mappings: { \"x.*\": \"y.$1\" } }\n}\n"))
+        "accounts {\n  PASS: secret\n  A: { users: [{user: a, password: $PASS}], mappings: { \"x.*\": \"y.$1\" } }\n}\n"))
     assert(used.errors.isEmpty && used.accounts.map(_.name) == Seq("A"))
     val unused = Accounts.fromDocument(ConfSyntax.parseDocument("accounts {\n  PASS: secret\n  A: {}\n}\n"))
     assert(unused.errors.map(_.message) == Seq("Expected map entries for accounts"))
     for ((text, goType) <- Seq("mappings: [{foo: bar}]" -> "[]interface {}", "mappings: 5" -> "int64",
-                               "accounts { A: { mappings: \"x\" } }" -> "string"))
-      assert(Accounts.fromDocument(ConfSyntax.parseDocument(text)).errors.map(_.message) ==
-        Seq(s"interface conversion: interface {} is $goType, not map[string]interface {}"), text)
+        "accounts { A: { mappings: \"x\" } }" -> "string"))
+      assert(
+        Accounts.fromDocument(ConfSyntax.parseDocument(text)).errors.map(_.message) ==
+          Seq(s"interface conversion: interface {} is $goType, not map[string]interface {}"), text)
   }
 
   test("JWT claims: mappings in their shape (0 and missing weights are 100), imports and exports by public key") {
-    val claims = (name: String, key: String, nats: String) => s"""{"sub": "$key", "name": "$name", "nats": {"type": "account", $nats}}"""
-    val a = claims("A", "AKEYA", """"exports": [{"type": "stream", "subject": "foo.*"}], "mappings": {"w": [{"subject": "w1"}], "z": [{"subject": "z1", "weight": 0}]}""")
-    val b = claims("B", "AKEYB", """"imports": [{"type": "stream", "account": "AKEYA", "subject": "foo.*", "local_subject": "bar.$1"}, {"type": "stream", "account": "AKEYA", "subject": "foo.*", "to": "p"}]""")
+    val claims = (name: String, key: String, nats: String) =>
+      s"""{"sub": "$key", "name": "$name", "nats": {"type": "account", $nats}}"""
+    val a = claims("A", "AKEYA",
+      """"exports": [{"type": "stream", "subject": "foo.*"}], "mappings": {"w": [{"subject": "w1"}], "z": [{"subject": "z1", "weight": 0}]}""")
+    val b = claims("B", "AKEYB",
+      """"imports": [{"type": "stream", "account": "AKEYA", "subject": "foo.*", "local_subject": "bar.$1"}, {"type": "stream", "account": "AKEYA", "subject": "foo.*", "to": "p"}]""")
     val p = Accounts.plan(s"[$a, $b]")
     assert(p.jwtMode)
     // the second import of the same subject: nats-server leaves it out (it only logs it): a warning

@@ -25,7 +25,8 @@ class BigTableSuite extends AnyFunSuite {
   }
 
   // Few distinct tokens, so that filters overlap and subjects match several of them.
-  private val filterToken = Gen.frequency(5 -> Gen.oneOf("a", "b", "c"), 3 -> Gen.const("*"), 1 -> Gen.oneOf("*x", "x*", ">x"))
+  private val filterToken =
+    Gen.frequency(5 -> Gen.oneOf("a", "b", "c"), 3 -> Gen.const("*"), 1 -> Gen.oneOf("*x", "x*", ">x"))
   private val filter: Gen[String] = for {
     n <- Gen.choose(1, 4)
     toks <- Gen.listOfN(n, filterToken)
@@ -70,7 +71,8 @@ class BigTableSuite extends AnyFunSuite {
         if (literal >= 0) Some(literal)
         else {
           val i = sources.indexWhere { r =>
-            Subjects.tokens(r).exists(t => t.startsWith("*") || t == ">") && SubjectFilter.compile(r, sourceQuirk = true).matches(s)
+            Subjects.tokens(r).exists(t => t.startsWith("*") || t == ">") && SubjectFilter.compile(r,
+              sourceQuirk = true).matches(s)
           }
           if (i >= 0) Some(i) else None
         }
@@ -87,7 +89,8 @@ class BigTableSuite extends AnyFunSuite {
 
   test("100,000 wildcard rules: the first written match wins, the last rule is reached, a miss is unchanged") {
     val n = 100000
-    val text = (0 until n).map(i => s""""orders.r$i.*": "x.$i.$$1"""").mkString("{", ",", """, "*.r77.*": "late.$2", "orders.>": "last.>"}""")
+    val text = (0 until n).map(i => s""""orders.r$i.*": "x.$i.$$1"""").mkString("{", ",",
+      """, "*.r77.*": "late.$2", "orders.>": "last.>"}""")
     val t = MappingTable.compile(text)
     assert(t("orders.r99999.a") == "x.99999.a")
     assert(t("orders.r77.a") == "x.77.a") // also matches "*.r77.*", written later
@@ -149,8 +152,10 @@ class BigTableSuite extends AnyFunSuite {
       index.candidates(Subjects.tokens(probe))(found += _)
       filters.indices.forall { i =>
         val f = filters(i)
-        val related = Subjects.isSubsetMatch(probe, f) || Subjects.isSubsetMatch(f, probe) || Subjects.collide(probe, f) ||
-          (Subjects.isValidSubject(probe) && Subjects.isValidSubject(f) && haveCommonSubject(Subjects.tokens(probe), Subjects.tokens(f)))
+        val related =
+          Subjects.isSubsetMatch(probe, f) || Subjects.isSubsetMatch(f, probe) || Subjects.collide(probe, f) ||
+            (Subjects.isValidSubject(probe) && Subjects.isValidSubject(f) && haveCommonSubject(Subjects.tokens(probe),
+              Subjects.tokens(f)))
         !related || found(i)
       }
     })
@@ -168,7 +173,8 @@ class BigTableSuite extends AnyFunSuite {
   test("a mirror's NULL filter is reported as such, not as a crash while comparing filters") {
     val e = intercept[InvalidStreamConfigException](
       FilterTransforms.compile(Seq(("a.*", ""), (null, "")), FilterTransforms.MirrorRule, "mirror.subject_transforms"))
-    assert(e.field == "mirror.subject_transforms[1]" && e.description == "mirror transform: src and dest must be strings")
+    assert(
+      e.field == "mirror.subject_transforms[1]" && e.description == "mirror transform: src and dest must be strings")
   }
 
   // --- Item 8: footprint ----------------------------------------------------------------------------
@@ -184,14 +190,16 @@ class BigTableSuite extends AnyFunSuite {
     val n = 20000
     // 20% weighted rules, as the footprint benchmark's tables.
     val text = (0 until n).map { i =>
-      if (i % 5 == 0) s""""svc.r$i.*": [{"destination": "a.$i.$$1", "weight": 60}, {"destination": "b.$i.$$1", "weight": 40}]"""
+      if (i % 5 == 0)
+        s""""svc.r$i.*": [{"destination": "a.$i.$$1", "weight": 60}, {"destination": "b.$i.$$1", "weight": 40}]"""
       else s""""orders.r$i.*": "orders.central.$i.{{wildcard(1)}}""""
     }.mkString("{\n", ",\n", "\n}")
     val textBytes = text.getBytes(UTF_8).length
     val before = usedAfterGc()
     val table = MappingTable.compile(text)
     val heap = usedAfterGc() - before
-    info(f"$n rules, $textBytes bytes of text: $heap bytes on the heap, ${heap.toDouble / n}%.0f bytes per rule, ${heap.toDouble / textBytes}%.1fx the text")
+    info(
+      f"$n rules, $textBytes bytes of text: $heap bytes on the heap, ${heap.toDouble / n}%.0f bytes per rule, ${heap.toDouble / textBytes}%.1fx the text")
     assert(table.rules.length == n)
     assert(heap < 10L * textBytes, s"$heap bytes for $textBytes bytes of text")
   }

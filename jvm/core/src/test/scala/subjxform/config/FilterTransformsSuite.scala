@@ -17,7 +17,8 @@ class FilterTransformsSuite extends AnyFunSuite {
   test("wildcards and functions in the entries, as in subject_transform") {
     val ft = FilterTransforms.of("stream2.foo.>", "foo2.>", "stream2.bar.*", "bar2.{{wildcard(1)}}.{{partition(3,1)}}")
     assert(ft("stream2.foo.a.b") == "foo2.a.b")
-    assert(ft("stream2.bar.customerid2") == SubjectTransform.compile("stream2.bar.*", "bar2.$1.{{partition(3,1)}}")("stream2.bar.customerid2"))
+    assert(ft("stream2.bar.customerid2") == SubjectTransform.compile("stream2.bar.*", "bar2.$1.{{partition(3,1)}}")(
+      "stream2.bar.customerid2"))
     assert(ft("stream2.bar.a.b") == null)
   }
 
@@ -45,7 +46,8 @@ class FilterTransformsSuite extends AnyFunSuite {
     assert(e.description.startsWith("source filters can not overlap") && e.errCode == 10147)
     assert(e.field == "subject_transforms[0], subject_transforms[1]")
     val m = intercept[InvalidStreamConfigException](
-      FilterTransforms.compile(Seq(("a.*.c", ""), ("a.b.*", "")), FilterTransforms.MirrorRule, "mirror.subject_transforms"))
+      FilterTransforms.compile(Seq(("a.*.c", ""), ("a.b.*", "")), FilterTransforms.MirrorRule,
+        "mirror.subject_transforms"))
     assert(m.description.startsWith("mirror subject filters can not overlap") && m.errCode == 10152)
     assert(FilterTransforms.compile(Seq(("a.*.c", ""), ("a.b.*", ""))).pairs.length == 2)
   }

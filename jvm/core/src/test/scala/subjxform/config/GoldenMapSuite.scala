@@ -19,7 +19,8 @@ class GoldenMapSuite extends AnyFunSuite {
       try {
         val table = MappingTable.compile(c.mappings)
         val actual = table(c.subject)
-        if (c.expected.forall(_.orNull == actual)) None else Some(s"${c.id}: ${c.subject} gave $actual, expected ${c.expected}")
+        if (c.expected.forall(_.orNull == actual)) None
+        else Some(s"${c.id}: ${c.subject} gave $actual, expected ${c.expected}")
       } catch { case e: InvalidMappingsException => Some(s"${c.id}: rejected: ${e.getMessage}") }
     }
     assert(failures.isEmpty, failures.take(30).mkString("\n", "\n", s"\n(${failures.size} failures)"))
@@ -32,7 +33,8 @@ class GoldenMapSuite extends AnyFunSuite {
         Some(s"${c.id}: accepted; expected ${c.error}")
       } catch {
         case e: InvalidMappingsException if e.problems.exists(p => c.error.contains(p.message)) => None
-        case e: InvalidMappingsException => Some(s"${c.id}: got  ${e.problems.map(_.message)}\n      want ${c.error.orNull}")
+        case e: InvalidMappingsException =>
+          Some(s"${c.id}: got  ${e.problems.map(_.message)}\n      want ${c.error.orNull}")
       }
     }
     assert(failures.isEmpty, failures.take(30).mkString("\n", "\n", s"\n(${failures.size} failures)"))

@@ -6,7 +6,7 @@ import org.scalacheck.{Gen, Prop, Test}
 import org.scalacheck.rng.Seed
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.engine.{GoQuote, Golden, Subjects, Workspace}
+import subjxform.engine.{Golden, GoQuote, Subjects, Workspace}
 
 /**
  * `MappingTable.explain` reports the decision `apply` / `applyKeyed` take: the same result for the same
@@ -17,7 +17,8 @@ class MappingExplainSuite extends AnyFunSuite {
 
   private def bytes(s: String): Array[Byte] = if (s == null) null else s.getBytes(UTF_8)
 
-  private def applied(t: MappingTable, s: String, c: String, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
+  private def applied(
+      t: MappingTable, s: String, c: String, ws: Workspace, keyed: Boolean, seed: Long, key: Long): Array[Byte] = {
     val b = bytes(s)
     val cb = bytes(c)
     val clen = if (cb == null) 0 else cb.length
@@ -31,7 +32,8 @@ class MappingExplainSuite extends AnyFunSuite {
   }
 
   /** Whether explain and apply, each on its own workspace seeded alike, agree on every subject in turn. */
-  private def agreeOnSequence(t: MappingTable, subjects: Seq[String], cluster: String, seed: Long, keyed: Boolean): Option[String] = {
+  private def agreeOnSequence(
+      t: MappingTable, subjects: Seq[String], cluster: String, seed: Long, keyed: Boolean): Option[String] = {
     val a = new Workspace(seed)
     val e = new Workspace(seed)
     subjects.zipWithIndex.collectFirst(Function.unlift { case (s, i) =>
@@ -47,7 +49,7 @@ class MappingExplainSuite extends AnyFunSuite {
           else if (java.util.Arrays.equals(got, bytes(s))) MappingExplanation.Unchanged
           else MappingExplanation.Mapped
         x.outcome == expectedOutcome && (x.matched == (x.outcome != MappingExplanation.NoMatch)) &&
-          (!x.matched || (t.rules(x.ruleNumber) eq x.rule))
+        (!x.matched || (t.rules(x.ruleNumber) eq x.rule))
       }
       if (same && consistent) None
       else Some(s"subject #$i ${GoQuote(s)} cluster $cluster seed $seed keyed $keyed: apply gave " +
@@ -73,7 +75,9 @@ class MappingExplainSuite extends AnyFunSuite {
   test("the golden cases' explanations give nats-server's result where it is certain") {
     val failures = Golden.mapCases.filter(c => c.accepted && c.expected.isDefined).flatMap { c =>
       val x = MappingTable.compile(c.mappings).explain(c.subject, null, new Workspace(1))
-      val got = if (x == null) None else if (x.result eq MappingTable.Unchanged) Some(c.subject) else Option(x.result).map(new String(_, UTF_8))
+      val got = if (x == null) None
+      else if (x.result eq MappingTable.Unchanged) Some(c.subject)
+      else Option(x.result).map(new String(_, UTF_8))
       if (got == c.expected.get) None else Some(s"${c.id}: ${c.subject} explained as $x, expected ${c.expected.get}")
     }
     assert(failures.isEmpty, failures.take(20).mkString("\n", "\n", ""))
@@ -117,12 +121,13 @@ class MappingExplainSuite extends AnyFunSuite {
   private val subject: Gen[String] = Gen.choose(1, 5).flatMap(Gen.listOfN(_, token)).map(_.mkString("."))
 
   test("explain agrees with apply and applyKeyed on random tables, subject by subject with one random state") {
-    val prop = Prop.forAll(table, Gen.listOfN(40, subject), Gen.oneOf[String](null, "east", "west"), Gen.choose(0L, 1000L),
-      Gen.oneOf(false, true)) { (text, subjects, cluster, seed, keyed) =>
-      val t = MappingTable.compile(text)
-      val failure = agreeOnSequence(t, subjects, cluster, seed, keyed)
-      Prop(failure.isEmpty) :| s"table $text: ${failure.getOrElse("")}"
-    }
+    val prop =
+      Prop.forAll(table, Gen.listOfN(40, subject), Gen.oneOf[String](null, "east", "west"), Gen.choose(0L, 1000L),
+        Gen.oneOf(false, true)) { (text, subjects, cluster, seed, keyed) =>
+        val t = MappingTable.compile(text)
+        val failure = agreeOnSequence(t, subjects, cluster, seed, keyed)
+        Prop(failure.isEmpty) :| s"table $text: ${failure.getOrElse("")}"
+      }
     val result = Test.check(Test.Parameters.default.withMinSuccessfulTests(500).withInitialSeed(Seed(15L)), prop)
     assert(result.passed, result.status)
   }
@@ -131,11 +136,13 @@ class MappingExplainSuite extends AnyFunSuite {
     val t = MappingTable.compile("""{"orders.*": "o.$1", "orders.>": "never.>", "orders.42": "answer"}""")
     val lit = t.explain("orders.42", null, new Workspace)
     assert(lit.ruleNumber == 2 && lit.literal && lit.rule.source == "orders.42" && lit.outcomeName == "mapped")
-    assert(new String(lit.result, UTF_8) == "answer" && lit.entry == 0 && lit.weight == 100 && lit.destination == "answer")
+    assert(new String(lit.result,
+      UTF_8) == "answer" && lit.entry == 0 && lit.weight == 100 && lit.destination == "answer")
     val wild = t.explain("orders.7", null, new Workspace)
     assert(wild.ruleNumber == 0 && !wild.literal && new String(wild.result, UTF_8) == "o.7")
     val none = t.explain("billing.7", null, new Workspace)
-    assert(!none.matched && none.ruleNumber == -1 && none.outcomeName == "no_match" && (none.result eq MappingTable.Unchanged))
+    assert(
+      !none.matched && none.ruleNumber == -1 && none.outcomeName == "no_match" && (none.result eq MappingTable.Unchanged))
     assert(t.explain("orders..x", null, new Workspace) == null) // not a literal subject: apply gives null too
   }
 
@@ -144,7 +151,8 @@ class MappingExplainSuite extends AnyFunSuite {
       """foo: [{destination: foo.west, weight: 100%, cluster: west}, {destination: foo.any, weight: 0%},
         |      {destination: foo.east, weight: 40%, cluster: east}]""".stripMargin)
     val west = t.explain("foo", "west", new Workspace)
-    assert(new String(west.clusterScope, UTF_8) == "west" && west.entry == 0 && west.destination == "foo.west" && west.weight == 100)
+    assert(new String(west.clusterScope,
+      UTF_8) == "west" && west.entry == 0 && west.destination == "foo.west" && west.weight == 100)
     // No cluster: the cluster-less entry has weight 0, so the remainder (100%) keeps the subject.
     val plain = t.explain("foo", null, new Workspace)
     assert(plain.clusterScope == null && plain.remainder && plain.weight == 100 && plain.outcomeName == "unchanged")

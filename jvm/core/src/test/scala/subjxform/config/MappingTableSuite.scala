@@ -50,7 +50,8 @@ class MappingTableSuite extends AnyFunSuite {
     // the docs' traffic-shaping line has the same problem inside entries
     val shaping = "myservice.requests.*: [{ destination: myservice.requests.{{wildcard(1)}}, weight: 80% }, " +
       "{ destination: myservice.requests.fail.{{wildcard(1)}}, weight: 20% }]"
-    assert(errorsOf(shaping).head.message.contains("put the destination in quotes: \"myservice.requests.{{wildcard(1)}}\""))
+    assert(
+      errorsOf(shaping).head.message.contains("put the destination in quotes: \"myservice.requests.{{wildcard(1)}}\""))
   }
 
   test("one rule, never applied again: the docs' loop example") {
@@ -154,15 +155,18 @@ class MappingTableSuite extends AnyFunSuite {
                        |"bad subject": x
                        |f: [{destination: g, weight: 60}, {destination: h, weight: 50}]""".stripMargin)
     val byRule = p.map(x => x.rule -> x).toMap
-    assert(byRule("a.*").message.startsWith("Error adding mapping for \"a.*\" : invalid mapping destination: wildcard index out of range in {{wildcard(2)}}"))
+    assert(byRule("a.*").message.startsWith(
+        "Error adding mapping for \"a.*\" : invalid mapping destination: wildcard index out of range in {{wildcard(2)}}"))
     assert(byRule("a.*").destination == "b.{{wildcard(2)}}")
     assert(byRule("c").message == "Invalid weight 101 for mapping destination" && byRule("c").destination == "d")
     assert(byRule("bad subject").message == "Subject \"bad subject\" is not a valid subject")
-    assert(byRule("f").message == "Error adding mapping for \"f\" : total weight needs to be <= 100" && byRule("f").destination == "h")
+    assert(byRule("f").message == "Error adding mapping for \"f\" : total weight needs to be <= 100" && byRule(
+      "f").destination == "h")
     val e = intercept[InvalidMappingsException](MappingTable.compile("c: [{destination: d, weight: 101%}]"))
     assert(e.getMessage == "invalid mappings: rule \"c\", destination \"d\": Invalid weight 101 for mapping destination")
     assert(errorsOf("x: [{destination: y, weight: 50.5}]").head.message == "Unknown entry type for weight of 50.5")
-    assert(errorsOf("x: [{destination: y, weight: \"5%%\"}]").head.message == "Invalid weight \"5%\" for mapping destination")
+    assert(
+      errorsOf("x: [{destination: y, weight: \"5%%\"}]").head.message == "Invalid weight \"5%\" for mapping destination")
     assert(errorsOf("x: $1").head.message.contains("variable reference for '1' on line 1 can not be found"))
     assert(errorsOf("x: [1, 2").head.message.startsWith("Parse error on line 1"))
     // same destination in two clusters is a duplicate for nats-server too
@@ -175,13 +179,15 @@ class MappingTableSuite extends AnyFunSuite {
     val overlap = MappingTable.validate("""{"a.*": "x.$1", "*.b": "y.$1", "c.>": "z.>", "c.d": "w"}""")
     assert(overlap.forall(_.severity == "warning"))
     val msgs = overlap.map(_.message)
-    assert(msgs.exists(m => m.contains("\"*.b\" overlaps rule \"a.*\"") && m.contains("\"a.b\"") && m.contains("applies \"a.*\"")))
+    assert(msgs.exists(m =>
+        m.contains("\"*.b\" overlaps rule \"a.*\"") && m.contains("\"a.b\"") && m.contains("applies \"a.*\"")))
     assert(msgs.exists(m => m.contains("\"c.d\" overlaps rule \"c.>\"") && m.contains("applies \"c.d\"")))
     assert(msgs.exists(m => m.contains("\"c.>\" overlaps rule \"*.b\"") && m.contains("\"c.b\"")))
     assert(overlap.size == 3)
     assert(MappingTable.validate("""{"a.*": "x.$1", "b.*": "y.$1", "a.*.c": "z"}""").isEmpty)
     val repeated = MappingTable.validate("a: b\na: c")
-    assert(repeated.map(_.message) == Seq("rule \"a\" is written more than once: the last one replaces the others (as in nats-server)"))
+    assert(repeated.map(_.message) == Seq(
+      "rule \"a\" is written more than once: the last one replaces the others (as in nats-server)"))
     assert(MappingTable.compile("a: b\na: c")("a") == "c")
     assert(MappingTable.validateJson("a: [{destination: b, weight: 101}]") ==
       """[{"rule":"a","destination":"b","severity":"error","message":"Invalid weight 101 for mapping destination"}]""")

@@ -28,7 +28,8 @@ class StreamConfigSuite extends AnyFunSuite {
     assert(both.field == "sources[0].filter_subject, sources[0].subject_transforms" && both.errCode == 10144)
     val twice = err(StreamConfig("B", sources = Seq(SourceConfig("A", "a.>"), SourceConfig("A", "a.>"))))
     assert(twice.field == "sources[0], sources[1]" && twice.description == "duplicate source configuration detected")
-    val overlap = err(StreamConfig("B", sources = Seq(SourceConfig("A", subjectTransforms = Seq(tr("a.>", ""), tr("a.b", "x"))))))
+    val overlap =
+      err(StreamConfig("B", sources = Seq(SourceConfig("A", subjectTransforms = Seq(tr("a.>", ""), tr("a.b", "x"))))))
     assert(overlap.field.startsWith("sources[0].subject_transforms[0]") && overlap.errCode == 10147)
     val ingress = err(StreamConfig("B", subjectTransform = Some(tr("a.*", "b.$2"))))
     assert(ingress.field == "subject_transform" && ingress.errCode == 10156)
@@ -48,20 +49,23 @@ class StreamConfigSuite extends AnyFunSuite {
     assert(none.republish.isEmpty)
     // Implicitly "t.$1" -> "t.$1", which nats-server cannot build ("$1" with no wildcard in the source).
     val implicitly = intercept[InvalidStreamConfigException](StreamConfig.plan(StreamConfig("S", subjects = Seq("s.*"),
-      subjectTransform = Some(tr("s.*", "t.$1")), republish = Some(tr(">", ">")))))
+          subjectTransform = Some(tr("s.*", "t.$1")), republish = Some(tr(">", ">")))))
     assert(implicitly.description == "stream configuration for republish with transform from 't.$1' to 't.$1' not valid")
-    val implicitFwc = StreamConfig.plan(StreamConfig("S", subjects = Seq("s.>"), subjectTransform = Some(tr("s.>", "t.>")),
-      republish = Some(tr(">", ">"))))
+    val implicitFwc =
+      StreamConfig.plan(StreamConfig("S", subjects = Seq("s.>"), subjectTransform = Some(tr("s.>", "t.>")),
+          republish = Some(tr(">", ">"))))
     assert(implicitFwc.republish.contains(tr("t.>", "t.>")))
   }
 
-  test("an empty src in a source's transforms, or in one of a mirror's several, takes nothing (as nats-server 2.15.1 did)") {
+  test(
+    "an empty src in a source's transforms, or in one of a mirror's several, takes nothing (as nats-server 2.15.1 did)") {
     def origin(cfg: StreamConfig) = StreamConfig.plan(cfg).origins.head
     val source = origin(StreamConfig("S", sources = Seq(SourceConfig("A", subjectTransforms = Seq(tr("", "x.>"))))))
     assert(source.inactive.exists(_.contains("consumer filter in FilterSubjects cannot be empty")))
     val mirrorOne = origin(StreamConfig("M", mirror = Some(SourceConfig("A", subjectTransforms = Seq(tr("", "x.>"))))))
     assert(mirrorOne.inactive.isEmpty && mirrorOne.transforms == Seq(tr("", "x.>")))
-    val mirrorTwo = origin(StreamConfig("M", mirror = Some(SourceConfig("A", subjectTransforms = Seq(tr("", ""), tr("q", "y"))))))
+    val mirrorTwo =
+      origin(StreamConfig("M", mirror = Some(SourceConfig("A", subjectTransforms = Seq(tr("", ""), tr("q", "y"))))))
     assert(mirrorTwo.inactive.isDefined)
   }
 
@@ -78,9 +82,11 @@ class StreamConfigSuite extends AnyFunSuite {
     val mirror = err210(StreamConfig("M", mirror = Some(src("A", tr("a.*", "x.$1"), tr("", "")))))
     assert((mirror.field, mirror.description, mirror.errCode) ==
       (("mirror.subject_transforms[1]", "mirror subject filter is invalid", 10151)))
-    assert(StreamConfig.plan(StreamConfig("S", sources = Seq(src("A", tr("", "x.>")))), ServerVersion.V2_11).origins.nonEmpty)
+    assert(StreamConfig.plan(StreamConfig("S", sources = Seq(src("A", tr("", "x.>")))),
+        ServerVersion.V2_11).origins.nonEmpty)
     // From 2.11 on an empty src is `>`, and a destination `>` cannot take is refused as `>`'s.
-    val asFwc = intercept[InvalidStreamConfigException](StreamConfig.plan(StreamConfig("S", sources = Seq(src("A", tr("", "x"))))))
+    val asFwc =
+      intercept[InvalidStreamConfigException](StreamConfig.plan(StreamConfig("S", sources = Seq(src("A", tr("", "x"))))))
     assert((asFwc.description, asFwc.errCode) == (("source transform: invalid subject", 10146)))
   }
 
@@ -94,14 +100,16 @@ class StreamConfigSuite extends AnyFunSuite {
     assert(first(StreamConfig("S", sources = Seq(src("A", bad), src("S")))) == ((10052, "detected cycle")))
     assert(first(StreamConfig("S", subjects = Seq("s.*", "s.a"), sources = Seq(src("A", bad)))) ==
       ((10052, "subject \"s.*\" overlaps with \"s.a\"")))
-    assert(first(StreamConfig("S", subjects = Seq("s.*"), republish = Some(tr("s.*", "s.>")), sources = Seq(src("A", bad)))) ==
+    assert(first(StreamConfig("S", subjects = Seq("s.*"), republish = Some(tr("s.*", "s.>")),
+        sources = Seq(src("A", bad)))) ==
       ((10052, "stream configuration for republish destination forms a cycle")))
     assert(first(StreamConfig("M", mirror = Some(src("A", bad)), republish = Some(tr(">", "r.$3")))) ==
       ((10052, "stream configuration for republish with transform from '>' to 'r.$3' not valid")))
     // The transforms are built in nats-server's order: the mirror's or each source's, then the ingress transform.
     assert(first(StreamConfig("S", subjects = Seq("s.*"), subjectTransform = Some(tr(".orders", "x")),
-      sources = Seq(src("A", bad)))) == ((10049, "subject transform from 'a.*.*' to 'b.{{partition(3)}}' for the " +
-      "source: invalid mapping destination: not enough arguments passed to the function in {{partition(3)}}")))
+        sources = Seq(src("A", bad)))) == ((10049,
+      "subject transform from 'a.*.*' to 'b.{{partition(3)}}' for the " +
+        "source: invalid mapping destination: not enough arguments passed to the function in {{partition(3)}}")))
     // A source's filters are checked entry by entry, overlaps included.
     assert(first(StreamConfig("S", sources = Seq(src("A", tr("a.b.c", "x"), tr("a.>.c", ""))))) ==
       ((10147, "source filters can not overlap (\"a.b.c\" and \"a.>.c\")")))
@@ -113,9 +121,9 @@ class StreamConfigSuite extends AnyFunSuite {
       (("subject_transform", "stream subject transform from '.orders' to 'x': invalid subject", 10049)))
     // Without a destination it builds no transform, and checks nothing.
     assert(StreamConfig.plan(StreamConfig("S", subjects = Seq("s.*"), subjectTransform = Some(tr(".orders", ""))),
-      ServerVersion.V2_10).ingress.isEmpty)
+        ServerVersion.V2_10).ingress.isEmpty)
     val later = intercept[InvalidStreamConfigException](StreamConfig.plan(
-      StreamConfig("S", subjects = Seq("s.*"), subjectTransform = Some(tr(".orders", ""))), ServerVersion.V2_11))
+        StreamConfig("S", subjects = Seq("s.*"), subjectTransform = Some(tr(".orders", ""))), ServerVersion.V2_11))
     assert((later.description, later.errCode) == (("stream transform source: invalid subject .orders", 10155)))
   }
 

@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.config.{ConfSyntax, ConfSyntaxException, ConfValue, FilterTransforms, InvalidMappingsException,
-  InvalidStreamConfigException, MappingTable, StreamConfigJson}
+import subjxform.config.{
+  ConfSyntax, ConfSyntaxException, ConfValue, FilterTransforms, InvalidMappingsException, InvalidStreamConfigException,
+  MappingTable, StreamConfigJson
+}
 
 /** Input built to hurt: texts nested thousands deep, destinations that ask for enormous subjects. */
 class HostileInputSuite extends AnyFunSuite {
@@ -25,7 +27,8 @@ class HostileInputSuite extends AnyFunSuite {
         "\n a " + nestedMaps(depth)) // maps in config syntax
       for (text <- texts) {
         val e = intercept[ConfSyntaxException](ConfSyntax.parseDocument(text))
-        assert(e.getMessage == s"Parse error on line 2: 'lists and maps nested more than ${ConfSyntax.MaxDepth} deep'", text.take(20))
+        assert(e.getMessage == s"Parse error on line 2: 'lists and maps nested more than ${ConfSyntax.MaxDepth} deep'",
+          text.take(20))
         // Each caller turns it into its own error: a mapping table's, a stream config's.
         val m = intercept[InvalidMappingsException](MappingTable.compile(text))
         assert(m.getMessage.contains("nested more than 10000 deep"))
@@ -38,21 +41,22 @@ class HostileInputSuite extends AnyFunSuite {
 
   test("nesting up to MaxDepth is read on a thread with a small stack: the readers do not recurse") {
     var failure: Throwable = null
-    val reader = new Thread(null, () => {
-      try {
-        for (text <- Seq(s"""{"a": ${nested("[", "]", ConfSyntax.MaxDepth - 1)}}""",
-            "a: " + nested("[", "]", ConfSyntax.MaxDepth - 1), "a " + nestedMaps(ConfSyntax.MaxDepth - 1))) {
-          var v: ConfValue = ConfSyntax.parseDocument(text).get("a").get
-          var depth = 1
-          while (v match {
-              case ConfValue.Arr(Vector(inner), _) => v = inner; true
-              case ConfValue.Obj(Vector(("b", inner)), _, _) => v = inner; true
-              case _ => false
-            }) depth += 1
-          assert(depth >= ConfSyntax.MaxDepth - 2, text.take(20))
-        }
-      } catch { case t: Throwable => failure = t }
-    }, "small-stack", 256 * 1024)
+    val reader = new Thread(null,
+      () => {
+        try {
+          for (text <- Seq(s"""{"a": ${nested("[", "]", ConfSyntax.MaxDepth - 1)}}""",
+              "a: " + nested("[", "]", ConfSyntax.MaxDepth - 1), "a " + nestedMaps(ConfSyntax.MaxDepth - 1))) {
+            var v: ConfValue = ConfSyntax.parseDocument(text).get("a").get
+            var depth = 1
+            while (v match {
+                case ConfValue.Arr(Vector(inner), _) => v = inner; true
+                case ConfValue.Obj(Vector(("b", inner)), _, _) => v = inner; true
+                case _ => false
+              }) depth += 1
+            assert(depth >= ConfSyntax.MaxDepth - 2, text.take(20))
+          }
+        } catch { case t: Throwable => failure = t }
+      }, "small-stack", 256 * 1024)
     reader.start()
     reader.join()
     if (failure != null) throw failure
@@ -107,7 +111,8 @@ class HostileInputSuite extends AnyFunSuite {
     val ws = new Workspace(1)
     val fine = SubjectTransform.compile("*", "a.$1.$1.$1") // 3 MB out of a 1 MB token
     assert(fine(longToken, 0, longToken.length, ws).length == 3 * longToken.length + 4)
-    val table = MappingTable.compile("""{"*": "{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}"}""")
+    val table =
+      MappingTable.compile("""{"*": "{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}.{{slicefromleft(1,1)}}"}""")
     intercept[SubjectTooLongException](table(longToken, 0, longToken.length, null, 0, 0, ws))
     val list = FilterTransforms.of("*", Seq.fill(9)("$1").mkString("."))
     intercept[SubjectTooLongException](list(longToken, 0, longToken.length, ws))

@@ -16,14 +16,16 @@ class KeyedDrawSuite extends AnyFunSuite {
       | "other": [{"destination": "a", "weight": 50}, {"destination": "b", "weight": 50}],
       | "rnd.*": "r.{{random(10)}}.{{random(10)}}"}""".stripMargin)
 
-  private def keyed(table: MappingTable, subject: String, seed: Long, key: Long, ws: Workspace = new Workspace(7)): String = {
+  private def keyed(
+      table: MappingTable, subject: String, seed: Long, key: Long, ws: Workspace = new Workspace(7)): String = {
     val b = subject.getBytes(UTF_8)
     val r = table.applyKeyed(b, 0, b.length, null, 0, 0, seed, key, ws)
     if (r eq MappingTable.Unchanged) subject else if (r == null) null else new String(r, UTF_8)
   }
 
   /** |observed - expected| in standard deviations of a binomial(n, p). */
-  private def sigmas(observed: Long, n: Long, p: Double): Double = math.abs(observed - n * p) / math.sqrt(n * p * (1 - p))
+  private def sigmas(observed: Long, n: Long, p: Double): Double =
+    math.abs(observed - n * p) / math.sqrt(n * p * (1 - p))
 
   test("the same key gets the same destination whatever the order of the rows and the workspace they run in") {
     val keys = (0L until 20000L).map(k => k * 0x9e3779b97f4a7c15L)
@@ -88,7 +90,8 @@ class KeyedDrawSuite extends AnyFunSuite {
   }
 
   test("a rule's draws depend on its source, not on the other rules or its position in the table") {
-    val alone = MappingTable.compile("""{"svc": [{"destination": "a", "weight": 50}, {"destination": "b", "weight": 50}]}""")
+    val alone =
+      MappingTable.compile("""{"svc": [{"destination": "a", "weight": 50}, {"destination": "b", "weight": 50}]}""")
     val amongOthers = MappingTable.compile(
       """{"x.*": "y.$1", "other": "z", "svc": [{"destination": "a", "weight": 50}, {"destination": "b", "weight": 50}]}""")
     for (k <- 0L until 1000L) assert(keyed(alone, "svc", 5, k) == keyed(amongOthers, "svc", 5, k))
@@ -119,6 +122,7 @@ class KeyedDrawSuite extends AnyFunSuite {
     val tr = SubjectTransform.compile("a", "{{random(7)}}")
     val ws2 = new Workspace(5)
     val ref2 = new SplittableRandom(5)
-    for (_ <- 0 until 1000) assert(tr("a".getBytes(UTF_8), 0, 1, ws2).sameElements(ref2.nextLong(7).toString.getBytes(UTF_8)))
+    for (_ <- 0 until 1000)
+      assert(tr("a".getBytes(UTF_8), 0, 1, ws2).sameElements(ref2.nextLong(7).toString.getBytes(UTF_8)))
   }
 }

@@ -2,8 +2,10 @@ package subjxform.engine
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.config.{Accounts, FilterTransforms, InvalidMappingsException, InvalidStreamConfigException,
-  MappingTable, StreamConfig, StreamConfigJson, StreamPlan, TransformConfig}
+import subjxform.config.{
+  Accounts, FilterTransforms, InvalidMappingsException, InvalidStreamConfigException, MappingTable, StreamConfig,
+  StreamConfigJson, StreamPlan, TransformConfig
+}
 
 /**
  * Each measured difference between the server lines, one test each, with what the line's real binary did
@@ -25,19 +27,22 @@ class ServerVersionSuite extends AnyFunSuite {
   private val OutOfRange = "invalid mapping destination: wildcard index out of range in "
 
   test("parse: a line or a release of it; anything else names the supported lines; the newest is the default") {
-    assert(parse("2.10") == V2_10 && parse("2.10.26") == V2_10 && parse(" v2.15.1 ") == V2_15 && parse("2.12.8") == V2_12)
+    assert(
+      parse("2.10") == V2_10 && parse("2.10.26") == V2_10 && parse(" v2.15.1 ") == V2_15 && parse("2.12.8") == V2_12)
     assert(all.map(_.line) == Seq("2.10", "2.11", "2.12", "2.14", "2.15"))
     assert(Newest == V2_15)
     for (bad <- Seq("2.13", "2.9", "3.0", "2", "two", "", "2.10.x", null)) {
       val e = intercept[IllegalArgumentException](parse(bad))
       assert(e.getMessage.contains("supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"), e.getMessage)
     }
-    assert(intercept[IllegalArgumentException](SubjectTransform.compile("a", "b", false, null)).getMessage.contains("2.10"))
+    assert(intercept[IllegalArgumentException](SubjectTransform.compile("a", "b", false, null)).getMessage.contains(
+        "2.10"))
   }
 
   test("left/right exist from 2.15, random from 2.12 (unknown functions before)") {
     val left = onEveryLine("a.*", "b.{{left(1,1)}}", "a.xyz")
-    assert(left("2.14") == Left(Unknown + "{{left(1,1)}}") && left("2.10") == left("2.14") && left("2.15") == Right("b.x"))
+    assert(
+      left("2.14") == Left(Unknown + "{{left(1,1)}}") && left("2.10") == left("2.14") && left("2.15") == Right("b.x"))
     val random = onEveryLine("a.*", "b.{{random(1)}}", "a.x")
     assert(random("2.11") == Left(Unknown + "{{random(1)}}") && random("2.10") == random("2.11"))
     assert(random("2.12") == Right("b.0") && random("2.14") == Right("b.0"))
@@ -45,7 +50,8 @@ class ServerVersionSuite extends AnyFunSuite {
 
   test("2.10/2.11: partition(n) needs a wildcard index, and no function works on a source without `*`") {
     val whole = onEveryLine("foo", "bar.{{partition(3)}}", "foo")
-    assert(whole("2.11") == Left("invalid mapping destination: not enough arguments passed to the function in {{partition(3)}}"))
+    assert(whole("2.11") == Left(
+      "invalid mapping destination: not enough arguments passed to the function in {{partition(3)}}"))
     assert(whole("2.12").isRight)
     // 2.10/2.11 refuse the token ("out of range", without the index); 2.12+ hash (SPEC §4: the subject)
     val literal = onEveryLine("foo", "bar.{{partition(3,1)}}", "foo")
@@ -61,7 +67,8 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(verdict("a.*", "b.{{partition(4294967299,1)}}", V2_11, "a.x") == Right("b.0")) // 2^32 + 3: a count of 3
   }
 
-  test("2.10 takes character counts above 2^31-1 (low 32 bits: here negative, so the token stays whole); 2.11+ refuse") {
+  test(
+    "2.10 takes character counts above 2^31-1 (low 32 bits: here negative, so the token stays whole); 2.11+ refuse") {
     val big = onEveryLine("a.*", "b.{{slicefromleft(1,2147483648)}}", "a.abc")
     assert(big("2.10") == Right("b.abc") && big("2.11") == Left(InvalidArg + "{{slicefromleft(1,2147483648)}}"))
   }
@@ -100,11 +107,14 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(Accounts.plan(accounts).problems.isEmpty)
     assert(Accounts.plan(accounts, V2_11).problems.exists(_.message.contains(Unknown + "{{random(3)}}")))
 
-    val stream = StreamConfigJson.parse("""{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{random(3)}}"}}""")
+    val stream = StreamConfigJson.parse(
+      """{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{random(3)}}"}}""")
     assert(StreamConfig.plan(stream).ingress.isDefined)
-    assert(intercept[InvalidStreamConfigException](StreamConfig.plan(stream, V2_11)).getMessage.contains("unknown function"))
+    assert(intercept[InvalidStreamConfigException](StreamConfig.plan(stream, V2_11)).getMessage.contains(
+        "unknown function"))
     assert(intercept[InvalidStreamConfigException](
-      FilterTransforms.compile(Seq("a.*" -> "b.{{random(3)}}"), version = V2_11)).getMessage.contains("unknown function"))
+        FilterTransforms.compile(Seq("a.*" -> "b.{{random(3)}}"), version = V2_11)).getMessage.contains(
+        "unknown function"))
   }
 
   test("streams: 2.10 checks transforms only as transforms (white space and left pass), with its own error texts") {
@@ -116,14 +126,18 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(plan(ingress.format("b.{{left(1,2)}}"), V2_11) ==
       Left(("stream transform: invalid mapping destination: unknown function in {{left(1,2)}}", 10156)))
     assert(plan(ingress.format("b.{{random(3)}}"), V2_10) == Left((
-      "stream subject transform from 'a.*' to 'b.{{random(3)}}': invalid mapping destination: unknown function in {{random(3)}}", 10049)))
+        "stream subject transform from 'a.*' to 'b.{{random(3)}}': invalid mapping destination: unknown function in {{random(3)}}",
+        10049)))
     val source = """{"name": "S", "sources": [{"name": "O", "subject_transforms": [{"src": "a.*", "dest": "%s"}]}]}"""
     assert(plan(source.format("b.{{left(1,2)}}"), V2_10) == Left(("source transform destination is invalid", 10146)))
     assert(plan(source.format("b.$2"), V2_10) == Left((
-      "subject transform from 'a.*' to 'b.$2' for the source: invalid mapping destination: wildcard index out of range in $2: [2]", 10049)))
+        "subject transform from 'a.*' to 'b.$2' for the source: invalid mapping destination: wildcard index out of range in $2: [2]",
+        10049)))
     val mirror = """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "a.*", "dest": "%s"}]}}"""
-    assert(plan(mirror.format("b..$1"), V2_10) == Left(("subject transform from 'a.*' to 'b..$1' for the mirror: invalid subject", 10049)))
-    assert(plan(mirror.format("b..$1"), V2_11) == Left(("mirror transform: invalid mapping destination: invalid transform in ", 10154)))
+    assert(plan(mirror.format("b..$1"), V2_10) == Left(
+      ("subject transform from 'a.*' to 'b..$1' for the mirror: invalid subject", 10049)))
+    assert(plan(mirror.format("b..$1"), V2_11) == Left(
+      ("mirror transform: invalid mapping destination: invalid transform in ", 10154)))
     // republish: 2.10 checks it only as a transform (white space in a literal passes)
     val republish = """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "x b.$1"}}"""
     assert(plan(republish, V2_10).isRight)
@@ -131,22 +145,27 @@ class ServerVersionSuite extends AnyFunSuite {
   }
 
   test("parse: a release decides where releases of its line differ; a line is its measured release") {
-    assert(parse("2.12.0") == V2_12_0 && parse("2.12.1") == V2_12_0 && parse("2.12.2") == V2_12_2 && parse("2.12.4") == V2_12_2)
+    assert(parse("2.12.0") == V2_12_0 && parse("2.12.1") == V2_12_0 && parse("2.12.2") == V2_12_2 && parse(
+      "2.12.4") == V2_12_2)
     assert(parse("2.12.5") == V2_12 && parse("2.12.9") == V2_12_9 && parse("2.12.15") == V2_12_9)
     assert(parse("2.11.10") == V2_11_0 && parse("v2.11.11") == V2_11 && parse("nats-server: v2.11.11") == V2_11)
-    assert(parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10)
+    assert(
+      parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10)
     assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
     assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
     // a release measured is exact; another one of the same row follows it and says so
     assert(parse("2.14.1").note.isEmpty && parse("2.14").note.isEmpty)
-    assert(parse("2.14.4").note.contains("nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)"))
+    assert(parse("2.14.4").note.contains(
+        "nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)"))
     assert(parse("2.12.10").note.exists(_.contains("no binary on the package index")))
-    assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r => r.measured.forall(_.startsWith(r.line + "."))))
+    assert(
+      rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r => r.measured.forall(_.startsWith(r.line + "."))))
   }
 
   test("parse: a release never published names the nearest published ones; 'v' needs a release") {
     def refused(text: String) = intercept[IllegalArgumentException](parse(text)).getMessage
-    assert(refused("2.11.99") == "unsupported nats-server version \"2.11.99\": nats-server published no release 2.11.99 " +
+    assert(refused(
+      "2.11.99") == "unsupported nats-server version \"2.11.99\": nats-server published no release 2.11.99 " +
       "(the nearest: 2.11.17; the 2.11 releases known here are 2.11.0 to 2.11.17, for a later one give the line '2.11')")
     assert(refused("2.10.13").contains("(the nearest: 2.10.12 or 2.10.14;"))
     assert(refused("2.15.2").contains("the nearest: 2.15.1;"))
@@ -157,7 +176,8 @@ class ServerVersionSuite extends AnyFunSuite {
 
   test("releases: an empty destination token's error ends in \" in \" up to 2.12.4, not from 2.12.5") {
     def reason(v: ServerVersion) =
-      try { SubjectTransform.compile("a.*", "b..$1", false, v); "" } catch { case e: InvalidTransformException => e.reason }
+      try { SubjectTransform.compile("a.*", "b..$1", false, v); "" }
+      catch { case e: InvalidTransformException => e.reason }
     assert(reason(parse("2.12.4")) == "invalid mapping destination: invalid transform in ")
     assert(reason(parse("2.12.5")) == "invalid mapping destination: invalid transform")
     assert(reason(parse("2.11.17")) == reason(parse("2.12.0")) && reason(parse("2.14.0")) == reason(V2_12))
@@ -170,7 +190,8 @@ class ServerVersionSuite extends AnyFunSuite {
     val implicitAll = """{"name": "T", "subjects": ["a.>"], "subject_transform": {"src": "a.>", "dest": "%s"},
       "republish": {"src": ">", "dest": ">"}}"""
     val cycle = Left(("stream configuration for republish destination forms a cycle", 10052))
-    for (v <- Seq("2.10.26", "2.11.0", "2.11.10", "2.12.0", "2.12.1")) assert(plan(implicitAll.format("b.>"), parse(v)) == cycle, v)
+    for (v <- Seq("2.10.26", "2.11.0", "2.11.10", "2.12.0", "2.12.1"))
+      assert(plan(implicitAll.format("b.>"), parse(v)) == cycle, v)
     for (v <- Seq("2.11.11", "2.12.2", "2.12.8", "2.14.0", "2.15.1")) {
       assert(plan(implicitAll.format("b.>"), parse(v)).map(_.republish) == Right(Some(TransformConfig("b.>", "b.>"))), v)
     }
@@ -178,26 +199,31 @@ class ServerVersionSuite extends AnyFunSuite {
     val split = implicitAll.format("b.{{split(1,-)}}.>").replace("\"a.>\"", "\"a.*.>\"")
     assert(plan(split, parse("2.11.10")) == cycle)
     assert(plan(split, parse("2.11.11")) == Left((
-      "stream configuration for republish with transform from 'b.{{split(1,-)}}.>' to 'b.{{split(1,-)}}.>' not valid", 10052)))
+        "stream configuration for republish with transform from 'b.{{split(1,-)}}.>' to 'b.{{split(1,-)}}.>' not valid",
+        10052)))
   }
 
   test("releases: a republish that builds white space is suppressed from 2.14.1 (and 2.12.9) on") {
     val plan = StreamConfig.plan(StreamConfigJson.parse(
-      """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.a b.$1"}}"""))
+        """{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.a b.$1"}}"""))
     assert(Seq("2.14.1", "2.14.6", "2.15.0", "2.12.9").forall(v => parse(v).suppressesInvalidRepublish))
     assert(Seq("2.14.0", "2.12.8", "2.11.17", "2.10.29").forall(v => !parse(v).suppressesInvalidRepublish))
-    assert(StreamConfig.invalidRepublish(plan, parse("2.14.0")).exists(_.contains("nats-server 2.14.0 sends such a message as built, a hazard")))
-    assert(StreamConfig.invalidRepublish(plan, parse("2.14.1")).exists(_.contains("nats-server 2.14.1 suppresses such a message")))
-    val plain = StreamConfig.plan(StreamConfigJson.parse("""{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.$1"}}"""))
+    assert(StreamConfig.invalidRepublish(plan, parse("2.14.0")).exists(
+        _.contains("nats-server 2.14.0 sends such a message as built, a hazard")))
+    assert(StreamConfig.invalidRepublish(plan, parse("2.14.1")).exists(
+        _.contains("nats-server 2.14.1 suppresses such a message")))
+    val plain = StreamConfig.plan(
+      StreamConfigJson.parse("""{"name": "R", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.$1"}}"""))
     assert(StreamConfig.invalidRepublish(plain, parse("2.14.0")).isEmpty)
   }
 
   test("every line checks a republish only as a transform: white space and a function its parser reads pass") {
     def plan(dest: String, v: ServerVersion) = StreamConfig.plan(StreamConfigJson.parse(
-      s"""{"name": "R", "subjects": ["s.*.*"], "republish": {"src": "s.*.*", "dest": "$dest"}}"""), v)
+        s"""{"name": "R", "subjects": ["s.*.*"], "republish": {"src": "s.*.*", "dest": "$dest"}}"""), v)
     for (v <- all) {
       val spaced = plan("rp.a b.$1", v)
-      assert(spaced.republish.contains(TransformConfig("s.*.*", "rp.a b.$1")) && spaced.appliedAs("republish").isEmpty, v)
+      assert(spaced.republish.contains(TransformConfig("s.*.*", "rp.a b.$1")) && spaced.appliedAs("republish").isEmpty,
+        v)
       // 2.10-2.14 parse right() though their mapping list does not know it: built as 2.15 builds it
       val right = plan("rp.{{right(2,3)}}.{{Wildcard(1)}}", v)
       assert(right.appliedAs("republish").contains("2.15"), v)
@@ -209,30 +235,36 @@ class ServerVersionSuite extends AnyFunSuite {
 
   test("2.10 stores what its stream transforms build as transforms: applied with a version that builds it alike") {
     val mirror = StreamConfig.plan(StreamConfigJson.parse(
-      """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "o.*.*", "dest": "m.{{left(1,2)}}.$2"}]}}"""), V2_10)
+        """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "o.*.*", "dest": "m.{{left(1,2)}}.$2"}]}}"""),
+      V2_10)
     assert(mirror.appliedAs == Map("mirror" -> Some("2.15")))
     val ingress = StreamConfig.plan(StreamConfigJson.parse(
-      """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.a b.$1"}}"""), V2_10)
+        """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.a b.$1"}}"""), V2_10)
     assert(ingress.appliedAs == Map("subject_transform" -> None))
     val plain = StreamConfig.plan(StreamConfigJson.parse(
-      """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.$1"}}"""), V2_10)
-    assert(plain.appliedAs == Map("subject_transform" -> Some("2.10")) && plain.toJson.endsWith(""""applied_as":{"subject_transform":"2.10"}}"""))
+        """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.$1"}}"""), V2_10)
+    assert(plain.appliedAs == Map("subject_transform" -> Some("2.10")) && plain.toJson.endsWith(
+      """"applied_as":{"subject_transform":"2.10"}}"""))
   }
 
   test("an import's to: a function the parser reads fails the import check on every line, not 'unknown function'") {
     def reason(v: ServerVersion, dest: String) =
-      try { SubjectTransform.compile("a.*", dest, true, v); "" } catch { case e: InvalidTransformException => e.reason }
-    val notForImport = "invalid mapping destination: the only mapping function allowed for import transforms is {{Wildcard()}} in "
+      try { SubjectTransform.compile("a.*", dest, true, v); "" }
+      catch { case e: InvalidTransformException => e.reason }
+    val notForImport =
+      "invalid mapping destination: the only mapping function allowed for import transforms is {{Wildcard()}} in "
     for (v <- all) assert(reason(v, "b.{{left(1,2)}}") == notForImport + "{{left(1,2)}}", v)
     assert(reason(V2_10, "b.{{random(3)}}") == Unknown + "{{random(3)}}") // 2.10 does not parse random
     assert(reason(V2_12, "b.{{random(3)}}") == notForImport + "{{random(3)}}")
   }
 
-  test("releases: a source whose filters collide (not nested) takes nothing before 2.12.5 (its consumer fails, 10138)") {
+  test(
+    "releases: a source whose filters collide (not nested) takes nothing before 2.12.5 (its consumer fails, 10138)") {
     val cfg = StreamConfigJson.parse("""{"name": "S", "sources": [{"name": "O", "subject_transforms": [
       {"src": "al.*.m", "dest": "x.$1"}, {"src": "al.k.*", "dest": "y.$1"}]}]}""")
     for (v <- Seq("2.10.26", "2.11.11", "2.12.0", "2.12.4")) {
-      assert(StreamConfig.plan(cfg, parse(v)).origins.head.inactive.exists(_.contains("consumer subject filters cannot overlap, 10138")), v)
+      assert(StreamConfig.plan(cfg, parse(v)).origins.head.inactive.exists(
+          _.contains("consumer subject filters cannot overlap, 10138")), v)
     }
     for (v <- Seq("2.12.5", "2.14.0", "2.15")) assert(StreamConfig.plan(cfg, parse(v)).origins.head.inactive.isEmpty, v)
   }

@@ -46,8 +46,9 @@ object TransformGen {
   private def joined(max: Int): Gen[String] = Gen.choose(1, max).flatMap(Gen.listOfN(_, token)).map(_.mkString("."))
 
   val source: Gen[String] = Gen.frequency(
-    6 -> Gen.choose(1, 5).flatMap(Gen.listOfN(_, Gen.frequency(4 -> Gen.const("*"), 3 -> Gen.oneOf("a", "b", "*x"),
-      1 -> token))).flatMap(ts => Gen.oneOf(ts, ts :+ ">")).map(_.mkString(".")),
+    6 -> Gen.choose(1, 5).flatMap(Gen.listOfN(_,
+        Gen.frequency(4 -> Gen.const("*"), 3 -> Gen.oneOf("a", "b", "*x"),
+          1 -> token))).flatMap(ts => Gen.oneOf(ts, ts :+ ">")).map(_.mkString(".")),
     1 -> joined(4),
     1 -> Gen.const(""))
 
@@ -55,10 +56,12 @@ object TransformGen {
 
   /** Subject bytes: tokens (as text, so that they can match) or arbitrary bytes (invalid UTF-8 too). */
   val subject: Gen[Array[Byte]] = Gen.frequency(
-    6 -> Gen.choose(1, 6).flatMap(Gen.listOfN(_, Gen.frequency(5 -> Gen.oneOf("a", "b", "foo", "x-y-z", "--", "-a-",
-      "日本語", "é-é", "🙂🙂", "*", ">", "*x"), 2 -> junk))).map(_.mkString(".").getBytes(StandardCharsets.UTF_8)),
-    2 -> Gen.choose(0, 40).flatMap(Gen.listOfN(_, Gen.frequency(3 -> Gen.oneOf(".a-*>".getBytes(StandardCharsets.UTF_8).toSeq),
-      2 -> Gen.choose(Byte.MinValue, Byte.MaxValue)))).map(_.toArray))
+    6 -> Gen.choose(1, 6).flatMap(Gen.listOfN(_,
+        Gen.frequency(5 -> Gen.oneOf("a", "b", "foo", "x-y-z", "--", "-a-",
+            "日本語", "é-é", "🙂🙂", "*", ">", "*x"), 2 -> junk))).map(_.mkString(".").getBytes(StandardCharsets.UTF_8)),
+    2 -> Gen.choose(0, 40).flatMap(Gen.listOfN(_,
+        Gen.frequency(3 -> Gen.oneOf(".a-*>".getBytes(StandardCharsets.UTF_8).toSeq),
+          2 -> Gen.choose(Byte.MinValue, Byte.MaxValue)))).map(_.toArray))
 
   def isValidUtf8(b: Array[Byte]): Boolean =
     try {

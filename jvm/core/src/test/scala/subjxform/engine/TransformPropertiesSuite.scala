@@ -41,7 +41,8 @@ class TransformPropertiesSuite extends AnyFunSuite {
     })
   }
 
-  test("applying any transform to any bytes never throws; a result has no empty token and is valid UTF-8 when the input is") {
+  test(
+    "applying any transform to any bytes never throws; a result has no empty token and is valid UTF-8 when the input is") {
     val valid = for {
       src <- source
       dest <- destination
@@ -58,7 +59,8 @@ class TransformPropertiesSuite extends AnyFunSuite {
   }
 
   test("a subject inside a larger array gives the same result as alone (offsets are honoured)") {
-    val valid = Gen.zip(source, destination).map { case (s, d) => compiled(s, d) }.suchThat(_.exists(!_.isRandom)).map(_.get)
+    val valid =
+      Gen.zip(source, destination).map { case (s, d) => compiled(s, d) }.suchThat(_.exists(!_.isRandom)).map(_.get)
     check(2000)(Prop.forAll(valid, subject, Gen.choose(0, 7), Gen.choose(0, 7)) { (tr, s, before, after) =>
       val padded = Array.fill[Byte](before)('.') ++ s ++ Array.fill[Byte](after)('x')
       val alone = tr(s, 0, s.length, new Workspace(1))
@@ -87,7 +89,9 @@ class TransformPropertiesSuite extends AnyFunSuite {
   test("cost is linear in the subject's length: 0.4 MB and 7 MB subjects") {
     val transforms = Seq(
       ">" -> "x.>", "*.>" -> "{{partition(7)}}.{{wildcard(1)}}.>", "*.>" -> "{{split(1,-)}}.>",
-      "*.*.>" -> "{{slicefromleft(1,3)}}.{{right(2,2)}}.>", ">" -> "").map { case (s, d) => SubjectTransform.compile(s, d) }
+      "*.*.>" -> "{{slicefromleft(1,3)}}.{{right(2,2)}}.>", ">" -> "").map { case (s, d) =>
+      SubjectTransform.compile(s, d)
+    }
     def subjectOf(tokens: Int): Array[Byte] =
       Iterator.tabulate(tokens)(i => if (i % 2 == 0) "a-b-c-d-ef" else f"t$i%09d").mkString(".").getBytes(UTF_8)
     // Both sizes beyond the inner CPU caches; the big one under Workspace.MaxSubjectBytes. 16x the length

@@ -22,7 +22,7 @@ object SparkCompat {
   def functionRegistry(spark: SparkSession): FunctionRegistry = spark match {
     case classic: org.apache.spark.sql.classic.SparkSession => classic.sessionState.functionRegistry
     case other => throw new IllegalArgumentException(
-      s"register() needs a classic SparkSession, not a ${other.getClass.getName}: start a Spark Connect server with the jar instead")
+        s"register() needs a classic SparkSession, not a ${other.getClass.getName}: start a Spark Connect server with the jar instead")
   }
 
   def condition(e: SparkThrowable): String = e.getCondition

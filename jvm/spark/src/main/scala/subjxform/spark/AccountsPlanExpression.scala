@@ -3,8 +3,9 @@ package subjxform.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescription, ImplicitCastInputTypes, Literal,
-  TernaryExpression}
+import org.apache.spark.sql.catalyst.expressions.{
+  Expression, ExpressionDescription, ImplicitCastInputTypes, Literal, TernaryExpression
+}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types.{DataType, StringType}
@@ -103,9 +104,11 @@ case class AccountsPlanExpression(config: Expression, file: Expression, serverVe
 }
 
 object AccountsPlanExpression {
+
   /** Per row (generated code calls it): a config nats-server refuses fails the task, naming the entry. */
   def plan(config: UTF8String, file: UTF8String, version: ServerVersion): UTF8String =
-    try UTF8String.fromString(AccountsPlanner.planJson(config.toString, if (file == null) null else file.toString, version))
+    try
+      UTF8String.fromString(AccountsPlanner.planJson(config.toString, if (file == null) null else file.toString, version))
     catch {
       case e: InvalidAccountsException => throw Errors.atRuntime("accounts_plan", "config", e.getMessage)
       case e: ConfSyntaxException => throw Errors.atRuntime("accounts_plan", "config", e.getMessage)

@@ -1,8 +1,8 @@
 package subjxform.spark
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BinaryExpression, Expression, ImplicitCastInputTypes}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
@@ -16,7 +16,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * "nats-server refuses it" (the error then names the function and the argument, in nats-server's words).
  */
 abstract class ConfigPlanExpression extends BinaryExpression with ImplicitCastInputTypes
-    with FailsAnalysisInTypeCheck with ServerVersionArgument {
+  with FailsAnalysisInTypeCheck with ServerVersionArgument {
+
   /** The config text. */
   def child: Expression
   final override def left: Expression = child
@@ -24,8 +25,10 @@ abstract class ConfigPlanExpression extends BinaryExpression with ImplicitCastIn
 
   /** The argument's name in errors (`mappings`, `config`). */
   protected def argumentName: String
+
   /** The plan as JSON for line [[version]]; throws `IllegalArgumentException` for a config nats-server refuses. */
   protected def planOf(text: String): String
+
   /** Whether `e` (from [[planOf]]) is a refusal, reported as this function's argument error. */
   protected def refuses(e: IllegalArgumentException): Boolean
 
@@ -40,7 +43,10 @@ abstract class ConfigPlanExpression extends BinaryExpression with ImplicitCastIn
     if (child.foldable) {
       Option(child.eval()).foreach { c =>
         try planOf(c.toString)
-        catch { case e: IllegalArgumentException if refuses(e) => throw Errors.atAnalysis(prettyName, argumentName, e.getMessage) }
+        catch {
+          case e: IllegalArgumentException if refuses(e) =>
+            throw Errors.atAnalysis(prettyName, argumentName, e.getMessage)
+        }
       }
     }
     TypeCheckSuccess
@@ -49,7 +55,9 @@ abstract class ConfigPlanExpression extends BinaryExpression with ImplicitCastIn
   /** Per row (generated code calls it too): a refused config fails the task, naming it. */
   final def plan(text: UTF8String): UTF8String =
     try UTF8String.fromString(planOf(text.toString))
-    catch { case e: IllegalArgumentException if refuses(e) => throw Errors.atRuntime(prettyName, argumentName, e.getMessage) }
+    catch {
+      case e: IllegalArgumentException if refuses(e) => throw Errors.atRuntime(prettyName, argumentName, e.getMessage)
+    }
 
   // NULL only for a NULL config: the version is a constant, its NULL the default line.
   final override def eval(input: InternalRow): Any = {

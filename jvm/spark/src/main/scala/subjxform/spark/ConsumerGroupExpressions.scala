@@ -22,7 +22,8 @@ abstract class ConsumerGroupFunction extends PlanExpression[ConsumerGroup] with 
   override protected def planArguments: Seq[Expression] = Seq(config)
   override protected def failOnError: Boolean = true
   override protected def classOfPlan: Class[ConsumerGroup] = classOf[ConsumerGroup]
-  override protected def compile(arguments: Seq[AnyRef]): ConsumerGroup = ConsumerGroup.parse(arguments.head.toString, None, version)
+  override protected def compile(arguments: Seq[AnyRef]): ConsumerGroup =
+    ConsumerGroup.parse(arguments.head.toString, None, version)
   override protected def blame(e: IllegalArgumentException): String = "config"
   override def newCache(): ColumnPlans[ConsumerGroup] = planCache((c, _) => ConsumerGroup.parse(c, None, version))
 }
@@ -63,7 +64,8 @@ case class ConsumerGroupPartitionExpression(subject: Expression, config: Express
   override def dataType: DataType = IntegerType
   override def prettyName: String = "consumer_group_partition"
 
-  override protected def applyPlan(g: ConsumerGroup, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any = {
+  override protected def applyPlan(
+      g: ConsumerGroup, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any = {
     val p = PerRow.groupPartition(g, ws, subject)
     if (p < 0) null else p
   }
@@ -108,7 +110,8 @@ case class ConsumerGroupMemberExpression(subject: Expression, config: Expression
   override def dataType: DataType = StringType
   override def prettyName: String = "consumer_group_member"
 
-  override protected def applyPlan(g: ConsumerGroup, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any =
+  override protected def applyPlan(
+      g: ConsumerGroup, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any =
     PerRow.groupMember(g, ws, subject)
 
   override protected def applyPlanCode(g: String, ws: String, subject: String, key: String, rowValues: Seq[String],

@@ -68,5 +68,6 @@ final class InvalidArgumentValueException(
  */
 trait FailsAnalysisInTypeCheck extends Expression {
   override lazy val resolved: Boolean =
-    childrenResolved && (try checkInputDataTypes().isSuccess catch { case _: AnalysisException => false })
+    childrenResolved && (try checkInputDataTypes().isSuccess
+    catch { case _: AnalysisException => false })
 }

@@ -17,6 +17,7 @@ import subjxform.engine.{SubjectFilter, SubjectTooLongException, SubjectTransfor
  * cost every row ~30 ns (bench/guard.py), thrown or not.
  */
 object PerRow {
+
   /** This object's name in generated code. */
   val name: String = getClass.getName.stripSuffix("$")
 
@@ -91,21 +92,22 @@ object PerRow {
     // (A handler costs little beside the struct this builds per row.)
     val x =
       try table.explain(in, offsetIn(in, subject), subject.numBytes,
-        c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws, keyed, seed, key)
+          c, if (c == null) 0 else offsetIn(c, cluster), if (c == null) 0 else cluster.numBytes, ws, keyed, seed, key)
       catch { case e: SubjectTooLongException => return shell.tooLong(e).asInstanceOf[InternalRow] }
     if (x == null) return null
     val out = if (x.result eq MappingTable.Unchanged) subject else UTF8String.fromBytes(x.result)
-    if (!x.matched) return new GenericInternalRow(Array[Any](null, null, null, null, null, null, null, null, Outcomes(x.outcome), out))
+    if (!x.matched)
+      return new GenericInternalRow(Array[Any](null, null, null, null, null, null, null, null, Outcomes(x.outcome), out))
     new GenericInternalRow(Array[Any](
-      UTF8String.fromBytes(x.rule.sourceBytes),
-      x.ruleNumber,
-      if (x.literal) Literal else Wildcard,
-      if (x.clusterScope == null) null else UTF8String.fromBytes(x.clusterScope),
-      if (x.destinationBytes == null) null else UTF8String.fromBytes(x.destinationBytes),
-      if (x.entry < 0) null else x.entry,
-      x.weight,
-      x.remainder,
-      Outcomes(x.outcome),
-      out))
+        UTF8String.fromBytes(x.rule.sourceBytes),
+        x.ruleNumber,
+        if (x.literal) Literal else Wildcard,
+        if (x.clusterScope == null) null else UTF8String.fromBytes(x.clusterScope),
+        if (x.destinationBytes == null) null else UTF8String.fromBytes(x.destinationBytes),
+        if (x.entry < 0) null else x.entry,
+        x.weight,
+        x.remainder,
+        Outcomes(x.outcome),
+        out))
   }
 }

@@ -50,7 +50,8 @@ final class PlanCache[P <: AnyRef](
 
   def size: Int = lru.size()
 
-  def get(a: AnyRef, b: AnyRef, failOnError: Boolean): P = get(a.asInstanceOf[UTF8String], b.asInstanceOf[UTF8String], failOnError)
+  def get(a: AnyRef, b: AnyRef, failOnError: Boolean): P =
+    get(a.asInstanceOf[UTF8String], b.asInstanceOf[UTF8String], failOnError)
 
   def get(a: UTF8String, b: UTF8String, failOnError: Boolean): P =
     if (b == null) get(a.getBaseObject, a.getBaseOffset, a.numBytes, null, 0L, PlanCache.NoSecond, failOnError)
@@ -63,7 +64,8 @@ final class PlanCache[P <: AnyRef](
    * whose `UTF8String` constructor writes four volatile fields: each one that escapes costs a few
    * memory fences, about 25 ns a string, more than the rest of a lookup.
    */
-  def get(aBase: AnyRef, aOffset: Long, aLength: Int, bBase: AnyRef, bOffset: Long, bLength: Int, failOnError: Boolean): P = {
+  def get(
+      aBase: AnyRef, aOffset: Long, aLength: Int, bBase: AnyRef, bOffset: Long, bLength: Int, failOnError: Boolean): P = {
     val slot = PlanCache.fingerprint(aBase, aOffset, aLength, bBase, bOffset, bLength) & (PlanCache.Slots - 1)
     var e = slots(slot)
     if (e == null || !(PlanCache.same(e.a, aBase, aOffset, aLength) && PlanCache.same(e.b, bBase, bOffset, bLength))) {
@@ -115,15 +117,17 @@ object PlanCache {
   /** Whether `key` (a cached copy, or null for no argument) holds the bytes of `base`/`offset`/`length`. */
   private def same(key: UTF8String, base: AnyRef, offset: Long, length: Int): Boolean =
     if (key == null) length == NoSecond
-    else key.numBytes == length && ByteArrayMethods.arrayEquals(key.getBaseObject, key.getBaseOffset, base, offset, length)
+    else
+      key.numBytes == length && ByteArrayMethods.arrayEquals(key.getBaseObject, key.getBaseOffset, base, offset, length)
 
   /** Cheap and allocation-free: the length, first 8 bytes and last byte of each string. */
   private[spark] def fingerprint(a: UTF8String, b: UTF8String): Int =
     if (b == null) fingerprint(a.getBaseObject, a.getBaseOffset, a.numBytes, null, 0L, NoSecond)
     else fingerprint(a.getBaseObject, a.getBaseOffset, a.numBytes, b.getBaseObject, b.getBaseOffset, b.numBytes)
 
-  private[spark] def fingerprint(aBase: AnyRef, aOffset: Long, aLength: Int, bBase: AnyRef, bOffset: Long, bLength: Int): Int = {
-    val h = fingerprintOf(aBase, aOffset, aLength) * 0x9E3779B1 + fingerprintOf(bBase, bOffset, bLength)
+  private[spark] def fingerprint(
+      aBase: AnyRef, aOffset: Long, aLength: Int, bBase: AnyRef, bOffset: Long, bLength: Int): Int = {
+    val h = fingerprintOf(aBase, aOffset, aLength) * 0x9e3779b1 + fingerprintOf(bBase, bOffset, bLength)
     h ^ (h >>> 16)
   }
 
@@ -147,7 +151,8 @@ object PlanCache {
    * The cache of `function`'s plans, whose compile errors become the function's runtime error
    * (see [[Errors.atRuntime]]) blaming the parameter that `blame` names.
    */
-  def of[P <: AnyRef](function: String, blame: IllegalArgumentException => String)(compile: (String, String) => P): PlanCache[P] =
+  def of[P <: AnyRef](function: String, blame: IllegalArgumentException => String)(
+      compile: (String, String) => P): PlanCache[P] =
     new PlanCache[P](compile, e => Errors.atRuntime(function, blame(e), e.getMessage))
 }
 
@@ -187,7 +192,8 @@ final class TransformListCache(
       if (a.isNullAt(i)) { if (lastSrc(i) != null) return false }
       else {
         val row = a.getStruct(i, numFields)
-        if (lastSrc(i) == null || field(row, srcOrdinal) != lastSrc(i) || field(row, destOrdinal) != lastDest(i)) return false
+        if (lastSrc(i) == null || field(row, srcOrdinal) != lastSrc(i) || field(row, destOrdinal) != lastDest(i))
+          return false
       }
       i += 1
     }
@@ -216,6 +222,7 @@ final class TransformListCache(
 }
 
 object TransformListCache {
+
   /** The (src, dest) pairs of a list; a NULL element is a null pair, a NULL field an absent one (""). */
   def pairs(a: ArrayData, layout: (Int, Int, Int)): IndexedSeq[(String, String)] = {
     val (s, d, n) = layout

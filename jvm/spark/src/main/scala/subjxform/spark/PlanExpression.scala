@@ -4,14 +4,15 @@ import java.util.concurrent.ThreadLocalRandom
 
 import scala.util.control.NonFatal
 
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.TypeCheckSuccess
-import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, ImplicitCastInputTypes, LeafExpression,
-  Literal, Nondeterministic, PrettyAttribute}
-import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.{
+  Alias, Cast, Expression, ImplicitCastInputTypes, LeafExpression, Literal, Nondeterministic, PrettyAttribute
+}
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodegenContext, CodeGenerator, ExprCode}
 import org.apache.spark.sql.catalyst.expressions.codegen.Block._
-import org.apache.spark.TaskContext
 import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -33,7 +34,7 @@ import subjxform.engine.{KeyedDraw, SubjectTooLongException, Workspace}
  * @tparam P the compiled plan (immutable and thread-safe, from the Spark-free core)
  */
 abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastInputTypes with FailsAnalysisInTypeCheck
-    with ServerVersionArgument {
+  with ServerVersionArgument {
 
   def subject: Expression
 
@@ -164,7 +165,8 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
   @transient private lazy val constant: Option[Either[IllegalArgumentException, P]] = {
     val values = planArguments.map(_.eval().asInstanceOf[AnyRef])
     if (values.contains(null) || nullForConstants) None
-    else Some(try Right(compile(values)) catch { case e: IllegalArgumentException => Left(e) })
+    else Some(try Right(compile(values))
+      catch { case e: IllegalArgumentException => Left(e) })
   }
 
   @transient private lazy val cache = newCache()
@@ -252,7 +254,8 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     val row = rowArguments.map(_.genCode(ctx))
     val key = if (keyed) Some(keyArgument.get.genCode(ctx)) else None
     val keyValue = key.fold("0L")(k => s"(${k.isNull} ? 0L : ${k.value})")
-    val result = applyPlanCode(plan, workspace, subj.value, keyValue, row.map(a => s"(${a.isNull} ? null : ${a.value})"), self)
+    val result =
+      applyPlanCode(plan, workspace, subj.value, keyValue, row.map(a => s"(${a.isNull} ? null : ${a.value})"), self)
     val resultIsNull = resultIsNullCode(ev.value)
     ev.copy(code = code"""
       |${subj.code}
@@ -309,6 +312,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
 }
 
 object PlanExpression {
+
   /** The defaults of the optional draw arguments: no seed, no key. */
   def NoSeed: Expression = Literal.create(null, LongType)
   def NoKey: Expression = Literal.create(null, LongType)

@@ -39,6 +39,7 @@ trait ServerVersionArgument extends Expression {
 }
 
 object ServerVersionArgument {
+
   /** The session conf naming the default line ('2.10', '2.10.26', ...); unset: the newest. */
   final val Conf = "spark.subjxform.serverVersion"
 

@@ -39,10 +39,12 @@ case class StreamConfigPlanExpression(config: Expression, serverVersion: Express
   override protected def argumentName: String = "config"
   override protected def planOf(text: String): String = StreamConfigPlanExpression.planOf(text, version)
   override protected def refuses(e: IllegalArgumentException): Boolean = e.isInstanceOf[InvalidStreamConfigException]
-  override protected def withNewChildrenInternal(newLeft: Expression, newRight: Expression): StreamConfigPlanExpression =
+  override protected def withNewChildrenInternal(
+      newLeft: Expression, newRight: Expression): StreamConfigPlanExpression =
     copy(config = newLeft, serverVersion = newRight)
 }
 
 object StreamConfigPlanExpression {
-  def planOf(json: String, version: ServerVersion): String = StreamConfig.plan(StreamConfigJson.parse(json), version).toJson
+  def planOf(json: String, version: ServerVersion): String =
+    StreamConfig.plan(StreamConfigJson.parse(json), version).toJson
 }

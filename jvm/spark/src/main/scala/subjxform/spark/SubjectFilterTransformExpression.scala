@@ -61,9 +61,10 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
   override protected def checkArgumentTypes(): TypeCheckResult = {
     val types = super.checkArgumentTypes()
     if (types.isFailure || transformsWellFormed) types
-    else DataTypeMismatch("UNEXPECTED_INPUT_TYPE", Map("paramIndex" -> "second",
-      "requiredType" -> "\"ARRAY<STRUCT<src: STRING, dest: STRING>>\"",
-      "inputSql" -> s""""${transforms.sql}"""", "inputType" -> s""""${transforms.dataType.sql}""""))
+    else DataTypeMismatch("UNEXPECTED_INPUT_TYPE",
+      Map("paramIndex" -> "second",
+        "requiredType" -> "\"ARRAY<STRUCT<src: STRING, dest: STRING>>\"",
+        "inputSql" -> s""""${transforms.sql}"""", "inputType" -> s""""${transforms.dataType.sql}""""))
   }
 
   override protected def applyPlan(ft: FilterTransforms, ws: Workspace, subject: UTF8String, input: InternalRow,
@@ -75,7 +76,8 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
     s"${PerRow.name}.filterTransform($ft, $ws, $subject, $keyed, ${seedForKeys}L, $key, $shell)"
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
-  override protected def randomForm: Option[Expression] = Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, serverVersion, failOnError))
+  override protected def randomForm: Option[Expression] =
+    Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, serverVersion, failOnError))
 
   // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
   override protected def constantsDrawAtRandom: Boolean = transformsWellFormed && super.constantsDrawAtRandom

@@ -55,7 +55,8 @@ case class SubjectMapExplainExpression(
   extends SubjectMapExplainFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
-    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey,
+      ServerVersionArgument.newest)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
@@ -97,16 +98,17 @@ abstract class SubjectMapExplainFunction extends SubjectMapFunction {
 }
 
 object SubjectMapExplainFunction {
+
   /** The struct's fields, in order (PerRow.explainMap fills them). */
   val Type: StructType = StructType(Seq(
-    StructField("rule", StringType),
-    StructField("rule_index", IntegerType),
-    StructField("matched_as", StringType),
-    StructField("cluster", StringType),
-    StructField("destination", StringType),
-    StructField("destination_index", IntegerType),
-    StructField("weight", IntegerType),
-    StructField("remainder", BooleanType),
-    StructField("outcome", StringType, nullable = false),
-    StructField("result", StringType)))
+      StructField("rule", StringType),
+      StructField("rule_index", IntegerType),
+      StructField("matched_as", StringType),
+      StructField("cluster", StringType),
+      StructField("destination", StringType),
+      StructField("destination_index", IntegerType),
+      StructField("weight", IntegerType),
+      StructField("remainder", BooleanType),
+      StructField("outcome", StringType, nullable = false),
+      StructField("result", StringType)))
 }

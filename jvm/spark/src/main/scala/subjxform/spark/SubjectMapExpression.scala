@@ -65,7 +65,8 @@ case class SubjectMapExpression(
   extends SubjectMapFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
-    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey,
+      ServerVersionArgument.newest)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
     this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
@@ -76,7 +77,8 @@ case class SubjectMapExpression(
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression) =
     this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest)
 
-  override protected def randomForm: Option[Expression] = Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key, serverVersion))
+  override protected def randomForm: Option[Expression] =
+    Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key, serverVersion))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
     copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
@@ -120,7 +122,8 @@ abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
   override protected def requiredArguments: Int = 2
   override protected def failOnError: Boolean = true
   override protected def classOfPlan: Class[MappingTable] = classOf[MappingTable]
-  override protected def compile(arguments: Seq[AnyRef]): MappingTable = MappingTable.compile(arguments.head.toString, version)
+  override protected def compile(arguments: Seq[AnyRef]): MappingTable =
+    MappingTable.compile(arguments.head.toString, version)
   override protected def blame(e: IllegalArgumentException): String = "mappings"
   override def newCache(): ColumnPlans[MappingTable] = {
     val line = version

@@ -45,7 +45,8 @@ case class SubjectMatchesExpression(subject: Expression, filter: Expression)
   override protected def blame(e: IllegalArgumentException): String = "filter"
   override def newCache(): ColumnPlans[SubjectFilter] = planCache((f, _) => SubjectFilter.compile(f))
 
-  override protected def applyPlan(f: SubjectFilter, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any =
+  override protected def applyPlan(
+      f: SubjectFilter, ws: Workspace, subject: UTF8String, input: InternalRow, key: Long): Any =
     PerRow.matches(f, ws, subject)
 
   override protected def applyPlanCode(f: String, ws: String, subject: String, key: String, rowValues: Seq[String],

@@ -145,7 +145,8 @@ case class SubjectTransformExpression(
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
-    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey,
+      ServerVersionArgument.newest)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
     this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
@@ -153,7 +154,8 @@ case class SubjectTransformExpression(
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
     this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
-  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression) =
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression,
+      key: Expression) =
     this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest)
 
   override protected def failOnError: Boolean = true
@@ -191,7 +193,8 @@ case class TrySubjectTransformExpression(
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
-    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey,
+      ServerVersionArgument.newest)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
     this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
@@ -199,7 +202,8 @@ case class TrySubjectTransformExpression(
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
     this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
 
-  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression) =
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression,
+      key: Expression) =
     this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest)
 
   override protected def failOnError: Boolean = false

@@ -5,8 +5,7 @@ import scala.reflect.ClassTag
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal, NamedArgumentExpression,
-  XxHash64}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal, NamedArgumentExpression, XxHash64}
 import org.apache.spark.sql.catalyst.plans.logical.{FunctionSignature, InputParameter}
 import org.apache.spark.sql.types.StringType
 
@@ -45,7 +44,8 @@ object SubjxformFunctions {
     describe[SubjectFilterTransformExpression]("subject_filter_transform", filterTransformParameters),
     describe[TrySubjectFilterTransformExpression]("try_subject_filter_transform", filterTransformParameters),
     describe[StreamConfigPlanExpression]("stream_config_plan", Seq(required("config"), serverVersion)),
-    describe[AccountsPlanExpression]("accounts_plan", Seq(required("config"), optional("file", nullString), serverVersion)),
+    describe[AccountsPlanExpression]("accounts_plan",
+      Seq(required("config"), optional("file", nullString), serverVersion)),
     describe[ConsumerGroupPartitionExpression]("consumer_group_partition", consumerGroupParameters),
     describe[ConsumerGroupMemberExpression]("consumer_group_member", consumerGroupParameters),
     describe[ConsumerGroupPlanExpression]("consumer_group_plan", Seq(required("config"), serverVersion)))
@@ -57,24 +57,25 @@ object SubjxformFunctions {
     val (info, builder) = FunctionRegistryBase.build[T](name, since = None)
     val signature = FunctionSignature(parameters)
     val keyAt = parameters.indexWhere(_.name == "key")
-    (FunctionIdentifier(name), info, args => {
-      // Named arguments are put in their places, defaults filled in, with Spark's own errors for an
-      // unknown, repeated or missing name.
-      val positional = withServerVersion(parameters,
-        if (args.exists(_.isInstanceOf[NamedArgumentExpression])) SparkCompat.rearrange(signature, args, name)
-        else args)
-      // A draw key of any type is used as its xxhash64, as Spark's `xxhash64(key)` gives it; a NULL
-      // constant is no key.
-      val hashed =
-        if (keyAt < 0 || positional.length <= keyAt) positional
-        else positional.updated(keyAt, drawKey(positional(keyAt)))
-      // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
-      // not (yet) known to be constant gets the form that may draw at random, the safe side.
-      builder(hashed) match {
-        case e: DeterministicForm[_] => e.formForArguments
-        case other => other
-      }
-    })
+    (FunctionIdentifier(name), info,
+      args => {
+        // Named arguments are put in their places, defaults filled in, with Spark's own errors for an
+        // unknown, repeated or missing name.
+        val positional = withServerVersion(parameters,
+          if (args.exists(_.isInstanceOf[NamedArgumentExpression])) SparkCompat.rearrange(signature, args, name)
+          else args)
+        // A draw key of any type is used as its xxhash64, as Spark's `xxhash64(key)` gives it; a NULL
+        // constant is no key.
+        val hashed =
+          if (keyAt < 0 || positional.length <= keyAt) positional
+          else positional.updated(keyAt, drawKey(positional(keyAt)))
+        // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
+        // not (yet) known to be constant gets the form that may draw at random, the safe side.
+        builder(hashed) match {
+          case e: DeterministicForm[_] => e.formForArguments
+          case other => other
+        }
+      })
   }
 
   /**

@@ -1,7 +1,7 @@
 package subjxform.spark
 
-import org.apache.spark.sql.Column
 import org.apache.spark.sql.{functions => F}
+import org.apache.spark.sql.Column
 
 /**
  * The SQL functions as Column functions for Scala and Java, used as Spark's own `functions` object:
@@ -74,7 +74,8 @@ object functions {
   /** Core NATS account mappings: `mappings` is a `mappings { }` block's content (config syntax or JSON). */
   def subject_map(subject: Column, mappings: String): Column = subject_map(subject, F.lit(mappings))
 
-  def subject_map(subject: Column, mappings: Column): Column = call("subject_map", subject, mappings, noCluster, unseeded)
+  def subject_map(subject: Column, mappings: Column): Column =
+    call("subject_map", subject, mappings, noCluster, unseeded)
 
   /** `cluster`: the cluster the message entered, which picks a rule's cluster-scoped destinations. */
   def subject_map(subject: Column, mappings: String, cluster: Column): Column =

@@ -56,7 +56,8 @@ class ConsumerGroupExpressionSuite extends AnyFunSuite with ExpressionChecks {
     val bad = str("""{"max_members": 2, "partitioning_filters": [{"filter": "foo.*", "partitioning_wildcards": [2]}]}""")
     val e = intercept[AnalysisException](registered("consumer_group_member", column(0), bad).checkInputDataTypes())
     assert(e.getMessage.contains("`consumer_group_member`"))
-    assert(e.getMessage.contains("partitioning wildcard indexes must be between 1 and the number of * wildcards in the filter"))
+    assert(e.getMessage.contains(
+        "partitioning wildcard indexes must be between 1 and the number of * wildcards in the filter"))
     val fromColumn = registered("consumer_group_partition", column(0), column(1))
     val thrown = intercept[Exception](compiled(fromColumn, row("foo.a", """{"max_members": 0, "filters": []}""")))
     assert(thrown.getMessage.contains("the max number of members must be >= 1"), thrown.getMessage)
@@ -65,13 +66,14 @@ class ConsumerGroupExpressionSuite extends AnyFunSuite with ExpressionChecks {
   test("server_version compiles the sourcing transform for that line: 2.10 refuses {{Partition(n)}} without *") {
     val whole = str("""{"max_members": 3, "partitioning_filters": [{"filter": "orders.>"}], "members": ["a"]}""")
     assert(evaluate(registered("consumer_group_member", str("orders.x"), whole, str("2.15"))) == "a")
-    val e = intercept[AnalysisException](registered("consumer_group_member", str("orders.x"), whole, str("2.10")).checkInputDataTypes())
+    val e = intercept[AnalysisException](registered("consumer_group_member", str("orders.x"), whole,
+        str("2.10")).checkInputDataTypes())
     assert(e.getMessage.contains("nats-server refuses the group's sourcing stream"), e.getMessage)
   }
 
   test("consumer_group_plan: the members' partitions and consumer filters as the library lists them") {
     val plan = ujson.read(evaluate(registered("consumer_group_plan",
-      str("""{"max_members": 7, "partitioning_filters": [{"filter": "foo.*.*.>", "partitioning_wildcards": [1, 2]}], "members": ["m3", "m1", "m2"]}"""))).toString)
+          str("""{"max_members": 7, "partitioning_filters": [{"filter": "foo.*.*.>", "partitioning_wildcards": [1, 2]}], "members": ["m3", "m1", "m2"]}"""))).toString)
     assert(plan("transforms")(0)("dest").str == "{{Partition(7,1,2)}}.foo.{{Wildcard(1)}}.{{Wildcard(2)}}.>")
     assert(plan("members").arr.map(m => m("member").str -> m("filter_subjects").arr.map(_.str).toSeq).toSeq == Seq(
       "m1" -> Seq("0.foo.*.*.>", "1.foo.*.*.>", "6.foo.*.*.>"), "m2" -> Seq("2.foo.*.*.>", "3.foo.*.*.>"),

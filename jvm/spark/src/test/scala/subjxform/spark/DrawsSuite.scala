@@ -2,10 +2,10 @@ package subjxform.spark
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.types.{LongType, StringType}
+import org.scalatest.funsuite.AnyFunSuite
 
 import subjxform.config.MappingTable
 import subjxform.engine.Workspace
-import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * What the shell does with a plan's draws (the `seed` and `key` arguments) and with a result longer
@@ -20,7 +20,8 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
   private def keyedForms(seed: Long): Seq[Expression] = Seq(
     registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
       Literal(seed), key(1)),
-    registered("subject_transform", column(0), str("*"), str("{{random(1000)}}"), Literal.FalseLiteral, Literal(seed), key(1)),
+    registered("subject_transform", column(0), str("*"), str("{{random(1000)}}"), Literal.FalseLiteral, Literal(seed),
+      key(1)),
     registered("subject_filter_transform", column(0), filterList("*" -> "{{random(1000)}}"), Literal(seed), key(1)))
 
   private def filterList(pairs: (String, String)*): Expression = {
@@ -29,7 +30,9 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
     import org.apache.spark.sql.types.{ArrayType, StringType, StructField, StructType}
     import org.apache.spark.unsafe.types.UTF8String
     val pairType = StructType(Seq(StructField("src", StringType), StructField("dest", StringType)))
-    Literal.create(new GenericArrayData(pairs.map(p => InternalRow(UTF8String.fromString(p._1), UTF8String.fromString(p._2))).toArray[Any]),
+    Literal.create(
+      new GenericArrayData(
+        pairs.map(p => InternalRow(UTF8String.fromString(p._1), UTF8String.fromString(p._2))).toArray[Any]),
       ArrayType(pairType))
   }
 
@@ -48,8 +51,9 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("without a key, the draws come from the workspace, seeded per partition as rand(seed)") {
-    val unkeyed = registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
-      Literal(42L))
+    val unkeyed =
+      registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
+        Literal(42L))
     assert(unkeyed.isInstanceOf[Nondeterministic])
     val rows = Seq.fill(64)(row("svc"))
     assert(compiled(unkeyed, rows, partition = 1) == compiled(unkeyed, rows, partition = 1))
@@ -81,15 +85,16 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
       assert(seedOf(registered(name, column(0), fiftyFifty)) != Some(chosen)) // another call, another seed
     }
     for (e <- Seq(registered("subject_transform", column(0), str("*"), str("{{random(9)}}")),
-                  registered("subject_filter_transform", column(0), filterList("*" -> "{{random(9)}}")),
-                  registered("try_subject_transform", column(0), column(1), column(2)))) {
+        registered("subject_filter_transform", column(0), filterList("*" -> "{{random(9)}}")),
+        registered("try_subject_transform", column(0), column(1), column(2)))) {
       assert(seedOf(e).isDefined, e)
     }
     // a seed written as an INT (SQL `5`: the builder runs before implicit casts) is the seed given
-    assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType), Literal(5))).isEmpty)
+    assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType),
+          Literal(5))).isEmpty)
     // a key decides alone, and a plan that never draws has nothing to seed
     assert(seedOf(registered("subject_map", column(0), fiftyFifty, Literal.create(null, StringType),
-      Literal.create(null, LongType), key(1))).isEmpty)
+          Literal.create(null, LongType), key(1))).isEmpty)
     assert(seedOf(registered("subject_transform", column(0), str("a.*"), str("b.$1"))).isEmpty)
   }
 
@@ -113,8 +118,9 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("a NULL key constant is no key; a key column's NULL is a key like any other") {
-    val noKey = registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
-      Literal(42L), Literal(null))
+    val noKey =
+      registered("subject_map", column(0), fiftyFifty, Literal.create(null, org.apache.spark.sql.types.StringType),
+        Literal(42L), Literal(null))
     assert(noKey.isInstanceOf[Nondeterministic])
     val e = keyedForms(42).head
     val nulls = compiled(e, Seq.fill(20)(row("svc", null)))
@@ -129,12 +135,13 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
     val e = new SubjectTransformExpression(column(0), str("*"), str(slices))
     for (run <- Seq[() => Any](() => interpreted(e, row(longToken)), () => compiled(e, row(longToken)))) {
       val err = intercept[InvalidArgumentValueException](run())
-      assert(err.getMessage.contains("`subject_transform`") && err.getMessage.contains("more than the limit of 8388608 bytes"))
+      assert(
+        err.getMessage.contains("`subject_transform`") && err.getMessage.contains("more than the limit of 8388608 bytes"))
     }
     val mappings = str(s"""{"*": "$slices"}""")
     for (e <- Seq(new SubjectMapExpression(column(0), mappings), new SubjectMapExplainExpression(column(0), mappings),
-                  new SubjectFilterTransformExpression(column(0), filterList("*" -> slices)));
-         run <- Seq[() => Any](() => interpreted(e, row(longToken)), () => compiled(e, row(longToken)))) {
+        new SubjectFilterTransformExpression(column(0), filterList("*" -> slices)));
+      run <- Seq[() => Any](() => interpreted(e, row(longToken)), () => compiled(e, row(longToken)))) {
       assert(intercept[InvalidArgumentValueException](run()).getMessage.contains(s"`${e.prettyName}`"), e)
     }
   }
@@ -142,10 +149,10 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
   test("... with no exception handler in the generated row code: one there cost every row ~30 ns, thrown or not") {
     import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext
     for (e <- Seq(new SubjectTransformExpression(column(0), str("*"), str(slices)),
-                  new TrySubjectTransformExpression(column(0), column(1), column(2)),
-                  new SubjectMapExpression(column(0), str(s"""{"*": "$slices"}""")),
-                  registered("subject_filter_transform", column(0), filterList("*" -> "x.$1")),
-                  registered("subject_matches", column(0), str("a.*")))) {
+        new TrySubjectTransformExpression(column(0), column(1), column(2)),
+        new SubjectMapExpression(column(0), str(s"""{"*": "$slices"}""")),
+        registered("subject_filter_transform", column(0), filterList("*" -> "x.$1")),
+        registered("subject_matches", column(0), str("a.*")))) {
       val code = e.genCode(new CodegenContext).code.toString
       assert(!code.contains("catch") && !code.contains("try {"), code)
     }
@@ -153,7 +160,7 @@ class DrawsSuite extends AnyFunSuite with ExpressionChecks {
 
   test("... and NULL in the try_ forms, the workspace usable for the next rows") {
     for (e <- Seq(new TrySubjectTransformExpression(column(0), str("*"), str(slices)),
-                  new TrySubjectFilterTransformExpression(column(0), filterList("*" -> slices)))) {
+        new TrySubjectFilterTransformExpression(column(0), filterList("*" -> slices)))) {
       assert(compiled(e, Seq(row(longToken), row("abc"))) == Seq(null, Seq.fill(100)("a.b.c").mkString(".")), e)
       assert(interpreted(e, row(longToken)) == null, e)
     }

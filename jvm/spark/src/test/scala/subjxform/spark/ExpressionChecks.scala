@@ -17,7 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String
 trait ExpressionChecks {
 
   /** A string input that the optimizer cannot fold: its value comes from the row. */
-  def column(ordinal: Int, dataType: DataType = StringType): Expression = BoundReference(ordinal, dataType, nullable = true)
+  def column(ordinal: Int, dataType: DataType = StringType): Expression =
+    BoundReference(ordinal, dataType, nullable = true)
 
   /** The expression Spark's function registry builds for `name(args)`: the form the arguments call for. */
   def registered(name: String, args: Expression*): Expression =

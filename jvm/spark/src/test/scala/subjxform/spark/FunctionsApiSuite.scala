@@ -19,7 +19,7 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def afterAll(): Unit = spark.stop()
 
   private def messages = spark.createDataFrame(Seq(
-    ("orders.eu.42", "orders.*.*", "x.$2"), ("billing.eu.7", "billing.>", "y.>"))).toDF("subject", "src", "dest")
+      ("orders.eu.42", "orders.*.*", "x.$2"), ("billing.eu.7", "billing.>", "y.>"))).toDF("subject", "src", "dest")
 
   test("each function answers as its SQL function does") {
     val api = messages.select(
@@ -55,7 +55,8 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   test("an invalid constant fails analysis naming the function and nats-server's reason") {
-    val err = intercept[AnalysisException](messages.select(subject_transform(col("subject"), "a.*", "b.{{wildcard(2)}}")).schema)
+    val err =
+      intercept[AnalysisException](messages.select(subject_transform(col("subject"), "a.*", "b.{{wildcard(2)}}")).schema)
     assert(SparkCompat.condition(err) == "INVALID_PARAMETER_VALUE.PATTERN")
     assert(err.getMessage.contains("wildcard index out of range in {{wildcard(2)}}"))
   }
@@ -68,7 +69,8 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
       subject_filter_transform(col("subject"), list) -> "source filters can not overlap",
       call_function("subject_transform", col("subject"), lit("a.*").as("s"), lit("b.{{wildcard(2)}}").as("d")) ->
         "wildcard index out of range",
-      call_function("stream_config_plan", lit("""{"name": "S", "subjects": ["x"], "mirror": {"name": "O"}}""").as("c")) ->
+      call_function("stream_config_plan",
+        lit("""{"name": "S", "subjects": ["x"], "mirror": {"name": "O"}}""").as("c")) ->
         "stream mirrors can not contain subjects",
       call_function("accounts_plan", lit("accounts { A: { mappings: { \"a.*\": \"b.$2\" } } }").as("c")) ->
         "wildcard index out of range")

@@ -41,7 +41,8 @@ class InterpretedVersusCodegenSuite extends AnyFunSuite with ExpressionChecks {
 
   /** `{{random(n)}}` differs between two evaluations by design: such transforms are left out. */
   private def isRandom(src: String, dest: String): Boolean =
-    try SubjectTransform.compile(src, dest).isRandom catch { case _: InvalidTransformException => false }
+    try SubjectTransform.compile(src, dest).isRandom
+    catch { case _: InvalidTransformException => false }
 
   private val rows: Gen[Seq[(Array[Byte], String, String)]] =
     Gen.listOfN(8, Gen.zip(subject, source, destination)).map(_.toSeq.filterNot { case (_, s, d) => isRandom(s, d) })
@@ -55,7 +56,8 @@ class InterpretedVersusCodegenSuite extends AnyFunSuite with ExpressionChecks {
       }
       // As the function registry builds it, so in the form the arguments call for.
       def build(src: Expression, dest: Expression): Expression =
-        registered(if (tryVariant) "try_subject_transform" else "subject_transform", column(0), src, dest, Literal.FalseLiteral)
+        registered(if (tryVariant) "try_subject_transform" else "subject_transform", column(0), src, dest,
+          Literal.FalseLiteral)
       val fromColumns = bothWays(build(column(1), column(2)), input)
       val (_, src, dest) = cases.head
       val constant =

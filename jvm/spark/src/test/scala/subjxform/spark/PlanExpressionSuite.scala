@@ -13,7 +13,8 @@ class PlanExpressionSuite extends AnyFunSuite with ExpressionChecks {
 
   private val listType = ArrayType(StructType(Seq(StructField("src", StringType), StructField("dest", StringType))))
   private def list(src: String, dest: String): Literal =
-    Literal.create(new GenericArrayData(Array[Any](InternalRow(UTF8String.fromString(src), UTF8String.fromString(dest)))), listType)
+    Literal.create(new GenericArrayData(Array[Any](InternalRow(UTF8String.fromString(src), UTF8String.fromString(dest)))),
+      listType)
 
   /** Each function with an invalid constant plan, and the parameter and reason its error must name. */
   private val invalidConstants: Seq[(Expression, String, String)] = Seq(

@@ -29,7 +29,8 @@ class ServerVersionArgumentSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   private def withConf[T](value: String)(body: => T): T = {
     spark.conf.set(Conf, value)
-    try body finally spark.conf.unset(Conf)
+    try body
+    finally spark.conf.unset(Conf)
   }
 
   private def refused(sql: String): AnalysisException = intercept[AnalysisException](spark.sql(sql).collect())
@@ -52,15 +53,18 @@ class ServerVersionArgumentSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(refused(s"SELECT $left, false, NULL, NULL, '2.14')").getMessage.contains("unknown function"))
     assert(one(s"SELECT $partitionByZero, false, 1, NULL, '2.10')") == null)
     val table = """'{"a.*": "b.{{left(1,1)}}"}'"""
-    assert(refused(s"SELECT subject_map('a.xyz', $table, NULL, NULL, NULL, '2.14')").getMessage.contains("unknown function"))
+    assert(
+      refused(s"SELECT subject_map('a.xyz', $table, NULL, NULL, NULL, '2.14')").getMessage.contains("unknown function"))
     assert(one(s"SELECT subject_map('a.xyz', $table, NULL, NULL, NULL, '2.15')") == "b.x")
     assert(refused(s"SELECT mappings_plan($table, '2.14')").getMessage.contains("unknown function"))
-    assert(refused(s"SELECT subject_map_explain('a.xyz', $table, server_version => '2.11')").getMessage.contains("unknown function"))
+    assert(refused(s"SELECT subject_map_explain('a.xyz', $table, server_version => '2.11')").getMessage.contains(
+        "unknown function"))
     val list = "array(named_struct('src', 'a.*', 'dest', 'b.{{left(1,1)}}'))"
     assert(one(s"SELECT subject_filter_transform('a.xyz', $list)") == "b.x")
     assert(refused(s"SELECT subject_filter_transform('a.xyz', $list, NULL, NULL, '2.14')").getMessage.contains("left"))
     assert(one(s"SELECT try_subject_filter_transform('a.xyz', $list, server_version => '2.14')") == null)
-    val stream = """'{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{left(1,1)}}"}}'"""
+    val stream =
+      """'{"name": "S", "subjects": ["a.*"], "subject_transform": {"src": "a.*", "dest": "b.{{left(1,1)}}"}}'"""
     assert(one(s"SELECT stream_config_plan($stream) IS NOT NULL") == true)
     assert(refused(s"SELECT stream_config_plan($stream, '2.14')").getMessage.contains("left"))
     val accounts = "'accounts { A: { mappings: { \"a.*\": \"b.{{left(1,1)}}\" } } }'"
@@ -84,10 +88,12 @@ class ServerVersionArgumentSuite extends AnyFunSuite with BeforeAndAfterAll {
     for (written <- Seq("'2.9'", "'3.0'", "'latest'")) {
       val e = refused(s"SELECT $left, server_version => $written)")
       assert(SparkCompat.condition(e) == "INVALID_PARAMETER_VALUE.PATTERN", e.getMessage)
-      assert(e.getMessage.contains("`server_version`") && e.getMessage.contains("2.10, 2.11, 2.12, 2.14, 2.15"), e.getMessage)
+      assert(e.getMessage.contains("`server_version`") && e.getMessage.contains("2.10, 2.11, 2.12, 2.14, 2.15"),
+        e.getMessage)
     }
     val fromConf = withConf("1.0")(refused("SELECT mappings_plan('a b')"))
-    assert(fromConf.getMessage.contains("`server_version`") && fromConf.getMessage.contains("2.10, 2.11"), fromConf.getMessage)
+    assert(fromConf.getMessage.contains("`server_version`") && fromConf.getMessage.contains("2.10, 2.11"),
+      fromConf.getMessage)
   }
 
   test("server_version must be a constant: Spark's NON_FOLDABLE_INPUT, as for seed") {

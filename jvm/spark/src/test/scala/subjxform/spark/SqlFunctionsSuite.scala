@@ -89,7 +89,9 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(random.keySet == draws && random.values.sum == 300)
       // from columns: half the rows draw, the other half are renamed as the deterministic rule says
       val fromColumns = counts(s"SELECT $fn(s, src, dest), count(*) FROM grouping_input GROUP BY 1")
-      val renamed = (0 until 300).filter(_ % 2 == 1).groupBy(id => s"c.${id % 7}").map { case (k, ids) => k -> ids.size.toLong }
+      val renamed = (0 until 300).filter(_ % 2 == 1).groupBy(id => s"c.${id % 7}").map { case (k, ids) =>
+        k -> ids.size.toLong
+      }
       assert(fromColumns -- draws == renamed && fromColumns.values.sum == 300)
     }
     for (fn <- Seq("subject_filter_transform", "try_subject_filter_transform")) {
@@ -98,7 +100,7 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(random.keySet == draws && random.values.sum == 300)
     }
     val viaDataFrame = spark.table("grouping_input").groupBy(org.apache.spark.sql.functions.expr(
-      "subject_transform(s, 'a.*', 'b.{{random(3)}}')").as("k")).count().collect()
+        "subject_transform(s, 'a.*', 'b.{{random(3)}}')").as("k")).count().collect()
     assert(viaDataFrame.map(_.getString(0)).toSet == draws && viaDataFrame.map(_.getLong(1)).sum == 300)
   }
 
@@ -125,7 +127,8 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val drawn = df.selectExpr("transform(arr, x -> subject_transform(x, 'a.*', 'r.{{random(2)}}'))").collect()
       .flatMap(_.getSeq[String](0))
     assert(drawn.toSet.subsetOf(Set("r.0", "r.1")) && drawn.length == 8)
-    val kept = df.where("subject_transform(arr[0], src, dest) <> 'c.2'").selectExpr("subject_transform(arr[0], src, dest)")
+    val kept =
+      df.where("subject_transform(arr[0], src, dest) <> 'c.2'").selectExpr("subject_transform(arr[0], src, dest)")
     assert(kept.collect().map(_.getString(0)).toSet == Set("b.0", "c.1", "c.3"))
   }
 
@@ -156,8 +159,10 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val ext = new org.apache.spark.sql.SparkSessionExtensions
     Class.forName(classOf[SubjxformExtensions].getName).getConstructor().newInstance()
       .asInstanceOf[org.apache.spark.sql.SparkSessionExtensions => Unit](ext)
-    assert(SubjxformFunctions.all.map(_._1.funcName).toSet == Set("subject_transform", "try_subject_transform", "subject_matches",
-      "subject_map", "subject_map_explain", "mappings_plan", "subject_filter_transform", "try_subject_filter_transform", "stream_config_plan",
+    assert(SubjxformFunctions.all.map(_._1.funcName).toSet == Set("subject_transform", "try_subject_transform",
+      "subject_matches",
+      "subject_map", "subject_map_explain", "mappings_plan", "subject_filter_transform", "try_subject_filter_transform",
+      "stream_config_plan",
       "accounts_plan", "consumer_group_partition", "consumer_group_member", "consumer_group_plan"))
   }
 
@@ -178,7 +183,8 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val name = spark.range(1).selectExpr(s"subject_map('r7.x', '$table')").columns.head
     assert(name.startsWith("subject_map(r7.x, {\"r1.*\"") && name.length < 200, name)
     assert(name.contains(s"(${table.length} characters)"), name)
-    assert(spark.range(1).selectExpr("subject_transform('a.b', 'a.*', 'x.$1')").columns.head == "subject_transform(a.b, a.*, x.$1)")
+    assert(spark.range(1).selectExpr(
+      "subject_transform('a.b', 'a.*', 'x.$1')").columns.head == "subject_transform(a.b, a.*, x.$1)")
   }
 
   test("an unseeded draw takes one seed per query, as rand() does: a DataFrame collected twice draws alike") {

@@ -1,9 +1,9 @@
 package subjxform.spark
 
 import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{CreateArray, CreateNamedStruct, Expression, Literal, Nondeterministic}
 import org.apache.spark.sql.catalyst.util.GenericArrayData
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.{ArrayType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
@@ -22,7 +22,8 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
       if (p == null) null else InternalRow(UTF8String.fromString(p._1), UTF8String.fromString(p._2))
     }.toArray[Any])
 
-  private def filterTransform(subject: Expression, list: Expression) = new SubjectFilterTransformExpression(subject, list)
+  private def filterTransform(subject: Expression, list: Expression) =
+    new SubjectFilterTransformExpression(subject, list)
 
   private val mirrorExample = Seq("foo" -> "foo-transformed", "bar" -> "")
 
@@ -46,7 +47,8 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     val e = filterTransform(column(0), column(1, listType))
     val a = listValue(mirrorExample: _*)
     val b = listValue("stream2.foo.>" -> "foo2.>", "stream2.bar.>" -> "bar2.>")
-    val inputs = Seq(row("foo", a), row("stream2.foo.x", b), row("bar", a), row("stream2.bar.y.z", b), row("x", b), row("foo", null))
+    val inputs =
+      Seq(row("foo", a), row("stream2.foo.x", b), row("bar", a), row("stream2.bar.y.z", b), row("x", b), row("foo", null))
     val expected = Seq("foo-transformed", "foo2.x", "bar", "bar2.y.z", null, null)
     assert(compiled(e, inputs) == expected)
     assert(inputs.map(interpreted(e, _)) == expected)
@@ -54,7 +56,8 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
   }
 
   test("NULL src or dest fields are absent ones; a NULL element is an error") {
-    val withNullDest = Literal.create(new GenericArrayData(Array[Any](InternalRow(UTF8String.fromString("a.*"), null))), listType)
+    val withNullDest =
+      Literal.create(new GenericArrayData(Array[Any](InternalRow(UTF8String.fromString("a.*"), null))), listType)
     assert(evaluate(filterTransform(str("a.b"), withNullDest)) == "a.b")
     val e = intercept[AnalysisException](filterTransform(str("a"), constantList("a" -> "", null)).checkInputDataTypes())
     assert(e.getMessage.contains("transforms[1]: is NULL"))
@@ -70,7 +73,8 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     val dest = intercept[AnalysisException] {
       filterTransform(column(0), constantList("a.*" -> "b.{{wildcard(2)}}")).checkInputDataTypes()
     }
-    assert(dest.getMessage.contains("transforms[0]: source transform: invalid mapping destination: wildcard index out of range"))
+    assert(dest.getMessage.contains(
+        "transforms[0]: source transform: invalid mapping destination: wildcard index out of range"))
   }
 
   test("an invalid list from a column: a runtime error, or NULL in try_subject_filter_transform") {
@@ -83,7 +87,8 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     }
     val tryE = new TrySubjectFilterTransformExpression(column(0), column(1, listType))
     assert(compiled(tryE, Seq(input, row("a.b", listValue("a.*" -> "x.$1")))) == Seq(null, "x.b"))
-    assert(evaluate(new TrySubjectFilterTransformExpression(str("a.b"), constantList("a.>" -> "", "a.b" -> "x"))) == null)
+    assert(evaluate(new TrySubjectFilterTransformExpression(str("a.b"),
+        constantList("a.>" -> "", "a.b" -> "x"))) == null)
   }
 
   test("the list must be ARRAY<STRUCT<src STRING, dest STRING>>") {
@@ -101,12 +106,14 @@ class SubjectFilterTransformExpressionSuite extends AnyFunSuite with ExpressionC
     }
     // printed (plans, column names) as the function that was written
     val list = constantList("a.*" -> "b.{{random(3)}}")
-    for (written <- Seq(new SubjectFilterTransformExpression(column(0), list), new TrySubjectFilterTransformExpression(column(0), list))) {
+    for (written <- Seq(new SubjectFilterTransformExpression(column(0), list),
+        new TrySubjectFilterTransformExpression(column(0), list))) {
       val random = registered(written.prettyName, column(0), list)
       assert(random.isInstanceOf[RandomSubjectFilterTransformExpression])
       // (a plan shows the seed chosen for the unseeded call, as it shows rand()'s)
       val seed = random.collectFirst { case s: ChosenSeed => s }.get
-      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null, ", s", $seed, null, ")))
+      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null, ",
+        s", $seed, null, ")))
     }
     // a list of the wrong type is left to checkInputDataTypes, whichever form
     assert(registered("subject_filter_transform", column(0), str("a")).checkInputDataTypes().isFailure)

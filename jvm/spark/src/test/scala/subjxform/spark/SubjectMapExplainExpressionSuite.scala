@@ -12,9 +12,11 @@ class SubjectMapExplainExpressionSuite extends AnyFunSuite with ExpressionChecks
 
   private val noCluster = Literal.create(null, StringType)
   private def seed(v: java.lang.Long) = Literal.create(v, LongType)
-  private def explain(subject: Expression, mappings: Expression, cluster: Expression = noCluster, s: java.lang.Long = null) =
+  private def explain(subject: Expression, mappings: Expression, cluster: Expression = noCluster,
+      s: java.lang.Long = null) =
     new SubjectMapExplainExpression(subject, mappings, cluster, seed(s)).formForArguments
-  private def map(subject: Expression, mappings: Expression, cluster: Expression = noCluster, s: java.lang.Long = null) =
+  private def map(subject: Expression, mappings: Expression, cluster: Expression = noCluster,
+      s: java.lang.Long = null) =
     new SubjectMapExpression(subject, mappings, cluster, seed(s)).formForArguments
 
   /** The struct's result field (the last). */
@@ -71,7 +73,8 @@ class SubjectMapExplainExpressionSuite extends AnyFunSuite with ExpressionChecks
 
   test("an invalid constant table fails analysis naming subject_map_explain and mappings") {
     val e = intercept[org.apache.spark.sql.AnalysisException](
-      new SubjectMapExplainExpression(str("a"), str("a: [{destination: b, weight: 101%}]"), noCluster, seed(null)).checkInputDataTypes())
+      new SubjectMapExplainExpression(str("a"), str("a: [{destination: b, weight: 101%}]"), noCluster,
+        seed(null)).checkInputDataTypes())
     assert(e.getMessage.contains("`subject_map_explain`") && e.getMessage.contains("`mappings`"), e.getMessage)
   }
 

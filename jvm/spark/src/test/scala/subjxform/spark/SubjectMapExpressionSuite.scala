@@ -47,7 +47,7 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   test("every golden case, constant table and from a column, through one generated projection") {
     for (c <- Golden.mapCases.filter(c => c.accepted && c.expected.isDefined)) {
       assert(evaluate(new SubjectMapExpression(column(0), str(c.mappings), noCluster, noSeed), row(c.subject)) ==
-        c.expected.get.orNull, c.id)
+          c.expected.get.orNull, c.id)
     }
     val cases = Golden.mapCases.filter(c => c.accepted && c.expected.isDefined)
     val e = registered(new SubjectMapExpression(column(0), column(1), noCluster, noSeed))
@@ -89,7 +89,8 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   }
 
   test("a seed makes the draws reproducible per partition, the same interpreted and compiled") {
-    def seeded(seed: Long) = registered(new SubjectMapExpression(str("myservice.requests"), str(canary), noCluster, long(seed)))
+    def seeded(seed: Long) =
+      registered(new SubjectMapExpression(str("myservice.requests"), str(canary), noCluster, long(seed)))
     val rows = Seq.fill(3000)(InternalRow.empty)
     val viaCodegen = compiled(seeded(7), rows)
     val e = initialized(seeded(7))
@@ -104,6 +105,7 @@ class SubjectMapExpressionSuite extends AnyFunSuite with ExpressionChecks {
   test("SQL text of the short forms, and a non-constant seed is refused") {
     assert(new SubjectMapExpression(column(0), str("a: b")).sql.startsWith("subject_map("))
     assert(!new SubjectMapExpression(column(0), str("a: b")).sql.contains("NULL"))
-    assert(new SubjectMapExpression(str("a"), str("a: b"), noCluster, column(1, LongType)).checkInputDataTypes().isFailure)
+    assert(new SubjectMapExpression(str("a"), str("a: b"), noCluster,
+        column(1, LongType)).checkInputDataTypes().isFailure)
   }
 }

@@ -33,14 +33,16 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
   }
 
   test("every golden case, with constant src and dest, in all three evaluation modes") {
-    val failures = Golden.transformCases.filter(c => c.accepted && c.subject.isDefined && c.expected.isDefined &&
-      c.randomPattern.isEmpty).groupBy(c => (c.src, c.dest)).toSeq.flatMap { case ((src, dest), cases) =>
+    val failures = Golden.transformCases.filter(c =>
+      c.accepted && c.subject.isDefined && c.expected.isDefined &&
+        c.randomPattern.isEmpty).groupBy(c => (c.src, c.dest)).toSeq.flatMap { case ((src, dest), cases) =>
       val e = new SubjectTransformExpression(column(0), str(src), str(dest), Literal.FalseLiteral)
       val inputs = cases.map(c => row(c.subject.get))
       val viaCodegen = compiled(e, inputs)
       cases.zip(inputs).zip(viaCodegen).flatMap { case ((c, in), generated) =>
         val results = Seq(interpreted(e, in), generated)
-        if (results.forall(r => c.agrees(r.asInstanceOf[String]))) None else Some(s"${c.id}: $results, expected ${c.expected}")
+        if (results.forall(r => c.agrees(r.asInstanceOf[String]))) None
+        else Some(s"${c.id}: $results, expected ${c.expected}")
       }
     }
     assert(failures.isEmpty, failures.take(20).mkString("\n"))
@@ -84,9 +86,10 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     }
     val tryE = new TrySubjectTransformExpression(column(0), column(1), column(2), Literal.FalseLiteral)
     assert(evaluate(tryE, input) == null)
-    assert(evaluate(new TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)) == null)
+    assert(evaluate(new TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"),
+        Literal.FalseLiteral)) == null)
     assert(new TrySubjectTransformExpression(str("a.b"), str("a.*"), str("b.{{foo(1)}}"), Literal.FalseLiteral)
-      .checkInputDataTypes().isSuccess)
+        .checkInputDataTypes().isSuccess)
   }
 
   test("strict mode accepts only what an import mapping accepts") {
@@ -97,11 +100,13 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     }
     assert(e.getMessage.contains("not using all of the token wildcard(s) in b.$2"))
     val fn = intercept[AnalysisException] {
-      new SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), bool(true)).checkInputDataTypes()
+      new SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"),
+        bool(true)).checkInputDataTypes()
     }
     assert(fn.getMessage.contains("the only mapping function allowed for import transforms is {{Wildcard()}}"))
-    assert(new SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"), column(0, org.apache.spark.sql.types.BooleanType))
-      .checkInputDataTypes().isFailure)
+    assert(new SubjectTransformExpression(str("a.x"), str("a.*"), str("b.{{partition(3,1)}}"),
+        column(0, org.apache.spark.sql.types.BooleanType))
+        .checkInputDataTypes().isFailure)
   }
 
   /** What Spark's analyzer looks at: whether the expression is deterministic, and whether it is a `Nondeterministic` one. */
@@ -124,7 +129,8 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
       assert(random.isInstanceOf[RandomSubjectTransformExpression])
       // (a plan shows the seed chosen for the unseeded call, as it shows rand()'s)
       val seed = random.collectFirst { case s: ChosenSeed => s }.get
-      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null, ", s", $seed, null, ")))
+      assert((random.sql, random.toString) == (written.sql, written.toString.replace(", null, null, ",
+        s", $seed, null, ")))
     }
     assert(form(registered("try_subject_transform", column(0), str("a.*"), str("b.{{nope(1)}}"))) == (true, false))
     // built directly (not through the registry), the deterministic class still says what it is
@@ -150,7 +156,8 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     assert(evaluate(fromColumns, row("orders.eu.42", "orders.*.*", "x.$2.$1")) == "x.42.eu")
     assert(evaluate(fromColumns, row("billing.eu.42", "orders.*.*", "x.$2.$1")) == null)
     val bad = row("a.b", "a.*", "b.{{foo(1)}}")
-    for (run <- Seq[() => Any](() => interpreted(fromColumns, bad), () => afterRoundTrip(fromColumns, bad), () => compiled(fromColumns, bad))) {
+    for (run <- Seq[() => Any](() => interpreted(fromColumns, bad), () => afterRoundTrip(fromColumns, bad),
+        () => compiled(fromColumns, bad))) {
       val e = intercept[InvalidArgumentValueException](run())
       assert(e.getMessage.contains("`subject_transform`") && e.getMessage.contains("\"a.*\" to \"b.{{foo(1)}}\""))
     }
@@ -163,8 +170,9 @@ class SubjectTransformExpressionSuite extends AnyFunSuite with ExpressionChecks 
     val results = compiled(e, inputs)
     assert(results == (0 until 5000).map(i => s"q.x.$i"))
     val cache = e.newCache()
-    (0 until 5000).foreach(i => cache.get(org.apache.spark.unsafe.types.UTF8String.fromString(s"p$i.*"),
-      org.apache.spark.unsafe.types.UTF8String.fromString("q"), failOnError = true))
+    (0 until 5000).foreach(i =>
+      cache.get(org.apache.spark.unsafe.types.UTF8String.fromString(s"p$i.*"),
+        org.apache.spark.unsafe.types.UTF8String.fromString("q"), failOnError = true))
     assert(cache.size == PlanCache.DefaultCapacity)
   }
 
