@@ -69,7 +69,7 @@ object FilterTransforms {
 
   /** Which overlap between filters nats-server rejects. */
   sealed abstract class Overlap(val description: String, val errCode: Int, val collides: (String, String) => Boolean)
-    extends Serializable // as ConsumerGroup.Kind: a case object's parent must be, on Scala 2.12
+
   /** One source: no filter may be a subset of another (`subjectIsSubsetMatch`). */
   case object SourceRule extends Overlap("source filters can not overlap", 10147, Subjects.isSubsetMatch)
 
