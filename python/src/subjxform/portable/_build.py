@@ -17,7 +17,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from . import _transform as T
-from ._expr import SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, lit, not_, null, when
+from ._expr import SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, lit, not_, null, shared_case, when
 
 # The longest subject the jar builds (Workspace.MaxSubjectBytes): 8 MiB.
 MAX_SUBJECT_BYTES = 8 << 20
@@ -55,55 +55,77 @@ def _has_empty_token(x: Node) -> Node:
 
 class SubjectParts:
     """Pieces of one subject expression, each built once and shared (Spark's common-subexpression
-    elimination computes a shared piece once per row)."""
+    elimination computes a shared piece once per row). Every piece is a byte search or a byte copy: the
+    token count is read from the heads (the first i tokens) the tokens are cut from, so no piece rebuilds
+    the subject to count its dots."""
 
     def __init__(self, subject: Node = SUBJECT):
         self.subject = subject
+        self._heads: dict[int, Node] = {}
         self._tokens: dict[int, Node] = {}
-        self._dots: Node | None = None
         self._literal: Node | None = None
 
-    def dots(self) -> Node:
-        """The number of `.` bytes."""
-        if self._dots is None:
-            s = self.subject
-            self._dots = call("-", call("octet_length", s), call("octet_length", call("replace", s, lit("."), lit(""))))
-        return self._dots
+    def head(self, i: int) -> Node:
+        """The first i tokens (i >= 1) joined by `.`; the whole subject when it has i tokens or fewer (then
+        Spark returns the subject itself, no copy)."""
+        if i not in self._heads:
+            self._heads[i] = call("substring_index", self.subject, lit("."), i32(i))
+        return self._heads[i]
+
+    def has_more_tokens_than(self, i: int) -> Node:
+        """More than i tokens (i >= 1): the first i are shorter than the subject."""
+        return call("<", call("octet_length", self.head(i)), call("octet_length", self.subject))
 
     def is_literal(self) -> Node:
-        """Workspace.tokenize's check: no empty token, no lone `*` or `>` token (NULL for NULL)."""
+        """Workspace.tokenize's check: no empty token, no lone `*` or `>` token (NULL for NULL). Byte tests on
+        the subject; the test for a lone `*` or `>` (a wrapped copy of the subject) only for a subject that
+        holds one of those bytes at all."""
         if self._literal is None:
-            wrapped = call("concat", lit("."), self.subject, lit("."))
-            self._literal = and_(
-                not_(call("contains", wrapped, lit(".."))),
-                not_(call("contains", wrapped, lit(".*."))),
-                not_(call("contains", wrapped, lit(".>."))),
+            s = self.subject
+            wrapped = call("concat", lit("."), s, lit("."))
+            no_wildcard = call(
+                "OR",
+                and_(not_(call("contains", s, lit("*"))), not_(call("contains", s, lit(">")))),
+                and_(not_(call("contains", wrapped, lit(".*."))), not_(call("contains", wrapped, lit(".>.")))),
             )
+            # no empty token, tested on the subject itself (no wrapped copy)
+            empty_token = call(
+                "OR",
+                call("OR", call("=", s, lit("")), call("contains", s, lit(".."))),
+                call("OR", call("startswith", s, lit(".")), call("endswith", s, lit("."))),
+            )
+            self._literal = and_(not_(empty_token), no_wildcard)
         return self._literal
 
     def token(self, i: int) -> Node:
         """Token i (0-based) of a subject known to have more than i tokens."""
         if i not in self._tokens:
-            s = self.subject
-            head = call("substring_index", s, lit("."), i32(i + 1))
-            self._tokens[i] = head if i == 0 else call("substring_index", head, lit("."), i32(-1))
+            self._tokens[i] = self.head(1) if i == 0 else call("substring_index", self.head(i + 1), lit("."), i32(-1))
         return self._tokens[i]
 
     def tokens_from(self, i: int) -> Node:
-        """Tokens i.. joined by `.` (the part a trailing `>` matched)."""
+        """Tokens i.. joined by `.` (the part a trailing `>` matched), of a subject known to have more than i
+        tokens: its bytes after the first i tokens and their `.` (a byte copy; `substr` on a STRING would
+        count characters)."""
         if i == 0:
             return self.subject
-        return call("substring_index", self.subject, lit("."), call("-", i32(i - 1), self.dots()))
+        start = call("+", call("octet_length", self.head(i)), i32(2))
+        return cast(call("substr", cast(self.subject, "binary"), start), "string")
 
-    def matches(self, f: T.Filter) -> Node:
-        """The subject is a literal subject that `f` matches (NULL for a NULL subject)."""
+    def matches(self, f: T.Filter, literal_known: bool = False) -> Node:
+        """The subject is a literal subject that `f` matches (NULL for a NULL subject). `literal_known`: the
+        caller has checked that it is a literal subject."""
         n = f.length
-        count = call(">=", self.dots(), i32(n - 1)) if f.ends_with_fwc else call("=", self.dots(), i32(n - 1))
+        if f.ends_with_fwc:
+            count = self.has_more_tokens_than(n - 1) if n > 1 else None
+        else:
+            fewer = not_(self.has_more_tokens_than(n))
+            count = and_(self.has_more_tokens_than(n - 1), fewer) if n > 1 else fewer
         fixed = n - 1 if f.ends_with_fwc else n
         literal_tokens = [
             call("=", self.token(i), lit(f.literals[i])) for i in range(fixed) if f.literals[i] is not None
         ]
-        return and_(self.is_literal(), count, *literal_tokens)
+        return and_(None if literal_known else self.is_literal(), count, *literal_tokens)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -115,7 +137,10 @@ def fnv1a32(key: Node) -> Node:
     the key's ISO-8859-1 reading (one character per byte; `split` on '' cuts it into characters without a
     regex). Compact on purpose: a chain unrolled byte by byte made the SQL text tens of KB, took Spark
     seconds to analyse, and inside a CASE branch (where Spark shares no common piece) recomputed the key
-    for every byte: 6 us a row against about 0.6 us for this."""
+    for every byte: 6 us a row against about 0.6 us for this. An unrolled chain for short keys only (the
+    key's bytes read 7 at a time by `conv(hex(...))`, the aggregate kept for longer keys) measured no faster
+    (issue 31: 1671 against 1628 ns a row, the aggregate still in the projection) and is 40 levels deeper
+    than a Spark Connect client sends; an aggregate over `sequence` with `substr` per byte was twice as slow."""
     text = latin1(key)
     step = call("&", call("*", call("^", Var("h"), call("ascii", Var("c"))), lit(_FNV_PRIME)), lit(_MASK32))
     # split('', '') is [''] (a character that is not there): the empty key's hash is the offset basis
@@ -273,11 +298,15 @@ def _split(tok: Node, sep: str) -> Node:
     """nats-server's split (see _split_any_bytes); an ASCII token without the ISO-8859-1 round trip."""
     if sep == "":
         return _split_any_bytes(tok, sep)
-    joined = call(
-        "btrim", call("regexp_replace", call("replace", tok, lit(sep), lit(".")), lit(r"\.{2,}"), lit(".")), lit(".")
-    )
+    dotted = call("replace", tok, lit(sep), lit("."))
+    joined = call("btrim", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit("."))
     lead = and_(call("startswith", tok, lit(sep + sep)), not_(call("=", joined, lit(""))))
-    fast = when(lead, call("concat", lit("."), joined), joined)
+    # no two separators in a row (the usual token): no empty piece inside, nothing to collapse, no regex
+    fast = when(
+        not_(call("contains", tok, lit(sep + sep))),
+        call("btrim", dotted, lit(".")),
+        when(lead, call("concat", lit("."), joined), joined),
+    )
     return when(_is_ascii(tok), fast, _split_any_bytes(tok, sep))
 
 
@@ -365,20 +394,24 @@ def too_long_error(function: str, size: Node) -> Node:
 
 
 def _longest_safe_subject(t: T.Transform) -> int:
-    """The longest subject (in bytes) whose result cannot be longer than a subject may be: each destination
-    token writes at most twice the subject's bytes (a slice puts a `.` after each character) plus a few
-    bytes of its own (-1: none is safe)."""
-    per_byte, constant = 0, len(t.tokens) - 1
+    """The longest subject (in bytes) whose result cannot be longer than a subject may be (-1: none is safe).
+    A destination token writes at most its source token's bytes (a slice: twice, a `.` after each character)
+    plus a few bytes of its own; tokens read once each write at most the subject's bytes in all, so only
+    the most-read token multiplies the subject's length (a trailing `>` reads every token from its position)."""
+    rest = t.filter.length - 1 if t.filter.ends_with_fwc else None
+    reads: dict[object, int] = {}
+    constant = len(t.tokens) - 1
     for token in t.tokens:
         if token.op == T.LITERAL:
             constant += len(token.string.encode("utf-8", "surrogatepass"))
         elif token.op in (T.PARTITION, T.RANDOM, T.LOST):
             constant += 20  # a decimal number
-        elif token.op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT):
-            per_byte += 2
-        else:  # wildcard, `>`, split, left, right, splitfromleft/right (one `.` more)
-            per_byte += 1
-            constant += 1
+        else:
+            slot = "rest" if token.op == T.FWC or (rest is not None and token.position >= rest) else token.position
+            sliced = token.op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT)
+            reads[slot] = reads.get(slot, 0) + (2 if sliced else 1)
+            constant += 0 if sliced else 1  # split/splitfrom*: one `.` more
+    per_byte = max(reads.values(), default=0)
     if per_byte == 0:  # the result's length does not depend on the subject's
         return _INT_MAX if constant <= MAX_SUBJECT_BYTES else -1
     return max((MAX_SUBJECT_BYTES - constant) // per_byte, -1)
@@ -387,8 +420,7 @@ def _longest_safe_subject(t: T.Transform) -> int:
 def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUBJECT) -> Node:
     """`out`, or NULL when it has an empty token (Core NATS drops it), or the jar's error (NULL in the try_
     forms: `function` None) when it is longer than a subject may be. The length is only measured for a
-    subject long enough to make that possible: measuring it would build the result twice in every row
-    (Spark shares no work between a CASE's condition and its branch)."""
+    subject long enough to make that possible (see _longest_safe_subject): for the usual subject, no test."""
     if not t.tokens:
         return out
     dropped = [(_has_empty_token(out), null("string"))] if t.drops_empty_tokens else []
@@ -397,6 +429,9 @@ def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUB
         call(">", size, i32(MAX_SUBJECT_BYTES)),
         null("string") if function is None else cast(too_long_error(function, size), "string"),
     )
+    if dropped:
+        # one elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice)
+        return shared_case(*dropped, too_long, otherwise=out)
     measured = case(*dropped, too_long, otherwise=out)
     unmeasured = case(*dropped, otherwise=out) if dropped else out
     safe = _longest_safe_subject(t)
@@ -415,25 +450,11 @@ def transform_tree(
 ) -> Node:
     """The tree of `t` applied to the subject (``parts.subject``, by default the Input "subject"): NULL when
     the subject is NULL, not a literal subject, does not match, or the result has an empty token.
-    `function` names the jar function whose error a too-long result raises (None: NULL instead).
-
-    Written as one `concat` of guards and the result: each guard is '' where it lets the result through
-    and NULL (or the jar's error) where not. Spark computes a piece used more than once only once per row
-    (common-subexpression elimination) when no CASE branch hides it; here nothing does, so the result is
-    built once and measured for free, and a partition hash reads its token once. The result is then built
-    for every row, matching or not: nothing in it fails on a subject that does not match."""
+    `function` names the jar function whose error a too-long result raises (None: NULL instead)."""
     parts = parts or SubjectParts()
-    matched = parts.matches(t.filter)
-    out = transform_output(t, parts, draws)
-    if not t.tokens:
-        return when(matched, out)
-    guards = [when(matched, lit(""))]
-    if t.drops_empty_tokens:
-        guards.append(when(not_(_has_empty_token(out)), lit("")))
-    size = call("octet_length", out)
-    refused = null("string") if function is None else cast(too_long_error(function, size), "string")
-    guards.append(when(and_(call(">", size, i32(MAX_SUBJECT_BYTES)), matched), refused, otherwise=lit("")))
-    return call("concat", *guards, out)
+    return shared_case(
+        (parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject))
+    )
 
 
 def matches_tree(f: T.Filter, parts: SubjectParts | None = None) -> Node:
@@ -457,8 +478,8 @@ def filter_transform_tree(
         (parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject))
         for t in ft.renames
     ]
-    renamed = case(*renames, otherwise=parts.subject) if renames else parts.subject
-    return when(taken, renamed)
+    renamed = shared_case(*renames, otherwise=parts.subject) if renames else parts.subject
+    return shared_case((taken, renamed))
 
 
 def call_or(conds: list[Node]) -> Node:

@@ -147,6 +147,19 @@ def when(cond, value, otherwise=None) -> Case:
     return case((cond, value), otherwise=otherwise)
 
 
+def shared_case(*whens, otherwise=None) -> Node:
+    """A CASE over STRING values, written ``elt(CASE WHEN c1 THEN 1 ... END, v1, ..., vk)``. elt evaluates only
+    the value it picks, as a CASE does, but Spark's common-subexpression elimination looks inside elt's values
+    and never inside a CASE's: a piece that several values (or a value and a condition) use is computed once
+    per row, before any of them, instead of once per use."""
+    values = [_node(v) for _, v in whens] + ([] if otherwise is None else [_node(otherwise)])
+    index = case(
+        *[(c, lit(i + 1, "int")) for i, (c, _) in enumerate(whens)],
+        otherwise=None if otherwise is None else lit(len(whens) + 1, "int"),
+    )
+    return call("elt", index, *values)
+
+
 SUBJECT = Input("subject")
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import _build as B
 from . import _mappings as M
-from ._expr import Aggregate, Node, Var, call, case, cast, lit, null, when
+from ._expr import Aggregate, Node, Var, call, case, cast, lit, null, shared_case
 from ._transform import compile_filter, mix
 
 FUNCTION = "subject_map"
@@ -80,18 +80,19 @@ def _scoped(rule: M.Rule, cluster: Node | None, build) -> Node:
     return case(*[(call("=", cluster, lit(c.cluster)), build(c)) for c in rule.clusters], otherwise=build(rule.default))
 
 
-def _table(table: M.MappingTable, parts: B.SubjectParts, rule_node, no_match: Node) -> Node:
-    """CASE over the rules in the engine's order; `rule_node(rule, matched_as)` is a rule's value."""
+def _table(table: M.MappingTable, parts: B.SubjectParts, rule_node, no_match: Node, choose=case) -> Node:
+    """CASE over the rules in the engine's order; `rule_node(rule, matched_as)` is a rule's value. `choose`:
+    case, or shared_case for STRING values (the pieces rules share computed once a row)."""
     whens: list[tuple[Node, Node]] = [
         (call("=", parts.subject, lit(r.source)), rule_node(r, "literal")) for r in table.rules if r.literal
     ]
     whens += [
-        (parts.matches(compile_filter(r.source, source_quirk=True)), rule_node(r, "wildcard"))
+        (parts.matches(compile_filter(r.source, source_quirk=True), literal_known=True), rule_node(r, "wildcard"))
         for r in table.rules
         if r.wildcard
     ]
-    body = case(*whens, otherwise=no_match) if whens else no_match
-    return when(parts.is_literal(), body)
+    body = choose(*whens, otherwise=no_match) if whens else no_match
+    return choose((parts.is_literal(), body))
 
 
 def map_tree(
@@ -103,7 +104,7 @@ def map_tree(
     def rule_node(rule: M.Rule, matched_as: str) -> Node:
         return _scoped(rule, cluster, lambda c: _choice_result(rule, c, parts, draws))
 
-    return _table(table, parts, rule_node, parts.subject)
+    return _table(table, parts, rule_node, parts.subject, shared_case)
 
 
 # ---------------------------------------------------------------------------------------------------

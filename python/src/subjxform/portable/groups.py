@@ -272,7 +272,7 @@ def partition_tree(g: Group, server_version=None) -> _expr.Node:
     digits = call("rlike", first, lit("^(0|[1-9][0-9]{0,9})$"))
     canonical = _expr.and_(
         parts.is_literal(),
-        call(">=", parts.dots(), _build.i32(1)),
+        parts.has_more_tokens_than(1),  # a partition token and at least one more
         call("<", when(digits, cast(first, "bigint")), lit(g.max_members)),
     )
     if g.owners is None and g.filters:

@@ -1,0 +1,68 @@
+"""How deep the portable expressions nest, without Spark: a Spark Connect client sends a Column as nested
+protobuf messages (two or three a level, under the plan's own) and refuses a message nested more than 100
+deep ("Exceeded upb_DecodeOptions_MaxDepth"). A tree of 64 levels failed so (issue 31: an FNV-1a chain
+unrolled byte by byte); the deepest tree main built before that work was 33 levels and runs over Connect
+(test_portable_* in the nojar-connect mode). This bound catches a deeper tree before any Connect run does,
+and says which function and case built it."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import golden
+from subjxform import portable
+from subjxform.portable import _expr as E
+
+# A few levels above today's deepest (34: a keyed draw's bindings), well under the 64 that failed.
+MAX_DEPTH = 40
+
+
+def depth(node: E.Node) -> int:
+    """Levels on the deepest path; a lambda (aggregate, a Let's transform) counts as the three levels it
+    is sent as (the function, its lambda, the array)."""
+    memo: dict[int, int] = {}
+
+    def d(n: E.Node) -> int:
+        if id(n) not in memo:
+            children: list[E.Node] = []
+            if isinstance(n, E.Call):
+                children = list(n.args)
+            elif isinstance(n, E.Case):
+                children = [x for pair in n.whens for x in pair] + ([n.otherwise] if n.otherwise else [])
+            elif isinstance(n, E.Aggregate):
+                children = [n.array, n.start, n.merge]
+            elif isinstance(n, E.Let):
+                children = [n.value, n.body]
+            own = 3 if isinstance(n, (E.Aggregate, E.Let)) else 1
+            memo[id(n)] = own + max((d(c) for c in children), default=0)
+        return memo[id(n)]
+
+    return d(node)
+
+
+def trees():
+    """(case, tree) for every accepted golden transform and table, unkeyed and keyed (a keyed draw nests)."""
+    seen = set()
+    for c in golden("transform_cases.jsonl"):
+        if c["accepted"] and (c["src"], c["dest"]) not in seen:
+            seen.add((c["src"], c["dest"]))
+            for kw in ({"seed": 1}, {"seed": 1, "key": "k"}):
+                yield f"{c['id']} {kw}", portable.tree_of("subject_transform", c["src"], c["dest"], **kw)
+    for c in golden("map_cases.jsonl"):
+        if c["accepted"] and c["mappings"] not in seen:
+            seen.add(c["mappings"])
+            for kw in ({"seed": 1}, {"seed": 1, "key": "k"}):
+                yield f"{c['id']} {kw}", portable.tree_of("subject_map", c["mappings"], **kw)
+
+
+def test_every_golden_tree_fits_spark_connect():
+    deepest = max(((depth(t), case) for case, t in trees()), key=lambda p: p[0])
+    assert deepest[0] <= MAX_DEPTH, f"{deepest[1]} builds a tree {deepest[0]} levels deep (at most {MAX_DEPTH})"
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH + 1])
+def test_the_depth_counts_levels(levels):
+    node: E.Node = E.lit("x")
+    for _ in range(levels - 1):
+        node = E.call("upper", node)
+    assert depth(node) == levels
