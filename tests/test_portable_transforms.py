@@ -256,6 +256,25 @@ def test_sql_text_gives_what_the_column_gives(spark):
         assert by_sql == by_column == jar, (name, args, by_sql, by_column, jar)
 
 
+def test_columns_that_share_a_destination_run_together_as_the_jar(spark):
+    """Two columns (and two rules of one table) whose destinations are written the same, with a split (its empty
+    tokens are dropped): the pieces they share are computed once a row, and the too-long error they also share
+    must stay where only a too-long result reaches it (see _build.bounded)."""
+    df = spark.range(2000).selectExpr("concat(if(id % 2 = 0, 'a.', 'b.'), 'x-', id, '.tail') AS subject").cache()
+    dest = "out.{{split(1,-)}}.>"
+    both = {"a.*.>": dest, "b.*.>": dest}
+    pairs = [
+        (subjxform.subject_transform("subject", "a.*.>", dest), portable.subject_transform("subject", "a.*.>", dest)),
+        (subjxform.subject_transform("subject", "b.*.>", dest), portable.subject_transform("subject", "b.*.>", dest)),
+        (subjxform.subject_map("subject", both), portable.subject_map("subject", both)),
+    ]
+    columns = [c.alias(f"{side}{i}") for i, pair in enumerate(pairs) for side, c in zip("jp", pair)]
+    rows = df.select(*columns).collect()
+    wrong = [r for r in rows for i in range(len(pairs)) if r[f"j{i}"] != r[f"p{i}"]]
+    assert len(rows) == 2000 and not wrong, wrong[:3]
+    assert {r["p0"] for r in rows} - {None} and {r["p2"] for r in rows} - {None}
+
+
 def test_filter_forms_agree_with_the_jar(spark):
     subjects = ["foo", "bar", "baz", "a.b", "a.b.c", "x.--", "$KV.A.k1", "*", "a..b", "u.--"]
     df = spark.createDataFrame([(s,) for s in subjects], "subject string")

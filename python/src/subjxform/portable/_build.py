@@ -49,8 +49,19 @@ def from_latin1(x: Node) -> Node:
     return cast(call("encode", x, lit("ISO-8859-1")), "string")
 
 
+def _has_token(x: Node, token: str) -> Node:
+    """`x` has a token equal to `token` ('' for an empty token): byte tests on `x` itself. (Not `.x.` searched for
+    `.token.`: under an elt, Spark's common-subexpression elimination builds such a wrapped copy for every
+    row, a string allocated and copied a row; issue 31 measured the reorder 651 -> 532 ns/row without it.)"""
+    return call(
+        "OR",
+        call("OR", call("=", x, lit(token)), call("contains", x, lit(f".{token}."))),
+        call("OR", call("startswith", x, lit(f"{token}.")), call("endswith", x, lit(f".{token}"))),
+    )
+
+
 def _has_empty_token(x: Node) -> Node:
-    return call("contains", call("concat", lit("."), x, lit(".")), lit(".."))
+    return _has_token(x, "")
 
 
 class SubjectParts:
@@ -77,24 +88,16 @@ class SubjectParts:
         return call("<", call("octet_length", self.head(i)), call("octet_length", self.subject))
 
     def is_literal(self) -> Node:
-        """Workspace.tokenize's check: no empty token, no lone `*` or `>` token (NULL for NULL). Byte tests on
-        the subject; the test for a lone `*` or `>` (a wrapped copy of the subject) only for a subject that
-        holds one of those bytes at all."""
+        """Workspace.tokenize's check: no empty token, no lone `*` or `>` token (NULL for NULL). The lone-token
+        tests only for a subject that holds a `*` or `>` byte at all (AND and OR stop early in generated code)."""
         if self._literal is None:
             s = self.subject
-            wrapped = call("concat", lit("."), s, lit("."))
             no_wildcard = call(
                 "OR",
                 and_(not_(call("contains", s, lit("*"))), not_(call("contains", s, lit(">")))),
-                and_(not_(call("contains", wrapped, lit(".*."))), not_(call("contains", wrapped, lit(".>.")))),
+                and_(not_(_has_token(s, "*")), not_(_has_token(s, ">"))),
             )
-            # no empty token, tested on the subject itself (no wrapped copy)
-            empty_token = call(
-                "OR",
-                call("OR", call("=", s, lit("")), call("contains", s, lit(".."))),
-                call("OR", call("startswith", s, lit(".")), call("endswith", s, lit("."))),
-            )
-            self._literal = and_(not_(empty_token), no_wildcard)
+            self._literal = and_(not_(_has_empty_token(s)), no_wildcard)
         return self._literal
 
     def token(self, i: int) -> Node:
@@ -426,23 +429,22 @@ def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUB
     subject long enough to make that possible (see _longest_safe_subject): for the usual subject, no test."""
     if not t.tokens:
         return out
-    dropped = [(_has_empty_token(out), null("string"))] if t.drops_empty_tokens else []
     size = call("octet_length", out)
-    too_long = (
-        call(">", size, i32(MAX_SUBJECT_BYTES)),
-        null("string") if function is None else cast(too_long_error(function, size), "string"),
-    )
-    if dropped:
-        # one elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice)
-        return shared_case(*dropped, too_long, otherwise=out)
-    measured = case(*dropped, too_long, otherwise=out)
-    unmeasured = case(*dropped, otherwise=out) if dropped else out
+    longer = call(">", size, i32(MAX_SUBJECT_BYTES))
+    refused = null("string") if function is None else cast(too_long_error(function, size), "string")
+    if t.drops_empty_tokens:
+        # One elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice). The
+        # error stays inside a CASE's value, where common-subexpression elimination never reaches: as elt's
+        # own value, an error written the same way elsewhere in the projection (the same destination in another
+        # rule or another column) would be hoisted and raised on every row.
+        return shared_case((_has_empty_token(out), null("string")), (longer, when(longer, refused)), otherwise=out)
+    measured = case((longer, refused), otherwise=out)
     safe = _longest_safe_subject(t)
     if safe == _INT_MAX:
-        return unmeasured
+        return out
     if safe < 0:
         return measured
-    return case((call("<=", call("octet_length", subject), i32(safe)), unmeasured), otherwise=measured)
+    return case((call("<=", call("octet_length", subject), i32(safe)), out), otherwise=measured)
 
 
 def transform_tree(

@@ -151,7 +151,8 @@ def shared_case(*whens, otherwise=None) -> Node:
     """A CASE over STRING values, written ``elt(CASE WHEN c1 THEN 1 ... END, v1, ..., vk)``. elt evaluates only
     the value it picks, as a CASE does, but Spark's common-subexpression elimination looks inside elt's values
     and never inside a CASE's: a piece that several values (or a value and a condition) use is computed once
-    per row, before any of them, instead of once per use."""
+    per row, before any of them, instead of once per use. Before any of them: such a piece is computed on every
+    row, picked or not (so a shared piece must be cheap or needed by most rows; see _build._has_token)."""
     values = [_node(v) for _, v in whens] + ([] if otherwise is None else [_node(otherwise)])
     index = case(
         *[(c, lit(i + 1, "int")) for i, (c, _) in enumerate(whens)],
