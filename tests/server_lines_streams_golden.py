@@ -3,7 +3,8 @@ implicit republish, overlapping source filters; the kinds of issue 28 among them
 live JetStream server, written to tests/golden/servers/<line>/streams.jsonl. tests/test_server_lines_streams_golden.py
 checks stream_plan / stream_messages against them without servers.
 
-Then the scenarios of what 2.10 checks otherwise (line_difference_scenarios).
+Then the scenarios of what 2.10 checks otherwise (line_difference_scenarios), and republish and ingress
+transform sources with white space (white_space_source_scenarios).
 
 Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
 
@@ -188,6 +189,44 @@ def line_difference_scenarios(seed: int = SEED, first: int = PER_LINE, n: int = 
     return out
 
 
+def white_space_source_scenarios(first: int = PER_LINE + 3 * PER_KIND) -> list[dict]:
+    """A republish src, and an ingress transform src, with white space: every line checks a republish's source
+    only as a transform's (no empty token, `>` last only: white space passes, and the src matches nothing); 2.10
+    checks its ingress transform's source so too, later lines as a subject (10155). Named after the others
+    (T<first>...); `{p}` is the scenario's own subject prefix."""
+    republish = [
+        ("e1 x", "r.>"),  # refused on every line: `>` in dest only
+        (" e1", "r.>"),
+        ("e1.>", "r.>"),
+        ("a b.*", "r.>"),
+        ("e1 x", "r.x"),
+        (" {p}", "r.x"),
+        ("{p}\tx", "r.x"),
+        ("{p} x.>", "r.>"),
+        ("a b.*", "r.$1"),
+        ("{p}.a b", "r.x"),
+        ("{p}.>", "r.>"),  # beside them: a republish that matches
+        ("a..b", "r.x"),
+    ]
+    ingress = [("e1 x", "x"), (" e1", "x"), ("{p}\tx", "x"), ("{p} x.*", "n.$1"), ("{p}.a b", "x"), ("e1 x", "r.>")]
+    out = []
+    for k, (src, dest) in enumerate(republish + ingress):
+        i = first + k
+        p = f"ws{i}"
+        msgs = [[f"{p}.{t}", None] for t in ("ab", "k")]
+        if k < len(republish):
+            # The destination's first token is the scenario's own (the subscriber tells its republished subjects
+            # by it): "r.>" is "r<i>.>".
+            dest = f"r{i}{dest[1:]}"
+            cfg = {"name": f"T{i}", "subjects": [f"{p}.*"], "republish": {"src": src.format(p=p), "dest": dest}}
+            kind = "white_space_republish"
+        else:
+            cfg = {"name": f"T{i}", "subjects": [f"{p}.*"], "subject_transform": {"src": src.format(p=p), "dest": dest}}
+            kind = "white_space_ingress"
+        out.append({"kind": kind, "config": cfg, "messages": msgs})
+    return out
+
+
 def run_line(line: str, cases: list[dict]) -> list[dict]:
     with jetstream_server(binary(line)) as port:
         client = NatsClient(port)
@@ -239,7 +278,7 @@ def _republish_prefix(cfg: dict) -> str | None:
 
 
 def main() -> None:
-    cases = scenarios() + line_difference_scenarios()
+    cases = scenarios() + line_difference_scenarios() + white_space_source_scenarios()
     for line in LINES:
         records = run_line(line, cases)
         path = os.path.join(ROOT, "tests", "golden", "servers", line, "streams.jsonl")

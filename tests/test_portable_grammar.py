@@ -9,8 +9,10 @@ import pytest
 from conftest import golden
 from subjxform.portable import _versions
 from subjxform.portable._transform import (
+    InvalidStreamConfig,
     InvalidTransform,
     apply_reference,
+    compile_filter_transforms,
     compile_transform,
     keyed_below,
     mix,
@@ -87,6 +89,27 @@ def test_jar_texts_for_an_empty_source_and_the_strict_form():
     with pytest.raises(InvalidTransform, match="allowed for import"):
         compile_transform("a.*", "x.{{partition(3,1)}}", strict=True)
     assert compile_transform("a.*.*", "x.$2.{{wildcard(1)}}", strict=True).tokens[1].position == 2
+
+
+def test_a_transform_only_source_may_have_white_space_as_nats_server_checks_it():
+    """NewSubjectTransform alone (mapping_checks=False: a stream's republish on every line, 2.10's ingress
+    transform) checks a source only for empty tokens and a `>` before the last: white space passes (measured with
+    nats-server 2.10.25 to 2.15.1), and such a source matches no valid subject. A mapping still refuses it, and
+    so does 2.10's check of a source's filter list, as nats-server does."""
+    for line in LINES:
+        for src, dest in [("e1 x", "r"), (" e1", "r"), ("e1\tx", "r"), ("e1 x.>", "r.>"), ("a b.*", "r.$1")]:
+            t = compile_transform(src, dest, False, line, mapping_checks=False)
+            assert t.source == src
+            for subject in (b"e1.x", b"e1", b"a.b", b"ab.c"):
+                assert apply_reference(t, subject) is None, (line, src, subject)
+        for src, dest in [("e1 x", "r.>"), (" e1", "r.>"), ("a b.*", "r.*"), ("a..b", "r"), ("a.>.b", "r")]:
+            with pytest.raises(InvalidTransform) as e:
+                compile_transform(src, dest, False, line, mapping_checks=False)
+            assert e.value.reason == "invalid subject", (line, src, dest)
+        with pytest.raises(InvalidTransform, match='Subject "e1 x" is not a valid subject'):
+            compile_transform("e1 x", "r", False, line)
+    with pytest.raises(InvalidStreamConfig, match="source subject filter is invalid"):
+        compile_filter_transforms([("o x.*", "s.$1")], "2.10")
 
 
 def test_keyed_draw_pieces_match_known_splitmix_values():

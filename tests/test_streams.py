@@ -156,6 +156,27 @@ def test_republish_defaults_as_nats_server_applies_them(session):
     assert [(r.stored_subject, r.republished_subject) for r in implicit.collect()] == [("t.a", "t.a")]
 
 
+def test_a_source_with_white_space_is_accepted_where_nats_server_accepts_it_and_matches_nothing(session):
+    # Measured with nats-server 2.10.26 to 2.15.1: a republish src is checked only as a transform's source (white
+    # space passes) and republishes nothing; 2.10 checks its ingress transform's src so too and stores the subject
+    # unchanged; 2.11 on refuse that one (10155).
+    df = session.createDataFrame([("s.a",), ("s.x",)], "subject string")
+    republish = {"name": "S", "subjects": ["s.*"], "republish": {"src": "s x", "dest": "r.x"}}
+    for line in ("2.10", "2.15"):
+        plan = stream_plan(session, republish, server_version=line)
+        assert plan["republish"] == {"src": "s x", "dest": "r.x"}
+        out = stream_messages(df, republish, server_version=line)
+        assert sorted((r.stored_subject, r.republished_subject) for r in out.collect()) == [
+            ("s.a", None),
+            ("s.x", None),
+        ]
+    ingress = {"name": "S", "subjects": ["s.*"], "subject_transform": {"src": "s x.*", "dest": "t.$1"}}
+    out = stream_messages(df, ingress, server_version="2.10")
+    assert sorted(r.stored_subject for r in out.collect()) == ["s.a", "s.x"]
+    with pytest.raises(StreamConfigError, match="stream transform source: invalid subject s x.*"):
+        stream_plan(session, ingress, server_version="2.11")
+
+
 @pytest.mark.parametrize(
     "cfg, field, message",
     [

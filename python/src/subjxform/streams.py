@@ -211,7 +211,7 @@ def stream_messages(
     stored: Column = F.col(STORED_SUBJECT)
     ingress = plan["subject_transform"]
     ingress_applied = F.lit(False)
-    if ingress:
+    if ingress and not _matches_no_subject(ingress["src"]):
         # A one-entry filter list renames as a stream does: a result with an empty token is stored as it
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
         renamed = subject_filter_transform(
@@ -228,7 +228,7 @@ def stream_messages(
     # subject, so nothing is republished (docs/concepts/server-releases.md).
     republished = (
         subject_transform(stored, republish["src"], republish["dest"], server_version=applied_as["republish"])
-        if republish and applied_as["republish"]
+        if republish and applied_as["republish"] and not _matches_no_subject(republish["src"])
         else F.lit(None).cast("string")
     )
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
@@ -248,6 +248,13 @@ def stream_messages(
             ),
         )
     return taken
+
+
+def _matches_no_subject(src: str) -> bool:
+    """A transform source with white space in a token: nats-server accepts it where it checks the source only as
+    a transform's (a republish on every line, 2.10's ingress transform), and no valid subject matches it
+    (StreamConfig.matchesNoSubject): nothing is renamed or republished through it."""
+    return any(c in " \t\n\r\f" for c in src)
 
 
 def _stored_as(applied_as: dict, field: str, server_version: str | None) -> str | None:

@@ -149,6 +149,16 @@ def is_valid_subject(subject: str) -> bool:
     return True
 
 
+def is_valid_transform_source(subject: str) -> bool:
+    """nats-server's check of a transform's source alone (NewSubjectTransform, without IsValidSubject): no empty
+    token, `>` last at most; white space in a token passes (a republish's source on every line, 2.10's ingress
+    transform's). Such a source matches no valid subject (Subjects.isValidTransformSource)."""
+    if not subject:
+        return False
+    toks = tokens(subject)
+    return "" not in toks and ">" not in toks[:-1]
+
+
 def _java_length(s: str) -> int:
     """A Java String's length (UTF-16 code units), which the jar's length checks count."""
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
@@ -348,9 +358,11 @@ class Filter:
         return len(self.literals)
 
 
-def compile_filter(filter: str, source_quirk: bool = False) -> Filter:
-    """A valid filter (SubjectFilter.compile); InvalidFilter for an invalid one."""
-    if not is_valid_subject(filter):
+def compile_filter(filter: str, source_quirk: bool = False, transform_source: bool = False) -> Filter:
+    """A valid filter (SubjectFilter.compile); InvalidFilter for an invalid one. ``transform_source``: a
+    transform's source checked only as NewSubjectTransform checks it (is_valid_transform_source): a token with
+    white space is a literal no subject matches."""
+    if not (is_valid_transform_source(filter) if transform_source else is_valid_subject(filter)):
         raise InvalidFilter(filter)
     toks = tokens(filter)
     lits = tuple(None if (t == "*" or (source_quirk and t.startswith("*")) or t == ">") else t for t in toks)
@@ -417,7 +429,8 @@ def compile_transform(
     transformation". Raises InvalidTransform with the line's reason and the jar's text.
 
     ``mapping_checks=False`` is nats-server's NewSubjectTransform alone (a stream's republish, 2.10's
-    stream transforms): white space in a literal token and any function the line's parser reads pass."""
+    stream transforms): white space in a literal token and any function the line's parser reads pass, and
+    white space in a source token too (such a source matches no valid subject)."""
     version = server_version if isinstance(server_version, ServerVersion) else _versions.resolve(server_version)
     if src == "":
         # ADR-36: no source means `>`. A mappings block rejects an empty key outright, so an invalid
@@ -437,11 +450,13 @@ def compile_transform(
     def fail(reason: str):
         raise InvalidTransform(src, dest, reason)
 
-    if not is_valid_subject(src):
-        # A mappings block names the source; NewSubjectTransform alone says only "invalid subject" (2.10's streams).
-        reason = f"Subject {go_quote(src)} is not a valid subject" if mapping_checks else INVALID_SUBJECT
-        raise InvalidTransform(src, dest, reason, source_invalid=True)
-    filt = compile_filter(src, source_quirk=True)
+    # A mappings block checks the source as a subject (no white space) and names it; NewSubjectTransform alone
+    # checks only its tokens (empty ones, `>` before the last) and says only "invalid subject" (2.10's streams).
+    if mapping_checks and not is_valid_subject(src):
+        raise InvalidTransform(src, dest, f"Subject {go_quote(src)} is not a valid subject", source_invalid=True)
+    if not mapping_checks and not is_valid_transform_source(src):
+        raise InvalidTransform(src, dest, INVALID_SUBJECT, source_invalid=True)
+    filt = compile_filter(src, source_quirk=True, transform_source=not mapping_checks)
     if dest == "":
         return Transform(src, dest, strict, version, filt, ())
 

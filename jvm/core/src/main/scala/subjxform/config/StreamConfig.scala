@@ -49,7 +49,8 @@ final case class StreamPlan(
      * For each field with transforms (`subject_transform`, `mirror`, `sources[i]`, `republish`): the server
      * version whose `subject_filter_transform` / `subject_transform` builds what the stream's line builds
      * (see [[StreamConfig.appliedAs]]); None where none does (white space in a literal token: never a valid
-     * subject, so nothing is republished, and a 2.10 stream that stores such subjects is not followed).
+     * subject, so nothing is republished, and a 2.10 stream that stores such subjects is not followed). An entry
+     * whose source has white space matches nothing ([[StreamConfig.matchesNoSubject]]) and decides no version.
      */
     appliedAs: Map[String, Option[String]] = Map.empty) {
 
@@ -86,7 +87,8 @@ object StreamConfig {
    * order, so the first error is the one nats-server gives; then applies its defaults: a stream with no
    * subjects, sources or mirror listens on its name; an empty republish source is `>`; a `>` -> `>`
    * republish of a stream whose only subject is the ingress transform's source republishes the
-   * transformed subjects; an empty republish or ingress destination does nothing.
+   * transformed subjects; an empty republish or ingress destination does nothing, and so does a republish or
+   * 2.10 ingress source with white space, which nats-server accepts there ([[matchesNoSubject]]).
    *
    * @throws InvalidStreamConfigException naming the field, with nats-server's error
    */
@@ -231,7 +233,9 @@ object StreamConfig {
    * that the line's list does not know, e.g. left on 2.10-2.14); else none (white space in a literal token).
    */
   private def appliedAs(pairs: Seq[(String, String)], version: ServerVersion): Option[String] = {
-    val built = pairs.filter(_._2.nonEmpty).map { case (src, dest) =>
+    // A source with white space (a republish's, 2.10's ingress transform's: checked only as a transform's source)
+    // matches none of the subjects subjxform builds: that entry renames nothing and decides no version.
+    val built = pairs.filter(p => p._2.nonEmpty && !matchesNoSubject(p._1)).map { case (src, dest) =>
       (src, dest, SubjectTransform.compileTransformOnly(src, dest, version))
     }
     def builtAlike(v: ServerVersion) = built.forall { case (src, dest, t) =>
@@ -251,7 +255,8 @@ object StreamConfig {
    * which `split` can build, is suppressed too from PR #8127 on; before, no subscriber receives it.)
    */
   def invalidRepublish(plan: StreamPlan, version: ServerVersion): Option[String] =
-    plan.republish.filter(rp => SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).buildsWhiteSpace)
+    plan.republish.filter(rp =>
+      !matchesNoSubject(rp.src) && SubjectTransform.compileTransformOnly(rp.src, rp.dest, version).buildsWhiteSpace)
       .map { rp =>
         val what =
           s"republish ${GoQuote(rp.src)} -> ${GoQuote(rp.dest)} builds subjects with white space, not valid subjects"
@@ -261,6 +266,13 @@ object StreamConfig {
           s"$what: nats-server $version sends such a message as built, a hazard (white space breaks a subscriber's " +
             "protocol line, CR LF injects one into its stream); 2.14.1 and later suppress it"
       }
+
+  /**
+   * Whether a transform's source has white space in a token: nats-server accepts it where it checks the source
+   * only as a transform's (a republish on every line, 2.10's ingress transform), and it matches no valid subject,
+   * so nothing is renamed or republished through it.
+   */
+  def matchesNoSubject(src: String): Boolean = src.exists(Subjects.isNatsSpace)
 
   /**
    * nats-server's source cycle check, for the one stream a config names: a stream that mirrors itself,

@@ -228,8 +228,10 @@ object SubjectTransform {
   /**
    * nats-server's `NewSubjectTransform` alone, without the mapping checks that come before it in a
    * `mappings` block: white space in a literal token passes, and so does any function the line's parser
-   * reads (2.10-2.14 parse `left`/`right`). What a stream's republish is checked with on every line, and
-   * 2.10's stream transforms.
+   * reads (2.10-2.14 parse `left`/`right`). The source is checked only for empty tokens and a `>` before its
+   * last token: white space in it passes too (it then matches no valid subject). What a stream's republish is
+   * checked with on every line, and 2.10's stream transforms (a source's or mirror's entries have their source
+   * checked as a subject filter before).
    */
   private[subjxform] def compileTransformOnly(src: String, dest: String, version: ServerVersion): SubjectTransform =
     compile(src, dest, false, version, null, mappingChecks = false)
@@ -258,14 +260,19 @@ object SubjectTransform {
     }
     val source = src
     def fail(reason: String) = throw new InvalidTransformException(src, dest, reason)
-    if (!Subjects.isValidSubject(source)) {
-      // A mappings block names the source; NewSubjectTransform alone says only "invalid subject" (2.10's streams).
-      throw new InvalidTransformException(src, dest,
-        if (mappingChecks) s"Subject ${GoQuote(source)} is not a valid subject" else InvalidSubject,
+    // A mappings block checks the source as a subject (no white space) and names it; NewSubjectTransform alone
+    // checks only its tokens (empty ones, `>` before the last) and says only "invalid subject" (2.10's streams).
+    if (mappingChecks && !Subjects.isValidSubject(source)) {
+      throw new InvalidTransformException(src, dest, s"Subject ${GoQuote(source)} is not a valid subject",
         sourceInvalid = true)
     }
-    val filter = if (interner == null) SubjectFilter.compile(source, sourceQuirk = true)
-    else interner.filter(source, sourceQuirk = true)
+    if (!mappingChecks && !Subjects.isValidTransformSource(source)) {
+      throw new InvalidTransformException(src, dest, InvalidSubject, sourceInvalid = true)
+    }
+    val filter =
+      if (!mappingChecks) SubjectFilter.compile(source, sourceQuirk = true, null, transformSource = true)
+      else if (interner == null) SubjectFilter.compile(source, sourceQuirk = true)
+      else interner.filter(source, sourceQuirk = true)
     if (dest.isEmpty) return new SubjectTransform(src, dest, strict, filter, NoInts, NoInts, NoInts, NoBytes, NoTokens)
 
     val dtoks = Subjects.tokens(dest)

@@ -38,6 +38,17 @@ object Subjects {
     true
   }
 
+  /**
+   * nats-server's check of a transform's source alone (`NewSubjectTransform`, without `IsValidSubject`): no empty
+   * token, `>` last at most; white space in a token passes (measured, 2.10-2.15: a stream's republish source, and
+   * 2.10's ingress transform source). Such a source matches no valid subject.
+   */
+  def isValidTransformSource(subject: String): Boolean = {
+    if (subject.isEmpty) return false
+    val toks = tokens(subject)
+    !toks.exists(_.isEmpty) && !toks.init.contains(">")
+  }
+
   /** The white space nats-server rejects in a subject token (Go's `\s` minus nothing, plus nothing). */
   def isNatsSpace(c: Char): Boolean = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 
@@ -143,8 +154,17 @@ object SubjectFilter {
   def compile(filter: String, sourceQuirk: Boolean = false): SubjectFilter = compile(filter, sourceQuirk, null)
 
   /** [[compile]] sharing equal literal tokens through `interner` (when not null). */
-  private[subjxform] def compile(filter: String, sourceQuirk: Boolean, interner: Interner): SubjectFilter = {
-    if (!Subjects.isValidSubject(filter)) throw new InvalidFilterException(filter)
+  private[subjxform] def compile(filter: String, sourceQuirk: Boolean, interner: Interner): SubjectFilter =
+    compile(filter, sourceQuirk, interner, transformSource = false)
+
+  /**
+   * `transformSource`: the filter is a transform's source checked only as nats-server's `NewSubjectTransform`
+   * checks it ([[Subjects.isValidTransformSource]]): a token with white space is a literal no subject matches.
+   */
+  private[subjxform] def compile(filter: String, sourceQuirk: Boolean, interner: Interner,
+      transformSource: Boolean): SubjectFilter = {
+    val valid = if (transformSource) Subjects.isValidTransformSource(filter) else Subjects.isValidSubject(filter)
+    if (!valid) throw new InvalidFilterException(filter)
     val toks = Subjects.tokens(filter)
     val fwc = toks.last == ">"
     val lits = toks.map { t =>

@@ -127,6 +127,54 @@ class StreamConfigSuite extends AnyFunSuite {
     assert((later.description, later.errCode) == (("stream transform source: invalid subject .orders", 10155)))
   }
 
+  // Measured with nats-server 2.10.25, 2.10.26, 2.11.0, 2.11.11, 2.12.8, 2.14.6 and 2.15.1: a republish's source is
+  // checked only as NewSubjectTransform checks a transform's source (no empty token, `>` last only): white space in
+  // it passes, and the stream republishes nothing through it (no valid subject matches).
+  test("a republish src with white space is accepted on every line, and republishes nothing") {
+    for (v <- ServerVersion.all) {
+      for ((s, d) <- Seq("e1 x" -> "r", " e1" -> "r", "e1\tx" -> "r", "e1 x.>" -> "r.>", "a b.*" -> "r.$1",
+          "a b.>" -> "r.>", "e1 x" -> "r x")) {
+        val p = StreamConfig.plan(StreamConfig("R", subjects = Seq("z.*"), republish = Some(tr(s, d))), v)
+        assert(p.republish.contains(tr(s, d)), s"$v $s -> $d")
+        assert(p.appliedAs("republish").contains(v.name) && StreamConfig.invalidRepublish(p, v).isEmpty, s"$v")
+      }
+      // What nats-server refuses still is: a `>` in one of src and dest only, a `*` in dest, an empty token.
+      for ((s, d) <- Seq("e1 x" -> "r.>", " e1" -> "r.>", "a b.*" -> "r.>", "a b.*" -> "r.*", "a..b" -> "r",
+          "a.>.b" -> "r")) {
+        val e = intercept[InvalidStreamConfigException](
+          StreamConfig.plan(StreamConfig("R", subjects = Seq("z.*"), republish = Some(tr(s, d))), v))
+        assert((e.field, e.description, e.errCode) ==
+          (("republish", s"stream configuration for republish with transform from '$s' to '$d' not valid", 10052)))
+      }
+    }
+    // A mapping (and an import) still refuses such a source, as nats-server does.
+    intercept[subjxform.engine.InvalidTransformException](subjxform.engine.SubjectTransform.compile("e1 x", "r"))
+  }
+
+  test("2.10 takes an ingress transform src with white space (renaming nothing); 2.11 on refuse it (10155)") {
+    val ok = StreamConfig.plan(StreamConfig("S", subjects = Seq("g.*"), subjectTransform = Some(tr("e1 x", "x"))),
+      ServerVersion.V2_10)
+    assert(ok.ingress.contains(tr("e1 x", "x")) && ok.appliedAs("subject_transform").contains("2.10"))
+    for (s <- Seq(" e1", "e1\tx"))
+      assert(StreamConfig.plan(StreamConfig("S", subjects = Seq("g.*"), subjectTransform = Some(tr(s, "x"))),
+          ServerVersion.V2_10).ingress.isDefined)
+    assert(StreamConfig.plan(StreamConfig("S", subjects = Seq("g.*"), subjectTransform = Some(tr("a b.*", "n.$1"))),
+        ServerVersion.V2_10).ingress.isDefined)
+    val fwc = err210(StreamConfig("S", subjects = Seq("g.*"), subjectTransform = Some(tr("e1 x", "r.>"))))
+    assert((fwc.description, fwc.errCode) == (("stream subject transform from 'e1 x' to 'r.>': invalid subject", 10049)))
+    for (v <- ServerVersion.all.tail) {
+      val e = intercept[InvalidStreamConfigException](StreamConfig.plan(
+          StreamConfig("S", subjects = Seq("g.*"), subjectTransform = Some(tr("e1 x", "x"))), v))
+      assert((e.field, e.description, e.errCode) ==
+        (("subject_transform.src", "stream transform source: invalid subject e1 x", 10155)))
+    }
+    // A source's or a mirror's transform src is a consumer filter too: 2.10 refuses white space there.
+    val source = err210(StreamConfig("S", sources = Seq(src("A", tr("o x.*", "s.$1")))))
+    assert((source.description, source.errCode) == (("source subject filter is invalid", 10145)))
+    val mirror = err210(StreamConfig("M", mirror = Some(src("A", tr("o x.*", "s.$1")))))
+    assert((mirror.description, mirror.errCode) == (("mirror subject filter is invalid", 10151)))
+  }
+
   test("the plan as JSON escapes strings") {
     val p = StreamPlan(Seq("a\"b"), None, Nil, None)
     assert(p.toJson == """{"subjects":["a\"b"],"subject_transform":null,"origins":[],"republish":null}""")
