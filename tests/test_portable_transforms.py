@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 
 import pytest
@@ -14,7 +15,7 @@ from pyspark.sql import functions as F
 
 import subjxform
 import transform_gen as gen
-from conftest import golden, needs_jar
+from conftest import classic_only, golden, needs_jar
 from subjxform import portable
 from subjxform.portable import _expr
 from subjxform.portable._transform import InvalidTransform, compile_transform
@@ -187,6 +188,55 @@ def test_partition_equals_the_jar_for_long_and_invalid_keys(spark):
     wrong = [(transforms[k], subjects[i], p, j) for (i, k), (p, j) in out.items() if p != j]
     assert not wrong, (len(wrong), wrong[:5])
     assert sum(1 for p, _ in out.values() if p is not None) > 300
+
+
+def test_slices_of_every_length_agree_with_the_jar(spark):
+    """An ASCII token is sliced by substrings up to _build._SLICED_BY_SUBSTRINGS characters, by a regex beyond, any
+    other token by the regex over its bytes: every length around those bounds, every piece size up to past them."""
+    r = random.Random(11)
+    subjects = [b"p." + bytes(r.choice(b"abcxyz-_09") for _ in range(n)) for n in range(1, 60)]
+    subjects += [b"p." + "é".encode() * n for n in (1, 2, 5, 13)] + [b"p.ab\xc3", b"p.\x80\x80abc"]
+    transforms = [
+        ("p.*", f"{{{{{op}(1,{k})}}}}", None)
+        for op in ("slicefromleft", "slicefromright")
+        for k in (1, 2, 3, 5, 7, 24, 25)
+    ]
+    # (four transforms a query: fourteen side by side with the jar's grow past Spark's 64 KB method limit)
+    out = []
+    for first in range(0, len(transforms), 4):
+        some = transforms[first : first + 4]
+        out += [(some[k], subjects[i], p, j) for (i, k), (p, j) in side_by_side(spark, some, subjects).items()]
+    wrong = [o for o in out if o[2] != o[3]]
+    assert not wrong, (len(wrong), wrong[:5])
+    assert sum(1 for *_, p, _ in out if p is not None and "." in p) > 500
+
+
+@classic_only
+def test_a_transform_compiles_to_a_method_hotspot_compiles(session):
+    """HotSpot compiles no method of more than 8000 bytes of bytecode (-XX:+DontCompileHugeMethods, its default):
+    a bigger one runs interpreted. The whole-stage method of a query over one transform stays under it, each
+    character function alone and destinations of several (issue 31: a slice alone, its output written four times
+    in the generated code, made 9441 bytes and cost 3x as much)."""
+    df = session.range(4).selectExpr("concat('a.b-c.', id) AS subject")
+    destinations = [
+        "$1.{{slicefromleft(2,3)}}.>",
+        "{{slicefromright(2,2)}}.$1.>",
+        "{{left(2,3)}}.{{right(1,2)}}.>",
+        "{{splitfromleft(1,2)}}.{{splitfromright(2,3)}}.>",
+        "$1.{{split(2,-)}}.{{slicefromleft(2,3)}}.>",
+        "$1.{{partition(16,2)}}.$2.>",
+        "$2.$1.>",
+    ]
+    adaptive = session.conf.get("spark.sql.adaptive.enabled")
+    session.conf.set("spark.sql.adaptive.enabled", "false")  # (else the plan is not yet cut into subtrees)
+    try:
+        for dest in destinations:
+            q = df.select(portable.subject_transform("subject", "*.*.>", dest).alias("r")).agg(F.sum(F.length("r")))
+            plan = session._jvm.PythonSQLUtils.explainString(q._jdf.queryExecution(), "codegen")
+            sizes = [int(n) for n in re.findall(r"maxMethodCodeSize:(\d+)", plan)]
+            assert sizes and max(sizes) <= 8000, (dest, sizes)
+    finally:
+        session.conf.set("spark.sql.adaptive.enabled", adaptive)
 
 
 def test_keyed_draws_equal_the_jars_for_ints_strings_and_null_keys(spark):

@@ -262,6 +262,40 @@ def _is_ascii(tok: Node) -> Node:
     return call("=", call("octet_length", tok), call("octet_length", latin1(tok)))
 
 
+# An ASCII token of up to this many characters is sliced by `substring`s, one a piece, a longer one by a regex:
+# issue 31 measured the regex at ~0.55 us a row and the substrings of a 9-character token at ~0.2.
+_SLICED_BY_SUBSTRINGS = 24
+_MOST_PIECES = 8  # (each piece writes the token out again in the SQL text)
+
+
+def _ascii_slices(tok: Node, size: Node, k: int, from_left: bool) -> Node:
+    """slicefromleft/slicefromright of an ASCII token (`size` its length, 0 < k): pieces of k characters joined
+    by `.`, the short piece last (from the left) or first (from the right)."""
+    pieces = min(_MOST_PIECES, -(-_SLICED_BY_SUBSTRINGS // k))
+    if from_left:
+        regex = call("regexp_replace", tok, lit(r"([\x00-\x7f]{%d})(?!\z)" % k), lit("$1."))
+        # piece i: the k characters after the first i*k, when there are more than i*k (else NULL: concat_ws skips it)
+        parts = [
+            when(call(">", size, i32(i * k)), call("substring", tok, i32(i * k + 1), i32(k))) for i in range(pieces)
+        ]
+    else:
+        regex = call("regexp_replace", tok, lit(r"(?<=[\x00-\x7f])(?=(?:[\x00-\x7f]{%d})+\z)" % k), lit("."))
+        # piece j from the right: the k characters before the last j*k, or what is left before them
+        parts = [
+            when(
+                call(">", size, i32(j * k)),
+                call(
+                    "substring",
+                    tok,
+                    call("greatest", i32(1), call("-", size, i32((j + 1) * k - 1))),
+                    call("least", i32(k), call("-", size, i32(j * k))),
+                ),
+            )
+            for j in reversed(range(pieces))
+        ]
+    return when(call("<=", size, i32(pieces * k)), call("concat_ws", lit("."), *parts), regex)
+
+
 def _by_characters(op: str, tok: Node, k: int) -> Node:
     """split/slice/left/right by characters. An ASCII token (the usual subject: a character is a byte, and
     Spark's string functions count the same characters as the jar) takes `substring`, about ten times
@@ -291,10 +325,8 @@ def _by_characters(op: str, tok: Node, k: int) -> Node:
             ),
             tok,
         )
-    elif op == T.SLICE_FROM_LEFT:
-        fast = call("regexp_replace", tok, lit(r"([\x00-\x7f]{%d})(?!\z)" % k), lit("$1."))
-    elif op == T.SLICE_FROM_RIGHT:
-        fast = call("regexp_replace", tok, lit(r"(?<=[\x00-\x7f])(?=(?:[\x00-\x7f]{%d})+\z)" % k), lit("."))
+    elif op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT):
+        fast = _ascii_slices(tok, size, k, from_left=op == T.SLICE_FROM_LEFT)
     else:
         raise AssertionError(op)
     return when(_is_ascii(tok), fast, _by_characters_any_bytes(op, tok, k))
@@ -423,25 +455,38 @@ def _longest_safe_subject(t: T.Transform) -> int:
     return max((MAX_SUBJECT_BYTES - constant) // per_byte, -1)
 
 
-def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUBJECT) -> Node:
+def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUBJECT, alone: bool = False) -> Node:
     """`out`, or NULL when it has an empty token (Core NATS drops it), or the jar's error (NULL in the try_
-    forms: `function` None) when it is longer than a subject may be. The length is only measured for a
-    subject long enough to make that possible (see _longest_safe_subject): for the usual subject, no test."""
+    forms: `function` None) when it is longer than a subject may be.
+
+    `alone`: `out` is the only output of its tree (a transform's, not one of a table's rules). Then `out` is
+    measured on every row through shared_case, which has Spark compute it once a row, before the tree's match
+    test: written once in the generated code. Otherwise only a subject long enough to make a long result
+    possible is measured (see _longest_safe_subject) and `out` is written four times in CASE values, each
+    computed only where reached, and nothing inside them shared: a table computes only the rule that matched,
+    but a transform's character functions, unshared, read their token again and again (issue 31, one run, 1M
+    subjects: `$1.{{slicefromleft(2,3)}}.>` 3811 ns a row in CASE values, 757 measured once, the jar 244;
+    `{{right(3,4)}}.{{splitfromleft(2,2)}}.$1.>` 3333 against 893). The price: a subject the transform does not
+    match builds the output too (`orders.*.*.*` matching a quarter of the rows: 542 -> 651 ns a row). Written
+    four times, an unrolled slice also grew the generated method past the 8000 bytes of bytecode HotSpot
+    compiles (9441; once: 2120): see the test of that bound in tests/test_portable_transforms.py."""
     if not t.tokens:
         return out
     size = call("octet_length", out)
     longer = call(">", size, i32(MAX_SUBJECT_BYTES))
     refused = null("string") if function is None else cast(too_long_error(function, size), "string")
+    # The error stays inside a CASE's value, where common-subexpression elimination never reaches: as elt's own
+    # value, an error written the same way elsewhere in the projection (the same destination in another rule or
+    # another column) would be hoisted and raised on every row.
     if t.drops_empty_tokens:
-        # One elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice). The
-        # error stays inside a CASE's value, where common-subexpression elimination never reaches: as elt's
-        # own value, an error written the same way elsewhere in the projection (the same destination in another
-        # rule or another column) would be hoisted and raised on every row.
+        # One elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice).
         return shared_case((_has_empty_token(out), null("string")), (longer, when(longer, refused)), otherwise=out)
-    measured = case((longer, refused), otherwise=out)
     safe = _longest_safe_subject(t)
     if safe == _INT_MAX:
         return out
+    if alone:
+        return shared_case((longer, when(longer, refused)), otherwise=out)
+    measured = case((longer, refused), otherwise=out)
     if safe < 0:
         return measured
     return case((call("<=", call("octet_length", subject), i32(safe)), out), otherwise=measured)
@@ -458,7 +503,7 @@ def transform_tree(
     `function` names the jar function whose error a too-long result raises (None: NULL instead)."""
     parts = parts or SubjectParts()
     return shared_case(
-        (parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject))
+        (parts.matches(t.filter), bounded(transform_output(t, parts, draws), t, function, parts.subject, alone=True))
     )
 
 
