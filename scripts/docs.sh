@@ -8,7 +8,7 @@ cd "$ROOT"
 PY="${PYTHON:-python3}"
 # The reference pages read this tree's package (its docstrings, its commands' --help).
 export PYTHONPATH="$ROOT/python/src${PYTHONPATH:+:$PYTHONPATH}"
-# mkdocs-material prints an advertisement for another tool on every build; it is not a finding of the build.
+# mkdocs-material prints its end-of-life notice (May 2027) on every build: docs/development.md, not a finding.
 export NO_MKDOCS_2_WARNING=1
 if [[ "${1:-build}" == "serve" ]]; then
   exec "$PY" -m mkdocs serve --strict --dev-addr 127.0.0.1:8000

@@ -136,7 +136,7 @@ def test_the_docs_site_builds_strict(tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # as scripts/docs.sh: an advertisement, not a finding
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},  # as scripts/docs.sh: Material's end-of-life notice
     )
     assert run.returncode == 0, run.stderr[-4000:]
     reference = (tmp_path / "site" / "reference" / "sql-functions" / "index.html").read_text(encoding="utf-8")

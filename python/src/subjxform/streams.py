@@ -31,6 +31,7 @@ from pyspark.sql import functions as F
 from subjxform._compat import raise_config_error
 from subjxform.configs import config_text, missing_file_note
 from subjxform.functions import _call, _server_version, subject_filter_transform, subject_matches, subject_transform
+from subjxform.portable._transform import is_nats_space
 
 STORED_SUBJECT = "stored_subject"
 REPUBLISHED_SUBJECT = "republished_subject"
@@ -254,7 +255,7 @@ def _matches_no_subject(src: str) -> bool:
     """A transform source with white space in a token: nats-server accepts it where it checks the source only as
     a transform's (a republish on every line, 2.10's ingress transform), and no valid subject matches it
     (StreamConfig.matchesNoSubject): nothing is renamed or republished through it."""
-    return any(c in " \t\n\r\f" for c in src)
+    return any(is_nats_space(c) for c in src)
 
 
 def _stored_as(applied_as: dict, field: str, server_version: str | None) -> str | None:

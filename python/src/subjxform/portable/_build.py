@@ -478,14 +478,15 @@ def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUB
     # The error stays inside a CASE's value, where common-subexpression elimination never reaches: as elt's own
     # value, an error written the same way elsewhere in the projection (the same destination in another rule or
     # another column) would be hoisted and raised on every row.
+    too_long = (longer, when(longer, refused))
     if t.drops_empty_tokens:
         # One elt: Spark shares `out` between the drop test and the value (in a CASE it is built twice).
-        return shared_case((_has_empty_token(out), null("string")), (longer, when(longer, refused)), otherwise=out)
+        return shared_case((_has_empty_token(out), null("string")), too_long, otherwise=out)
     safe = _longest_safe_subject(t)
     if safe == _INT_MAX:
         return out
     if alone:
-        return shared_case((longer, when(longer, refused)), otherwise=out)
+        return shared_case(too_long, otherwise=out)
     measured = case((longer, refused), otherwise=out)
     if safe < 0:
         return measured

@@ -136,6 +136,17 @@ def is_nats_space(c: str) -> bool:
 
 def is_valid_subject(subject: str) -> bool:
     """nats-server's IsValidSubject: a subject or filter with `>` last at most, and no white space."""
+    return _valid_tokens(subject, space_allowed=False)
+
+
+def is_valid_transform_source(subject: str) -> bool:
+    """nats-server's check of a transform's source alone (NewSubjectTransform, without IsValidSubject): no empty
+    token, `>` last at most; white space in a token passes (a republish's source on every line, 2.10's ingress
+    transform's). Such a source matches no valid subject (Subjects.isValidTransformSource)."""
+    return _valid_tokens(subject, space_allowed=True)
+
+
+def _valid_tokens(subject: str, space_allowed: bool) -> bool:
     if not subject:
         return False
     after_fwc = False
@@ -144,19 +155,9 @@ def is_valid_subject(subject: str) -> bool:
             return False
         if t == ">":
             after_fwc = True
-        elif any(is_nats_space(c) for c in t):
+        elif not space_allowed and any(is_nats_space(c) for c in t):
             return False
     return True
-
-
-def is_valid_transform_source(subject: str) -> bool:
-    """nats-server's check of a transform's source alone (NewSubjectTransform, without IsValidSubject): no empty
-    token, `>` last at most; white space in a token passes (a republish's source on every line, 2.10's ingress
-    transform's). Such a source matches no valid subject (Subjects.isValidTransformSource)."""
-    if not subject:
-        return False
-    toks = tokens(subject)
-    return "" not in toks and ">" not in toks[:-1]
 
 
 def _java_length(s: str) -> int:

@@ -27,26 +27,24 @@ object Subjects {
   }
 
   /** nats-server's `IsValidSubject`: a subject or filter with `>` last at most, and no white space. */
-  def isValidSubject(subject: String): Boolean = {
-    if (subject.isEmpty) return false
-    var afterFwc = false
-    for (t <- tokens(subject)) {
-      if (t.isEmpty || afterFwc) return false
-      if (t == ">") afterFwc = true
-      else if (t.exists(isNatsSpace)) return false
-    }
-    true
-  }
+  def isValidSubject(subject: String): Boolean = validTokens(subject, spaceAllowed = false)
 
   /**
    * nats-server's check of a transform's source alone (`NewSubjectTransform`, without `IsValidSubject`): no empty
    * token, `>` last at most; white space in a token passes (measured, 2.10-2.15: a stream's republish source, and
    * 2.10's ingress transform source). Such a source matches no valid subject.
    */
-  def isValidTransformSource(subject: String): Boolean = {
+  def isValidTransformSource(subject: String): Boolean = validTokens(subject, spaceAllowed = true)
+
+  private def validTokens(subject: String, spaceAllowed: Boolean): Boolean = {
     if (subject.isEmpty) return false
-    val toks = tokens(subject)
-    !toks.exists(_.isEmpty) && !toks.init.contains(">")
+    var afterFwc = false
+    for (t <- tokens(subject)) {
+      if (t.isEmpty || afterFwc) return false
+      if (t == ">") afterFwc = true
+      else if (!spaceAllowed && t.exists(isNatsSpace)) return false
+    }
+    true
   }
 
   /** The white space nats-server rejects in a subject token (Go's `\s` minus nothing, plus nothing). */
