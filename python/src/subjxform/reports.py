@@ -51,6 +51,7 @@ from subjxform.functions import (
     subject_matches,
     subject_transform,
 )
+from subjxform.portable._mappings import mappings_text
 
 OUTCOMES = ("mapped", "unchanged", "dropped", "no_match")
 
@@ -986,7 +987,7 @@ def _errors_by_rule(spark, mappings: MappingsValue, server_version: str) -> dict
     """The table's errors on a line, by rule (None: the text as a whole), as ``subjxform validate`` finds them."""
     from subjxform.mappings import validate_mappings
 
-    text = mappings if isinstance(mappings, str) else json.dumps(mappings)
+    text = mappings if isinstance(mappings, str) else mappings_text(mappings)
     errors: dict[str | None, str] = {}
     for p in validate_mappings(text, spark, server_version):
         if p.severity == "error":

@@ -31,6 +31,9 @@ object BigTables {
     src -> dest
   }
 
+  /** Prints the table of `n` rules (default 100,000), for the Python reader's timing (bench/conf_read.py). */
+  def main(args: Array[String]): Unit = print(text(if (args.nonEmpty) args(0).toInt else 100000))
+
   /** `n` rules in all (n >= 4), as the content of a `mappings { }` block. */
   def text(n: Int): String = {
     val sb = new java.lang.StringBuilder
