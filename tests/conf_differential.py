@@ -38,6 +38,9 @@ sys.path.insert(0, str(HERE.parent / "python" / "src"))
 
 from subjxform.portable import _confsyntax as conf  # noqa: E402
 
+# Values nested thousands deep (the readers' limit is 10,000) are written and compared recursively here.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 25000))
+
 # What the readers add to nats-server's words, on purpose (differences.md): hints after "can not be found",
 # and, for a config read as text, why an include cannot be read.
 HINTS = (
@@ -251,25 +254,194 @@ def compare(doc: Doc, go: dict, jar: dict) -> list[str]:
 
 SPACE = [" ", " ", " ", "\t", "  ", "\u00a0", "\u3000", "\u2028", "\x0b", "\x0c", "\u0085", "\u1680"]
 NEW_LINE = ["\n", "\n", "\n", "\r\n", "\r", "\n\n"]
-WORDS = ["port", "host", "accounts", "mappings", "users", "cluster", "name", "a", "b", "x.y", "foo.*", "orders.>",
-         "include", "INCLUDE", "\u0130nclude", "}", "a}", "{", "[", "]", "$x", "1abc", "caf\u00e9", "\u65e5\u672c", "k\x00",
-         "a\xffb", "-", "x=y", "é:", "_", "2a", "true", "null"]
-BARE = ["word", "nats://host:4222", "a.b.c", "x.*", "orders.>", "98%", "5k1", "1e5", "1e", "5e7bcd", "0K1abc", "1.5.6",
-        "10.0.0.1:4222", "-x", "null", "yes", "No", "oN", "TRUE", "fAlSe", "$x", "$y", "$2a$11$abc", "$", "a#b",
-        "a.{{wildcard(1)}}", "{{partition(3,1)}}.x", "x{{y", "a'b", "Ñ", "caf\u00e9", "\u0660\u0661", "\u09eb",
-        "1\u09eb", "\U0001d7d7", "\uff11", "-\u0663", "a\\tb", "c\\x41", "d\\xff", "e\\x", "f\\q", "\\xc3\\x91",
-        "\\x\uff21f", "1kbb", "1ki", "2KiB", "3mb", "4T", "5pb", "6eib", "7Gi", "1x", "9" * 19, "9" * 20, "-" + "9" * 19,
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-        "9223372036854775807k", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2024-02-30T00:00:00Z",
-        "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T23:59:60Z", "0000-01-01T00:00:00Z",
-        "2024-01-01T00:00:00", "2024-1-01T00:00:00Z", "20240-01-01T00:00:00Z", "2\u09eb24-01-01T00:00:00Z",
-        "1.5", "-0.0", "0.000001", "1." + "0" * 20 + "1", "1" * 400 + ".5", "0." + "0" * 400 + "1", "1.", ".5",
-        "-.5", "1.5e3", "-1.5k", "-5abc", "-5]", "-", "-k", "1_000"]
-ESCAPES = ["\\t", "\\n", "\\r", '\\"', "\\\\", "\\x41", "\\xff", "\\xc3\\x91", "\\x00", "\\x7", "\\xzz", "\\u00e9",
-           "\\/", "\\q", "\\x\n", "\\x\uff21f", "\\"]
-NASTY = ["\x00", "\xff", "\xc3", "\ufffd", "}", "{", "]", "[", ",", ";", ":", "=", "#", "//", "/", "'", '"', "(", ")",
-         "\n)\n", "$", "\\", "\n", "\r", " ", "\t", "\u00a0", "\u2028", "\u09eb", "\U0001d7d7", "include ", "{{", "}}",
-         "0", "-", ".", "k", "e", "T", "Z", "\u0130", "\u212a"]
+WORDS = [
+    "port",
+    "host",
+    "accounts",
+    "mappings",
+    "users",
+    "cluster",
+    "name",
+    "a",
+    "b",
+    "x.y",
+    "foo.*",
+    "orders.>",
+    "include",
+    "INCLUDE",
+    "\u0130nclude",
+    "}",
+    "a}",
+    "{",
+    "[",
+    "]",
+    "$x",
+    "1abc",
+    "caf\u00e9",
+    "\u65e5\u672c",
+    "k\x00",
+    "a\xffb",
+    "-",
+    "x=y",
+    "é:",
+    "_",
+    "2a",
+    "true",
+    "null",
+]
+BARE = [
+    "word",
+    "nats://host:4222",
+    "a.b.c",
+    "x.*",
+    "orders.>",
+    "98%",
+    "5k1",
+    "1e5",
+    "1e",
+    "5e7bcd",
+    "0K1abc",
+    "1.5.6",
+    "10.0.0.1:4222",
+    "-x",
+    "null",
+    "yes",
+    "No",
+    "oN",
+    "TRUE",
+    "fAlSe",
+    "$x",
+    "$y",
+    "$2a$11$abc",
+    "$",
+    "a#b",
+    "a.{{wildcard(1)}}",
+    "{{partition(3,1)}}.x",
+    "x{{y",
+    "a'b",
+    "Ñ",
+    "caf\u00e9",
+    "\u0660\u0661",
+    "\u09eb",
+    "1\u09eb",
+    "\U0001d7d7",
+    "\uff11",
+    "-\u0663",
+    "a\\tb",
+    "c\\x41",
+    "d\\xff",
+    "e\\x",
+    "f\\q",
+    "\\xc3\\x91",
+    "\\x\uff21f",
+    "1kbb",
+    "1ki",
+    "2KiB",
+    "3mb",
+    "4T",
+    "5pb",
+    "6eib",
+    "7Gi",
+    "1x",
+    "9" * 19,
+    "9" * 20,
+    "-" + "9" * 19,
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "9223372036854775807k",
+    "2024-02-29T00:00:00Z",
+    "2023-02-29T00:00:00Z",
+    "2024-02-30T00:00:00Z",
+    "2024-13-01T00:00:00Z",
+    "2024-01-01T24:00:00Z",
+    "2024-01-01T23:59:60Z",
+    "0000-01-01T00:00:00Z",
+    "2024-01-01T00:00:00",
+    "2024-1-01T00:00:00Z",
+    "20240-01-01T00:00:00Z",
+    "2\u09eb24-01-01T00:00:00Z",
+    "1.5",
+    "-0.0",
+    "0.000001",
+    "1." + "0" * 20 + "1",
+    "1" * 400 + ".5",
+    "0." + "0" * 400 + "1",
+    "1.",
+    ".5",
+    "-.5",
+    "1.5e3",
+    "-1.5k",
+    "-5abc",
+    "-5]",
+    "-",
+    "-k",
+    "1_000",
+]
+ESCAPES = [
+    "\\t",
+    "\\n",
+    "\\r",
+    '\\"',
+    "\\\\",
+    "\\x41",
+    "\\xff",
+    "\\xc3\\x91",
+    "\\x00",
+    "\\x7",
+    "\\xzz",
+    "\\u00e9",
+    "\\/",
+    "\\q",
+    "\\x\n",
+    "\\x\uff21f",
+    "\\",
+]
+NASTY = [
+    "\x00",
+    "\xff",
+    "\xc3",
+    "\ufffd",
+    "}",
+    "{",
+    "]",
+    "[",
+    ",",
+    ";",
+    ":",
+    "=",
+    "#",
+    "//",
+    "/",
+    "'",
+    '"',
+    "(",
+    ")",
+    "\n)\n",
+    "$",
+    "\\",
+    "\n",
+    "\r",
+    " ",
+    "\t",
+    "\u00a0",
+    "\u2028",
+    "\u09eb",
+    "\U0001d7d7",
+    "include ",
+    "{{",
+    "}}",
+    "0",
+    "-",
+    ".",
+    "k",
+    "e",
+    "T",
+    "Z",
+    "\u0130",
+    "\u212a",
+]
 
 
 def _key(r: random.Random) -> str:
@@ -290,8 +462,10 @@ def _scalar(r: random.Random, names: list[str]) -> str:
     if roll < 0.4 and names:
         return "$" + r.choice(names)
     if roll < 0.55:
-        parts = [r.choice(["a", "x.y", " ", "caf\u00e9", "{{wildcard(1)}}", "'", "\n", "}", "#", "\u09eb"])
-                 for _ in range(r.randrange(4))]
+        parts = [
+            r.choice(["a", "x.y", " ", "caf\u00e9", "{{wildcard(1)}}", "'", "\n", "}", "#", "\u09eb"])
+            for _ in range(r.randrange(4))
+        ]
         if r.random() < 0.5:
             parts.insert(r.randrange(len(parts) + 1), r.choice(ESCAPES))
         return '"' + "".join(p.replace('"', '\\"') if p != '"' else p for p in parts) + '"'
@@ -329,14 +503,39 @@ def _entries(r: random.Random, depth: int, names: list[str], n: int, nested: boo
             out.append(r.choice(["# comment", "// comment", "/", "/ x"]) + "\n")
         out.append(k + sep + _value(r, depth, names))
         names.append(k.strip("'\""))
-        out.append(r.choice(["\n", "\n", "\n", "; ", ", ", ";", ",", " ", "", " # c\n", " // c\n", "\r\n", "}"]
-                            if not nested else ["\n", ", ", "; ", " ", ",", "", " // c\n"]))
+        out.append(
+            r.choice(
+                ["\n", "\n", "\n", "; ", ", ", ";", ",", " ", "", " # c\n", " // c\n", "\r\n", "}"]
+                if not nested
+                else ["\n", ", ", "; ", " ", ",", "", " // c\n"]
+            )
+        )
     return "".join(out)
 
 
-CLEAN = ["word", "nats://host:4222", "a.b.c", "orders.>", "98%", "yes", "off", "1k", "2MB", "-5", "1.5", "42",
-         '"quoted"', "'single'", '"a.{{wildcard(1)}}"', "2024-02-29T00:00:00Z", "10.0.0.1:4222", "$2a$11$abc",
-         '"tab\\t"', '"\\x41"', "(\nblock\n)\n"]
+CLEAN = [
+    "word",
+    "nats://host:4222",
+    "a.b.c",
+    "orders.>",
+    "98%",
+    "yes",
+    "off",
+    "1k",
+    "2MB",
+    "-5",
+    "1.5",
+    "42",
+    '"quoted"',
+    "'single'",
+    '"a.{{wildcard(1)}}"',
+    "2024-02-29T00:00:00Z",
+    "10.0.0.1:4222",
+    "$2a$11$abc",
+    '"tab\\t"',
+    '"\\x41"',
+    "(\nblock\n)\n",
+]
 
 
 def _clean_doc(r: random.Random, depth: int, n: int, names: list[str]) -> str:
@@ -368,8 +567,32 @@ def syntax_doc(r: random.Random) -> str:
     if roll < 0.15:
         body = "{" + r.choice(["", "\n", " "]) + body + "}" + r.choice(["", "\n", "}", " x", "}}", "\n# c"])
     elif roll < 0.2:
-        body = r.choice(["{}}", "}", "{{}}", "{{a=1}", "{ a }", "x {a }", "a\n", '"', "'", "a = \"", "a=['",
-                         "x { a = [ \"", "\x00", '"\x00 junk', "a b c", "S:\nd", "S\nd", "a=1\n/", "a: b /c"]) + body
+        body = (
+            r.choice(
+                [
+                    "{}}",
+                    "}",
+                    "{{}}",
+                    "{{a=1}",
+                    "{ a }",
+                    "x {a }",
+                    "a\n",
+                    '"',
+                    "'",
+                    'a = "',
+                    "a=['",
+                    'x { a = [ "',
+                    "\x00",
+                    '"\x00 junk',
+                    "a b c",
+                    "S:\nd",
+                    "S\nd",
+                    "a=1\n/",
+                    "a: b /c",
+                ]
+            )
+            + body
+        )
     return _mutate(r, body, r.choice([0, 0, 0, 1, 2]))
 
 
@@ -392,8 +615,19 @@ def _mutate(r: random.Random, text: str, times: int) -> str:
             lines.insert(r.randrange(len(lines) + 1), lines[j])
             text = "\n".join(lines)
         elif roll < 0.85 and i < len(text):
-            swap = {"0": "\u0660", "1": "\U0001d7cf", "5": "\u09eb", ":": "=", "=": " ", '"': "'", "'": '"', "{": "(",
-                    "}": "\n)\n", ",": "/", "\n": "\r"}
+            swap = {
+                "0": "\u0660",
+                "1": "\U0001d7cf",
+                "5": "\u09eb",
+                ":": "=",
+                "=": " ",
+                '"': "'",
+                "'": '"',
+                "{": "(",
+                "}": "\n)\n",
+                ",": "/",
+                "\n": "\r",
+            }
             text = text[:i] + swap.get(text[i], text[i] + text[i]) + text[i + 1 :]
         else:
             text = text[:i] + r.choice(SPACE + NEW_LINE) + text[i:]
@@ -411,12 +645,42 @@ def json_doc(r: random.Random) -> str:
     def value(depth: int):
         roll = r.random()
         if depth > 0 and roll < 0.2:
-            return {r.choice(["a", "b", "orders.*", "c d", "é", "x.{{wildcard(1)}}"]): value(depth - 1)
-                    for _ in range(r.randrange(4))}
+            return {
+                r.choice(["a", "b", "orders.*", "c d", "é", "x.{{wildcard(1)}}"]): value(depth - 1)
+                for _ in range(r.randrange(4))
+            }
         if depth > 0 and roll < 0.35:
             return [value(depth - 1) for _ in range(r.randrange(4))]
-        return r.choice([0, 1, -1, 2**63 - 1, 2**63, -(2**63), 10**30, 1.5, -0.0, 1e5, 1.5e-7, 1e300, True, False, None,
-                         "s", "é", "a\"b", "tab\t", "nl\n", "\x01", "/", "{{wildcard(1)}}", "98%", "", "\u2028"])
+        return r.choice(
+            [
+                0,
+                1,
+                -1,
+                2**63 - 1,
+                2**63,
+                -(2**63),
+                10**30,
+                1.5,
+                -0.0,
+                1e5,
+                1.5e-7,
+                1e300,
+                True,
+                False,
+                None,
+                "s",
+                "é",
+                'a"b',
+                "tab\t",
+                "nl\n",
+                "\x01",
+                "/",
+                "{{wildcard(1)}}",
+                "98%",
+                "",
+                "\u2028",
+            ]
+        )
 
     doc = {r.choice(["mappings", "port", "a", "accounts"]): value(3) for _ in range(r.randrange(1, 4))}
     text = json.dumps(doc, ensure_ascii=r.random() < 0.5, indent=r.choice([None, 2]))
@@ -429,23 +693,44 @@ def include_doc(r: random.Random, doc_id: int) -> Doc:
     files: dict[str, bytes] = {}
     lines = []
     for i in range(r.randrange(1, 4)):
-        name = r.choice([f"inc{i}.conf", f"inc{i}.conf", f"sub/inc{i}.conf", f"./inc{i}.conf", f"sub/../inc{i}.conf",
-                         f"/abs/inc{i}.conf", f"my file{i}.conf", f"missing{i}.conf", "sub", "", f"a\x00{i}.conf"])
+        name = r.choice(
+            [
+                f"inc{i}.conf",
+                f"inc{i}.conf",
+                f"sub/inc{i}.conf",
+                f"./inc{i}.conf",
+                f"sub/../inc{i}.conf",
+                f"/abs/inc{i}.conf",
+                f"my file{i}.conf",
+                f"missing{i}.conf",
+                "sub",
+                "",
+                f"a\x00{i}.conf",
+            ]
+        )
         written = name.lstrip("/") if name.startswith("/") else name  # Go joins an absolute path under the folder
         if "missing" not in name and written and written != "sub" and "\x00" not in name:
             roll = r.random()
-            inner = (_clean_doc(r, 2, r.randrange(1, 4), []) if roll < 0.6 else syntax_doc(r) if roll < 0.8
-                     else f"nested = 1\ninclude inner{i}.conf\n")
+            inner = (
+                _clean_doc(r, 2, r.randrange(1, 4), [])
+                if roll < 0.6
+                else syntax_doc(r)
+                if roll < 0.8
+                else f"nested = 1\ninclude inner{i}.conf\n"
+            )
             files[os.path.normpath(written)] = inner.encode("utf-8", "surrogateescape")
             if "inner" in inner:
-                files[os.path.normpath(os.path.join(os.path.dirname(written), f"inner{i}.conf"))] = (
-                    _clean_doc(r, 1, 2, []).encode("utf-8", "surrogateescape"))
+                files[os.path.normpath(os.path.join(os.path.dirname(written), f"inner{i}.conf"))] = _clean_doc(
+                    r, 1, 2, []
+                ).encode("utf-8", "surrogateescape")
         quoted = r.choice(['"{}"', "'{}'", "{}", "{}", "{},", "{};"]).format(name)
         where = r.choice(["top", "top", "map"])
         line = f"include {quoted}" if where == "top" else f"m {{\n  include {quoted}\n}}"
         lines.append(line)
         if r.random() < 0.5:
-            lines.append(_clean_doc(r, 1, 1, []).strip() if r.random() < 0.7 else _entries(r, 1, [], 1, nested=False).strip())
+            lines.append(
+                _clean_doc(r, 1, 1, []).strip() if r.random() < 0.7 else _entries(r, 1, [], 1, nested=False).strip()
+            )
     if "sub" in "".join(lines):
         files.setdefault("sub/.keep", b"")
     return Doc(doc_id, "include", "\n".join(lines).encode("utf-8", "surrogateescape") + b"\n", files)
@@ -456,12 +741,33 @@ def env_doc(r: random.Random, doc_id: int) -> Doc:
     names = ["NATS_" + str(i) for i in range(r.randrange(1, 4))]
     for n in names:
         if r.random() < 0.8:
-            env[n] = r.choice([_scalar(r, []), r.choice(CLEAN), r.choice(CLEAN), "{a = 1, b = [x, y ]}", "[1, 2 ]",
-                               "a b c", "$" + r.choice(names), "$UNSET", "", "4k", "\"quoted\"", "-1.5",
-                               "2024-01-01T00:00:00Z", "{{wildcard(1)}}"])
+            env[n] = r.choice(
+                [
+                    _scalar(r, []),
+                    r.choice(CLEAN),
+                    r.choice(CLEAN),
+                    "{a = 1, b = [x, y ]}",
+                    "[1, 2 ]",
+                    "a b c",
+                    "$" + r.choice(names),
+                    "$UNSET",
+                    "",
+                    "4k",
+                    '"quoted"',
+                    "-1.5",
+                    "2024-01-01T00:00:00Z",
+                    "{{wildcard(1)}}",
+                ]
+            )
     refs = [f"k{i}: ${r.choice(names + ['UNSET'])}" for i in range(r.randrange(1, 4))]
-    text = "\n".join(refs + [_clean_doc(r, 1, r.randrange(2), []) if r.random() < 0.7
-                              else _entries(r, 1, [], r.randrange(2), nested=False)])
+    text = "\n".join(
+        refs
+        + [
+            _clean_doc(r, 1, r.randrange(2), [])
+            if r.random() < 0.7
+            else _entries(r, 1, [], r.randrange(2), nested=False)
+        ]
+    )
     # environment values are text (no NUL: the environment cannot hold one)
     env = {k: v.replace("\x00", "") for k, v in env.items()}
     return Doc(doc_id, "env", text.encode("utf-8", "surrogateescape"), env=env)
@@ -538,8 +844,10 @@ def report(s: Summary) -> str:
     lines = [f"{s.docs} documents in {s.seconds:.1f} s (the oracle built in {s.build_seconds:.1f} s)"]
     for k in kinds:
         as_file = f" (as a file: {s.accepted_as_file[k]})" if k in s.accepted_as_file else ""
-        lines.append(f"  {k:8} {s.by_kind[k]:>9}  accepted by nats-server {s.accepted[k]:>9}{as_file}  "
-                     f"read differently {s.by_kind['DIFFERENT ' + k]}")
+        lines.append(
+            f"  {k:8} {s.by_kind[k]:>9}  accepted by nats-server {s.accepted[k]:>9}{as_file}  "
+            f"read differently {s.by_kind['DIFFERENT ' + k]}"
+        )
     lines.append(f"  unquoted {{{{ (refused on purpose): {s.with_braces}")
     for d, problems in s.differences:
         lines.append(f"- {d.kind} #{d.id}: {d.text[:200]!r} files={list(d.files)} env={d.env}")
@@ -569,8 +877,11 @@ def main() -> int:
             summary.with_braces += part.with_braces
             summary.differences += part.differences[: max(0, 20 - len(summary.differences))]
             summary.seconds += part.seconds
-            print(f"{done} documents, {sum(v for k, v in summary.by_kind.items() if k.startswith('DIFFERENT'))} "
-                  f"read differently", file=sys.stderr)
+            print(
+                f"{done} documents, {sum(v for k, v in summary.by_kind.items() if k.startswith('DIFFERENT'))} "
+                f"read differently",
+                file=sys.stderr,
+            )
         summary.build_seconds = build
     print(report(summary))
     return 1 if summary.differences else 0

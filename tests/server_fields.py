@@ -28,7 +28,10 @@ def release_source(release: str, folder: str) -> Path:
     """The folder of nats-server's module at ``release`` (downloaded into Go's module cache)."""
     done = subprocess.run(
         ["go", "mod", "download", "-json", f"github.com/nats-io/nats-server/v2@v{release}"],
-        cwd=folder, capture_output=True, text=True, check=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return Path(json.loads(done.stdout)["Dir"])
 
@@ -50,7 +53,7 @@ def scala(known: dict[str, dict[str, list[str]]]) -> str:
         inner = ",\n".join(f'      "{b}" -> Set(\n{names(blocks[b])})' for b in BLOCKS)
         rows.append(f'    "{line}" -> Map(\n{inner})')
     body = ",\n".join(rows)
-    return f'''package subjxform.config
+    return f"""package subjxform.config
 
 /**
  * The fields each nats-server line knows in the blocks `subjxform validate` reads, lower case: "top" (a
@@ -63,7 +66,7 @@ private[config] object ServerFields {{
   val known: Map[String, Map[String, Set[String]]] = Map(
 {body})
 }}
-'''
+"""
 
 
 def main(check: bool) -> int:
@@ -73,8 +76,9 @@ def main(check: bool) -> int:
         known = {}
         for line, release in RELEASES.items():
             opts = release_source(release, folder) / "server" / "opts.go"
-            found = json.loads(subprocess.run([binary, "fields", str(opts)], capture_output=True, text=True,
-                                              check=True).stdout)
+            found = json.loads(
+                subprocess.run([binary, "fields", str(opts)], capture_output=True, text=True, check=True).stdout
+            )
             missing = [b for b in BLOCKS if not found.get(b)]
             if missing:
                 print(f"server_fields: no unknown-field switch for {missing} in {opts}", file=sys.stderr)

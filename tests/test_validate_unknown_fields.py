@@ -58,7 +58,9 @@ def test_validate_reports_the_unknown_fields_that_lines_nats_server_reports(tmp_
     theirs = subprocess.run([str(binary), "-t", "-c", str(path)], capture_output=True, text=True, timeout=30)
     ours = subprocess.run(
         [sys.executable, "-m", "subjxform", "validate", "--server-version", line, str(path)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     expected = unknown_fields(theirs.stderr + theirs.stdout)
     assert len(expected) >= 7, theirs.stderr  # every block's typo, and the unused variable
@@ -70,7 +72,11 @@ def test_a_typo_in_mappings_is_no_longer_ok(tmp_path):
     """`mapings` in an account took the mappings away and validate said OK: nats-server -t refuses it."""
     path = tmp_path / "typo.conf"
     path.write_text('accounts { APP { mapings { "orders.*": "orders.v2.$1" } } }\n')
-    ours = subprocess.run([sys.executable, "-m", "subjxform", "validate", "--server-version", "2.12.3", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    ours = subprocess.run(
+        [sys.executable, "-m", "subjxform", "validate", "--server-version", "2.12.3", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ours.returncode == 1
     assert f'{path}:1: error: accounts.APP: unknown field "mapings"' in ours.stdout

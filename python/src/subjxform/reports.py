@@ -987,7 +987,7 @@ def _errors_by_rule(spark, mappings: MappingsValue, server_version: str) -> dict
     """The table's errors on a line, by rule (None: the text as a whole), as ``subjxform validate`` finds them."""
     from subjxform.mappings import validate_mappings
 
-    text = mappings if isinstance(mappings, str) else mappings_text(mappings)
+    text = mappings if isinstance(mappings, str) else mappings_text(cast(dict, mappings))
     errors: dict[str | None, str] = {}
     for p in validate_mappings(text, spark, server_version):
         if p.severity == "error":

@@ -208,7 +208,6 @@ def _char_lower(c: str) -> str:
     return u if len(u) == 1 else c
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # Go's strings in Python's (the jar's GoBytes): nats-server's values are bytes. Valid UTF-8 is read as its
 # characters, every byte of an invalid sequence as the lone surrogate U+DC80 + (byte - 0x80), Python's
@@ -252,21 +251,90 @@ _EOF = 0
 
 # Go's unicode.IsDigit (Unicode 15.0): the digits of every script, as ranges, and unicode.IsSpace.
 DIGIT_RANGES = (
-    (0x0030, 0x0039), (0x0660, 0x0669), (0x06F0, 0x06F9), (0x07C0, 0x07C9), (0x0966, 0x096F), (0x09E6, 0x09EF),
-    (0x0A66, 0x0A6F), (0x0AE6, 0x0AEF), (0x0B66, 0x0B6F), (0x0BE6, 0x0BEF), (0x0C66, 0x0C6F), (0x0CE6, 0x0CEF),
-    (0x0D66, 0x0D6F), (0x0DE6, 0x0DEF), (0x0E50, 0x0E59), (0x0ED0, 0x0ED9), (0x0F20, 0x0F29), (0x1040, 0x1049),
-    (0x1090, 0x1099), (0x17E0, 0x17E9), (0x1810, 0x1819), (0x1946, 0x194F), (0x19D0, 0x19D9), (0x1A80, 0x1A89),
-    (0x1A90, 0x1A99), (0x1B50, 0x1B59), (0x1BB0, 0x1BB9), (0x1C40, 0x1C49), (0x1C50, 0x1C59), (0xA620, 0xA629),
-    (0xA8D0, 0xA8D9), (0xA900, 0xA909), (0xA9D0, 0xA9D9), (0xA9F0, 0xA9F9), (0xAA50, 0xAA59), (0xABF0, 0xABF9),
-    (0xFF10, 0xFF19), (0x104A0, 0x104A9), (0x10D30, 0x10D39), (0x11066, 0x1106F), (0x110F0, 0x110F9),
-    (0x11136, 0x1113F), (0x111D0, 0x111D9), (0x112F0, 0x112F9), (0x11450, 0x11459), (0x114D0, 0x114D9),
-    (0x11650, 0x11659), (0x116C0, 0x116C9), (0x11730, 0x11739), (0x118E0, 0x118E9), (0x11950, 0x11959),
-    (0x11C50, 0x11C59), (0x11D50, 0x11D59), (0x11DA0, 0x11DA9), (0x11F50, 0x11F59), (0x16A60, 0x16A69),
-    (0x16AC0, 0x16AC9), (0x16B50, 0x16B59), (0x1D7CE, 0x1D7FF), (0x1E140, 0x1E149), (0x1E2F0, 0x1E2F9),
-    (0x1E4F0, 0x1E4F9), (0x1E950, 0x1E959), (0x1FBF0, 0x1FBF9),
+    (0x0030, 0x0039),
+    (0x0660, 0x0669),
+    (0x06F0, 0x06F9),
+    (0x07C0, 0x07C9),
+    (0x0966, 0x096F),
+    (0x09E6, 0x09EF),
+    (0x0A66, 0x0A6F),
+    (0x0AE6, 0x0AEF),
+    (0x0B66, 0x0B6F),
+    (0x0BE6, 0x0BEF),
+    (0x0C66, 0x0C6F),
+    (0x0CE6, 0x0CEF),
+    (0x0D66, 0x0D6F),
+    (0x0DE6, 0x0DEF),
+    (0x0E50, 0x0E59),
+    (0x0ED0, 0x0ED9),
+    (0x0F20, 0x0F29),
+    (0x1040, 0x1049),
+    (0x1090, 0x1099),
+    (0x17E0, 0x17E9),
+    (0x1810, 0x1819),
+    (0x1946, 0x194F),
+    (0x19D0, 0x19D9),
+    (0x1A80, 0x1A89),
+    (0x1A90, 0x1A99),
+    (0x1B50, 0x1B59),
+    (0x1BB0, 0x1BB9),
+    (0x1C40, 0x1C49),
+    (0x1C50, 0x1C59),
+    (0xA620, 0xA629),
+    (0xA8D0, 0xA8D9),
+    (0xA900, 0xA909),
+    (0xA9D0, 0xA9D9),
+    (0xA9F0, 0xA9F9),
+    (0xAA50, 0xAA59),
+    (0xABF0, 0xABF9),
+    (0xFF10, 0xFF19),
+    (0x104A0, 0x104A9),
+    (0x10D30, 0x10D39),
+    (0x11066, 0x1106F),
+    (0x110F0, 0x110F9),
+    (0x11136, 0x1113F),
+    (0x111D0, 0x111D9),
+    (0x112F0, 0x112F9),
+    (0x11450, 0x11459),
+    (0x114D0, 0x114D9),
+    (0x11650, 0x11659),
+    (0x116C0, 0x116C9),
+    (0x11730, 0x11739),
+    (0x118E0, 0x118E9),
+    (0x11950, 0x11959),
+    (0x11C50, 0x11C59),
+    (0x11D50, 0x11D59),
+    (0x11DA0, 0x11DA9),
+    (0x11F50, 0x11F59),
+    (0x16A60, 0x16A69),
+    (0x16AC0, 0x16AC9),
+    (0x16B50, 0x16B59),
+    (0x1D7CE, 0x1D7FF),
+    (0x1E140, 0x1E149),
+    (0x1E2F0, 0x1E2F9),
+    (0x1E4F0, 0x1E4F9),
+    (0x1E950, 0x1E959),
+    (0x1FBF0, 0x1FBF9),
 )
-_SPACES = frozenset((0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
-                     0x2028, 0x2029, 0x202F, 0x205F, 0x3000))
+_SPACES = frozenset(
+    (
+        0x09,
+        0x0A,
+        0x0B,
+        0x0C,
+        0x0D,
+        0x20,
+        0x85,
+        0xA0,
+        0x1680,
+        *range(0x2000, 0x200B),
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+    )
+)
 
 
 def _is_digit(r: int) -> bool:
@@ -332,12 +400,51 @@ I_ERROR, I_EOF, I_KEY, I_TEXT, I_STR, I_BOOL, I_INTEGER, I_FLOAT, I_DATETIME = 0
 I_ARRAY_START, I_ARRAY_END, I_MAP_START, I_MAP_END, I_COMMENT, I_VARIABLE, I_INCLUDE = 10, 11, 12, 13, 14, 15, 16
 
 (
-    S_TOP, S_TOP_VALUE_END, S_BLOCK_START, S_BLOCK_VALUE_END, S_BLOCK_END, S_KEY_START, S_DQ_KEY, S_SQ_KEY, S_KEY,
-    S_KEY_END, S_INCLUDE_START, S_INCLUDE, S_INCLUDE_SQ, S_INCLUDE_DQ, S_INCLUDE_BARE, S_VALUE, S_ARRAY_VALUE,
-    S_ARRAY_VALUE_END, S_ARRAY_END, S_MAP_KEY_START, S_MAP_SQ_KEY, S_MAP_DQ_KEY, S_MAP_KEY, S_MAP_KEY_END,
-    S_MAP_VALUE, S_MAP_VALUE_END, S_MAP_END, S_SQ_STRING, S_DQ_STRING, S_BARE_STRING, S_BLOCK, S_STRING_ESCAPE,
-    S_STRING_BINARY, S_NUMBER_START, S_NUMBER, S_SIZED_NUMBER, S_DATE_AFTER_YEAR, S_NEG_NUMBER_START, S_NEG_NUMBER,
-    S_FLOAT_START, S_FLOAT, S_IP_ADDR, S_COMMENT_START, S_COMMENT, S_STOP,
+    S_TOP,
+    S_TOP_VALUE_END,
+    S_BLOCK_START,
+    S_BLOCK_VALUE_END,
+    S_BLOCK_END,
+    S_KEY_START,
+    S_DQ_KEY,
+    S_SQ_KEY,
+    S_KEY,
+    S_KEY_END,
+    S_INCLUDE_START,
+    S_INCLUDE,
+    S_INCLUDE_SQ,
+    S_INCLUDE_DQ,
+    S_INCLUDE_BARE,
+    S_VALUE,
+    S_ARRAY_VALUE,
+    S_ARRAY_VALUE_END,
+    S_ARRAY_END,
+    S_MAP_KEY_START,
+    S_MAP_SQ_KEY,
+    S_MAP_DQ_KEY,
+    S_MAP_KEY,
+    S_MAP_KEY_END,
+    S_MAP_VALUE,
+    S_MAP_VALUE_END,
+    S_MAP_END,
+    S_SQ_STRING,
+    S_DQ_STRING,
+    S_BARE_STRING,
+    S_BLOCK,
+    S_STRING_ESCAPE,
+    S_STRING_BINARY,
+    S_NUMBER_START,
+    S_NUMBER,
+    S_SIZED_NUMBER,
+    S_DATE_AFTER_YEAR,
+    S_NEG_NUMBER_START,
+    S_NEG_NUMBER,
+    S_FLOAT_START,
+    S_FLOAT,
+    S_IP_ADDR,
+    S_COMMENT_START,
+    S_COMMENT,
+    S_STOP,
 ) = range(45)
 
 # Runs that no state stops inside (a NUL is the end of the text; no run holds a new line but quoted ones).
@@ -660,8 +767,15 @@ class _Lexer:
         if r == 0x22:
             self.ignore()
             return S_INCLUDE_DQ
-        found = {0x5B: "start of an array", 0x7B: "start of a map", 0x28: "start of a block", 0x2D: "start of a number",
-                 0x5C: "escape sequence", 0x0A: "new line", 0x0D: "new line"}.get(r)
+        found = {
+            0x5B: "start of an array",
+            0x7B: "start of a map",
+            0x28: "start of a block",
+            0x2D: "start of a number",
+            0x5C: "escape sequence",
+            0x0A: "new line",
+            0x0D: "new line",
+        }.get(r)
         if found is None and _is_digit(r):
             found = "start of a number"
         if found is not None:
@@ -890,9 +1004,7 @@ class _Lexer:
         if r == 0x7D:
             self.ignore()
             return S_MAP_END
-        return self.error_at(
-            'Expected a map value terminator "," or a map terminator "}", but got \'%s\' instead.', r
-        )
+        return self.error_at('Expected a map value terminator "," or a map terminator "}", but got \'%s\' instead.', r)
 
     def _map_end(self) -> int:
         self.ignore()
@@ -1184,8 +1296,11 @@ def _float(text: bytes) -> float:
 def _date_time(text: bytes) -> str:
     """Go's ``time.Parse("2006-01-02T15:04:05Z", text)``: ASCII digits and a date and time that exist."""
     s = go_text_of(text)
-    if len(text) != 20 or not text.isascii() or not all(text[i : i + 1].isdigit() for i in (0, 1, 2, 3, 5, 6, 8, 9,
-                                                                                                11, 12, 14, 15, 17, 18)):
+    if (
+        len(text) != 20
+        or not text.isascii()
+        or not all(text[i : i + 1].isdigit() for i in (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18))
+    ):
         raise ConfSyntaxError(f"expected Zulu formatted DateTime, but got '{s}'")
     year, month, day = int(s[0:4]), int(s[5:7]), int(s[8:10])
     hour, minute, second = int(s[11:13]), int(s[14:16]), int(s[17:19])
@@ -1230,7 +1345,9 @@ class _ArrFrame:
         return Arr(tuple(self.items), line)
 
 
-TEXT_INCLUDES_NO_FILES = "a config read as text includes no files: give the config's file (a path, or subjxform validate FILE)"
+TEXT_INCLUDES_NO_FILES = (
+    "a config read as text includes no files: give the config's file (a path, or subjxform validate FILE)"
+)
 TEXT_SEES_NO_ENVIRONMENT = (
     "a config read as text sees no environment variables, and a destination that starts with $ must be quoted"
 )
@@ -1326,7 +1443,9 @@ class _Reader:
             if isinstance(f, _MapFrame) and name in f.entries:
                 f.used.add(name)
                 return f.entries[name]
-        raise ConfSyntaxError(f"variable reference for '{name}' on line {line} can not be found ({TEXT_SEES_NO_ENVIRONMENT})")
+        raise ConfSyntaxError(
+            f"variable reference for '{name}' on line {line} can not be found ({TEXT_SEES_NO_ENVIRONMENT})"
+        )
 
     def unquoted_function(self, cut: str, it: tuple) -> ConfSyntaxError:
         """nats-server would keep only what comes before the first `}`: say so instead of guessing."""

@@ -14,7 +14,6 @@ is itself a destination, in which case the remainder is lost (NULL)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 

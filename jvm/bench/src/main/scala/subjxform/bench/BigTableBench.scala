@@ -66,7 +66,8 @@ object BigTableBench {
       println(f"  $n%7d rules  $ns%7.1f ns  ${ns / base}%5.2fx")
     }
 
-    println("reading a table's text (ConfSyntax, nats-server's config syntax) and compiling it, ms of CPU time, best of 5")
+    println(
+      "reading a table's text (ConfSyntax, nats-server's config syntax) and compiling it, ms of CPU time, best of 5")
     for (n <- Seq(10000, 100000)) {
       val text = BigTables.text(n)
       val read = (0 until 5).map(_ => cpuMs(ConfSyntax.parseMappings(text))).min

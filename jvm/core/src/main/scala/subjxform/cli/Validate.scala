@@ -80,8 +80,8 @@ object Validate {
    * `encoding/json`: `null`, `1e9`, unicode escapes); anything else as nats-server reads a config file, JSON
    * or not (`file`: null for a JSON stream config).
    */
-  private def read(text: String, name: String, forced: Option[Kind], env: String => Option[String])
-      : (Kind, Obj, ConfFile) = {
+  private def read(
+      text: String, name: String, forced: Option[Kind], env: String => Option[String]): (Kind, Obj, ConfFile) = {
     if (!forced.contains(Mappings))
       ConfSyntax.jsonObject(text).filter(o => forced.contains(Stream) || kindOf(o) == Stream) match {
         case Some(o) => return (Stream, o, null)

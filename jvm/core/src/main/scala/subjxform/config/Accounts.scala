@@ -82,7 +82,6 @@ final case class AccountsPlan(accounts: Seq[AccountSpec], routes: Seq[ImportRout
 object Accounts {
   private val GlobalAccount = "$G"
 
-
   /** Go's `%T` of the value nats-server would hold. */
   private def goType(v: ConfValue): String = v match {
     case _: Str => "string"

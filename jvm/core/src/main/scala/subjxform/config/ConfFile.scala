@@ -85,7 +85,8 @@ private[subjxform] object ConfFile {
 
   /** Go's `filepath.Join(dir, path)` (on Unix): the two joined by `/`, cleaned; `/etc` + `/x` is `/etc/x`. */
   def goJoin(dir: String, path: String): String =
-    if (dir.isEmpty && path.isEmpty) "" else goClean(if (dir.isEmpty) path else if (path.isEmpty) dir else s"$dir/$path")
+    if (dir.isEmpty && path.isEmpty) ""
+    else goClean(if (dir.isEmpty) path else if (path.isEmpty) dir else s"$dir/$path")
 
   /** Go's `filepath.Dir(path)`: all but the last element, cleaned (`.` for a bare name). */
   def goDir(path: String): String = goClean(path.substring(0, path.lastIndexOf('/') + 1))

@@ -475,7 +475,7 @@ private[config] final class ConfLexer(input: Array[Byte]) {
       case '"' => addStringPart('"')
       case '\\' => addStringPart('\\')
       case _ => errorAt("Invalid escape character '%s'. Only the following escape characters are allowed: " +
-          "\\xXX, \\t, \\n, \\r, \\\", \\\\.", r)
+            "\\xXX, \\t, \\n, \\r, \\\", \\\\.", r)
     }
   }
 
@@ -535,8 +535,9 @@ private[config] final class ConfLexer(input: Array[Byte]) {
     while (i < DateForm.length) {
       val f = DateForm.charAt(i)
       val r = next()
-      if (f == '0') { if (!isDigit(r)) return errorAt("Expected digit in ISO8601 datetime, but found '%s' instead.", r) }
-      else if (f != r) return errorAt("Expected '%s' in ISO8601 datetime, but found '%s' instead.", f, r)
+      if (f == '0') {
+        if (!isDigit(r)) return errorAt("Expected digit in ISO8601 datetime, but found '%s' instead.", r)
+      } else if (f != r) return errorAt("Expected '%s' in ISO8601 datetime, but found '%s' instead.", f, r)
       i += 1
     }
     emit(Item.DateTime)
@@ -686,7 +687,7 @@ private[config] object ConfLexer {
   def isSpace(r: Int): Boolean =
     if (r <= 0xff) r == ' ' || (r >= '\t' && r <= '\r') || r == 0x85 || r == 0xa0
     else r == 0x1680 || (r >= 0x2000 && r <= 0x200a) || r == 0x2028 || r == 0x2029 || r == 0x202f ||
-      r == 0x205f || r == 0x3000
+    r == 0x205f || r == 0x3000
 
   /**
    * Go's `unicode.IsDigit` (Unicode 15.0, the tables of the Go that builds nats-server 2.15): the

@@ -20,6 +20,13 @@ object ConfProbe {
   import ConfValue._
 
   def main(args: Array[String]): Unit = {
+    // Values are written recursively (a test of nesting reads 10,000 levels): a thread with room for that.
+    val worker = new Thread(null, () => answer(), "conf-probe", 1L << 30)
+    worker.start()
+    worker.join()
+  }
+
+  private def answer(): Unit = {
     val in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, UTF_8))
     val out = new java.io.PrintStream(new java.io.BufferedOutputStream(System.out, 1 << 16), false, "UTF-8")
     var line = in.readLine()

@@ -99,7 +99,8 @@ object ConfValue {
         case '\r' => b.append("\\r")
         case '\t' => b.append("\\t")
         case _ if c < 0x20 || (c >= 0xdc80 && c <= 0xdcff) => b.append(f"\\x${c & 0xff}%02x")
-        case _ if Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < s.length &&
+        case _
+            if Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < s.length &&
               Character.isLowSurrogate(s.charAt(i + 1))) =>
           GoBytes.encode(c.toString).foreach(x => b.append(f"\\x${x & 0xff}%02x")) // a lone one: its three bytes
         case _ => b.append(c)
