@@ -15,25 +15,30 @@ import pytest
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 TOOLS = Path(__file__).resolve().parent.parent / ".tools" / "nats-server"
 
-# A typo in every block validate reads, a variable nothing uses (an unknown field too) and one that is used.
+# A typo in every block validate reads, a variable nothing uses (an unknown field too) and one that is used,
+# and fields that later lines added (trace_headers and the traces 2.11, server_metadata 2.12, feature_flags 2.14).
 TYPOS = """\
 prot: 4222
 UNUSED: 1
 SUBJECT: "x.>"
+trace_headers: false
+server_metadata: {}
+feature_flags: {}
 accounts {
   A {
     users: [{user: a, password: a}]
     mapings { "x.*": "y.$1" }
+    trace_dest: "trace.a"
     exports: [
       {stream: $SUBJECT, acounts: [B]}
-      {service: "svc.>", name: "svc", description: "a service"}
+      {service: "svc.>", name: "svc", description: "a service", allow_trace: true}
     ]
   }
   B {
     users: [{user: b, password: b}]
     Mappings { "q": "r" }
     imports: [
-      {stream: {account: A, subject: "x.>", subjct: "x.y"}}
+      {stream: {account: A, subject: "x.>", subjct: "x.y"}, allow_trace: true}
       {stream: {account: A, subject: "x.>"}, prefx: "a"}
       {service: {account: A, subject: "svc.>"}, too: "local.>"}
     ]
