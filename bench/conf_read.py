@@ -2,7 +2,7 @@
 rounds; with several source trees, each tree's reader on the same text in one run, and the ratios to the
 first (the jar's reader is timed by BigTableBench on the same table).
 
-    scripts/sbt "bench/runMain subjxform.bench.BigTables 100000" | grep -v '^\\[' > target/table-100000.conf
+    scripts/sbt "bench/runMain subjxform.bench.BigTables 100000 $PWD/target/table-100000.conf"
     python bench/conf_read.py target/table-100000.conf [--src OTHER/python/src ...]
 """
 

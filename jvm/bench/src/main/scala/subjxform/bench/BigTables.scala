@@ -31,8 +31,9 @@ object BigTables {
     src -> dest
   }
 
-  /** Prints the table of `n` rules (default 100,000), for the Python reader's timing (bench/conf_read.py). */
-  def main(args: Array[String]): Unit = print(text(if (args.nonEmpty) args(0).toInt else 100000))
+  /** Writes the table of `n` rules to a file, for the Python reader's timing (bench/conf_read.py): `n FILE`. */
+  def main(args: Array[String]): Unit =
+    java.nio.file.Files.write(java.nio.file.Paths.get(args(1)), text(args(0).toInt).getBytes("UTF-8"))
 
   /** `n` rules in all (n >= 4), as the content of a `mappings { }` block. */
   def text(n: Int): String = {

@@ -53,6 +53,19 @@ private[config] final class ConfLexer(input: Array[Byte]) {
 
   private def peek(): Int = { val r = next(); backup(); r }
 
+  /**
+   * Reads on over the bytes the current state would read one by one without stopping (none of `stops`: the
+   * bytes that end the run, or may), counting the new lines it passes as `next` does.
+   */
+  private def skipTo(stops: Array[Boolean]): Unit = {
+    var p = pos
+    while (p < input.length && !stops(input(p) & 0xff)) {
+      if (input(p) == '\n') { line += 1; lineStart = p }
+      p += 1
+    }
+    pos = p
+  }
+
   private def ignore(): Unit = { start = pos; itemLineStart = lineStart }
 
   private def push(s: Int): Unit = {
@@ -234,7 +247,7 @@ private[config] final class ConfLexer(input: Array[Byte]) {
 
   private def quotedKey(quote: Int): Int = {
     // Up to the closing quote: new lines are part of the key, a NUL is the end of the text.
-    while (pos < input.length && input(pos) != quote && input(pos) != 0) next()
+    skipTo(if (quote == '"') DqKeyStops else SqStops)
     if (pos < input.length && input(pos) == quote) { emit(Item.Key); next(); ignore(); KeyEnd }
     else endOfText()
   }
@@ -249,6 +262,7 @@ private[config] final class ConfLexer(input: Array[Byte]) {
 
   private def key(): Int = {
     while (true) {
+      skipTo(KeyStops)
       val r = peek()
       if (isSpace(r)) return keyOrInclude(KeyEnd, Stop)
       if (r == '=' || r == ':' || r == Eof) { emit(Item.Key); return KeyEnd }
@@ -367,13 +381,14 @@ private[config] final class ConfLexer(input: Array[Byte]) {
   }
 
   private def mapQuotedKey(quote: Int, eofMessage: String): Int = {
-    while (pos < input.length && input(pos) != quote && input(pos) != 0) next()
+    skipTo(if (quote == '"') DqKeyStops else SqStops)
     if (pos < input.length && input(pos) == quote) { emit(Item.Key); next(); ignore(); MapKeyEnd }
     else error(eofMessage)
   }
 
   private def mapKey(): Int = {
     while (true) {
+      skipTo(KeyStops)
       val r = peek()
       if (r == Eof) return error("Unexpected EOF processing map key.")
       if (isSpace(r)) return keyOrInclude(MapKeyEnd, MapValueEnd)
@@ -411,13 +426,13 @@ private[config] final class ConfLexer(input: Array[Byte]) {
   }
 
   private def singleQuoted(): Int = {
-    while (pos < input.length && input(pos) != '\'' && input(pos) != 0) next()
+    skipTo(SqStops)
     if (pos < input.length && input(pos) == '\'') { emit(Item.Str); pending.quoted = true; next(); ignore(); pop() }
     else { next(); endOfText() }
   }
 
   private def doubleQuoted(): Int = {
-    while (pos < input.length && input(pos) != '"' && input(pos) != '\\' && input(pos) != 0) next()
+    skipTo(DqStops)
     val r = next()
     if (r == '\\') { addCurrentStringPart(1); StringEscape }
     else if (r == '"') { backup(); emitString(quoted = true); next(); ignore(); pop() }
@@ -426,6 +441,7 @@ private[config] final class ConfLexer(input: Array[Byte]) {
 
   private def bareString(): Int = {
     while (true) {
+      skipTo(BareStops)
       val r = next()
       r match {
         case '\\' => addCurrentStringPart(1); return StringEscape
@@ -655,6 +671,21 @@ private[config] object ConfLexer {
   private final val Stop = 44
 
   private final val DateForm = "00-00T00:00:00Z"
+
+  /** The bytes that end a run (`skipTo`): its ASCII characters and a NUL, and other bytes where one may. */
+  private def stops(ascii: String, bytes: Int*): Array[Boolean] = {
+    val s = new Array[Boolean](256)
+    s(0) = true
+    ascii.foreach(c => s(c) = true)
+    bytes.foreach(b => s(b) = true)
+    s
+  }
+  private val DqStops = stops("\"\\")
+  private val SqStops = stops("'")
+  private val DqKeyStops = stops("\"")
+  private val BareStops = stops("\\\n\r;,]} \t'")
+  // a key ends at white space, `=` or `:`; the multi-byte spaces start with one of these four bytes
+  private val KeyStops = stops("\t\n\r =:", 0x0b, 0x0c, 0xc2, 0xe1, 0xe2, 0xe3)
 
   /**
    * Go's `utf8.DecodeRune` at `i`: the rune in the low 24 bits, its width in bytes in the high 8. An
