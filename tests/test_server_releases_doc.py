@@ -48,6 +48,10 @@ def test_the_portable_table_is_the_jars_row_for_row(spark):
                 assert ",".join(mine) == theirs.mkString(","), (py.since, f.name)
             else:
                 assert mine == theirs, (py.since, f.name, mine, theirs)
+        assert ",".join(py.measured) == sc.measured().mkString(","), py.since
     for line, patches in _versions.PUBLISHED.items():
         assert ",".join(map(str, patches)) == jvm.Published().apply(line).mkString(","), line
+    for line, patches in _versions.MEASURED.items():
+        assert ",".join(map(str, patches)) == jvm.Measured().apply(line).mkString(","), line
+    assert sorted(_versions.MEASURED) == sorted(jvm.Measured().keys().mkString(",").split(","))
     assert [v.name for v in _versions.ALL] == [jvm.all().apply(i).name() for i in range(jvm.all().length())]
