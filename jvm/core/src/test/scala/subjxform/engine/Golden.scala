@@ -53,7 +53,7 @@ object Golden {
     /** Its answers to the cases of one of its line's files ("transforms", "mappings", "streams"). */
     def cases(file: String): Seq[ujson.Value] = {
       val ownRecords = records.filter(_.obj.get("file").exists(_.str == file)).map(r => idOf(r) -> r).toMap
-      val lineCases = lines(s"servers/$line/$file.jsonl")
+      val lineCases = lineFiles.computeIfAbsent(s"servers/$line/$file.jsonl", name => lines(name))
       require(lineCases.size == sizes(file),
         s"$release was measured against ${sizes(file)} $file cases of $line, " +
           s"not ${lineCases.size}: run tests/server_releases_golden.py")
@@ -64,6 +64,9 @@ object Golden {
 
     def probe(name: String): ujson.Value = records.find(_.obj.get("probe").exists(_.str == name)).get
   }
+
+  /** The lines' golden files, read once for the 32 releases that are compared with them. */
+  private val lineFiles = new java.util.concurrent.ConcurrentHashMap[String, Seq[ujson.Value]]
 
   private def idOf(record: ujson.Value): String = record.obj.get("id").getOrElse(record("config")("name")).str
 
