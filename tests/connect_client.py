@@ -127,7 +127,7 @@ def run(spark) -> dict:
         "group_balance": group_balance(groups_traffic, GROUP).facts["taken"],
         "group_diff": group_diff(groups_traffic, GROUP, NEW_GROUP).facts["total"],
     }
-    out["report_rows"] = coverage.df.count()
+    out["report_rows"] = int(coverage.df.count())  # (a Connect 3.5 client counts in numpy)
     out["report_html"] = coverage._repr_html_()
 
     # What a Connect client cannot do says why; errors name what to fix and leave the table out.

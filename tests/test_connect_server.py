@@ -40,7 +40,16 @@ def server_command(port: int, *options: str) -> list[str]:
     command = [sys.executable, "-m", "subjxform", "connect-server", "--port", str(port), "--host", "127.0.0.1"]
     if os.environ.get("SUBJXFORM_CONNECT_JARS"):
         command += ["--connect-jar", os.environ["SUBJXFORM_CONNECT_JARS"]]
-    return command + [*options, "--", "--master", "local[2]", "--conf", "spark.ui.enabled=false"]
+    return command + [
+        *options,
+        "--",
+        "--master",
+        "local[2]",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        "spark.sql.shuffle.partitions=4",  # (Spark's 200 tasks per aggregation would be most of the time)
+    ]
 
 
 @pytest.fixture(scope="module")

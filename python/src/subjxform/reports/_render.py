@@ -91,6 +91,17 @@ def share(n: int, total: int) -> str:
     return f"{pct:.{1 - math.floor(math.log10(pct))}f}".rstrip("0") + "%"
 
 
+def category_bars(ax, totals: dict[str, int], colors: dict[str, str], title: str) -> None:
+    """The chart of a report that counts messages per category (config diff, server upgrade): a bar each,
+    labelled with its count and share."""
+    total = sum(totals.values())
+    bars = ax.bar(list(totals), [totals[c] for c in totals], color=[colors[c] for c in totals])
+    ax.bar_label(bars, labels=[f"{totals[c]:,} ({share(totals[c], total)})" for c in totals], fontsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_ylabel("messages")
+    ax.set_title(title)
+
+
 def _text(parts: Sequence[Part]) -> str:
     return "\n".join(p.text() if isinstance(p, Table) else p for p in parts)
 

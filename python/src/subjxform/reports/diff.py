@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 from subjxform.functions import ColumnOrName, MappingsValue, _column, subject_map_explain
 
 from ._query import cluster_column
-from ._render import Report, Table, cell, share
+from ._render import Report, Table, category_bars, cell
 
 DIFF_CATEGORIES = ("changed", "unchanged", "newly_dropped", "newly_mapped")
 COLORS = {"changed": "#d95f02", "unchanged": "#999999", "newly_dropped": "#b2182b", "newly_mapped": "#2a7ab9"}
@@ -116,16 +116,8 @@ def _text(rows: list[tuple], facts: dict, seed) -> list:
 
 
 def _chart(facts: dict, seed):
-    totals, total = facts["totals"], facts["total"]
-
-    def draw(fig):
-        ax = fig.add_subplot(1, 1, 1)
-        bars = ax.bar(list(totals), [totals[c] for c in totals], color=[COLORS[c] for c in totals])
-        ax.bar_label(bars, labels=[f"{totals[c]:,} ({share(totals[c], total)})" for c in totals], fontsize=8)
-        ax.set_ylabel("messages")
-        ax.set_title(f"Config diff over {total:,} messages (seed {seed})")
-
-    return draw
+    title = f"Config diff over {facts['total']:,} messages (seed {seed})"
+    return lambda fig: category_bars(fig.add_subplot(1, 1, 1), facts["totals"], COLORS, title)
 
 
 def config_diff(

@@ -12,7 +12,7 @@ from subjxform.portable import _versions
 from subjxform.portable._mappings import mappings_text, validate_mappings
 
 from ._query import cluster_column
-from ._render import Report, Table, cell, share
+from ._render import Report, Table, category_bars, cell
 
 UPGRADE_CATEGORIES = ("becomes_invalid", "becomes_valid", "changed", "newly_dropped", "newly_delivered", "unchanged")
 COLORS = {
@@ -167,17 +167,8 @@ def _text(rows: list[tuple], facts: dict, from_version: str, to_version: str) ->
 
 
 def _chart(facts: dict, from_version: str, to_version: str):
-    totals, total = facts["totals"], facts["total"]
-
-    def draw(fig):
-        ax = fig.add_subplot(1, 1, 1)
-        bars = ax.bar(list(totals), [totals[c] for c in totals], color=[COLORS[c] for c in totals])
-        ax.bar_label(bars, labels=[f"{totals[c]:,} ({share(totals[c], total)})" for c in totals], fontsize=8)
-        ax.tick_params(axis="x", labelsize=8)
-        ax.set_ylabel("messages")
-        ax.set_title(f"nats-server {from_version} -> {to_version} over {total:,} messages")
-
-    return draw
+    title = f"nats-server {from_version} -> {to_version} over {facts['total']:,} messages"
+    return lambda fig: category_bars(fig.add_subplot(1, 1, 1), facts["totals"], COLORS, title)
 
 
 def server_upgrade(
