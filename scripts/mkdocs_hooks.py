@@ -11,6 +11,7 @@ so they cannot drift from it.
   python/src, so the argparse parsers are what is shown). The commands that run in the JVM (mapping, validate)
   print a usage text that is a constant of the Scala sources: it is read from there, so that the site builds from
   a fresh clone, before any jar is (tests/test_docs.py checks it is what the commands print).
+- Every page's footer names the version, read from version.txt as every artifact's is, and the licence.
 """
 
 from __future__ import annotations
@@ -144,6 +145,16 @@ def cli_help(command: str) -> str:
     if run.returncode != 0 or not run.stdout.strip():
         raise PluginError(f"`{command} --help` exited {run.returncode}: {(run.stderr or run.stdout).strip()[-500:]}")
     return f"```text\n$ {command} --help\n{run.stdout.rstrip()}\n```"
+
+
+def footer() -> str:
+    version = (ROOT / "version.txt").read_text(encoding="utf-8").strip()
+    return f"subjxform {version} · Apache License 2.0"
+
+
+def on_config(config):
+    config["copyright"] = footer()
+    return config
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
