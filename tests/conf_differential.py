@@ -87,32 +87,52 @@ def probe_command() -> list[str]:
 
 
 class Stream:
-    """A process that answers one JSON line per JSON line: documents are written from a thread."""
+    """A process that answers one JSON line per JSON line. ``submit`` hands it documents (a thread writes
+    them, another reads the answers) and returns at once, so that the oracle, the JVM and this process's
+    own reader work at the same time; ``answers`` waits for them."""
 
     def __init__(self, command: list[str]):
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1 << 16
         )
+        self._threads: list[threading.Thread] = []
+        self._out: list[dict] = []
+        self._failure: BaseException | None = None
 
-    def run(self, docs: list[Doc]) -> list[dict]:
+    def submit(self, docs: list[Doc]) -> None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         lines = [d.line() + "\n" for d in docs]
+        self._out, self._failure = [], None
 
         def write() -> None:
             assert self.proc.stdin is not None
-            self.proc.stdin.writelines(lines)
-            self.proc.stdin.flush()
+            try:
+                self.proc.stdin.writelines(lines)
+                self.proc.stdin.flush()
+            except BrokenPipeError:  # the process stopped: read() says so
+                pass
 
-        writer = threading.Thread(target=write)
-        writer.start()
-        out = []
-        for _ in docs:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"{self.proc.args[0]} stopped (exit code {self.proc.wait()})")
-            out.append(json.loads(line))
-        writer.join()
-        return out
+        def read() -> None:
+            assert self.proc.stdout is not None
+            try:
+                for _ in docs:
+                    line = self.proc.stdout.readline()
+                    if not line:
+                        raise RuntimeError(f"{self.proc.args[0]} stopped (exit code {self.proc.wait()})")
+                    self._out.append(json.loads(line))
+            except BaseException as e:  # noqa: BLE001 - handed to the caller of answers()
+                self._failure = e
+
+        self._threads = [threading.Thread(target=write), threading.Thread(target=read)]
+        for t in self._threads:
+            t.start()
+
+    def answers(self) -> list[dict]:
+        for t in self._threads:
+            t.join()
+        if self._failure is not None:
+            raise self._failure
+        return self._out
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -229,20 +249,26 @@ def compare_strict(loose: dict, strict: dict) -> list[str]:
     return []
 
 
-def compare(doc: Doc, go: dict, jar: dict) -> list[str]:
-    """Every difference of both readers (and of the jar reading it as a file) from nats-server."""
+def python_results(doc: Doc) -> tuple[dict, dict]:
+    """The no-jar reader's reading of the document's text: nats-server's (loose), and SPEC §4's (strict)."""
+    return python_result(doc.text, False), python_result(doc.text, True)
+
+
+def compare(doc: Doc, go: dict, jar: dict | None, python: tuple[dict, dict] | None = None) -> list[str]:
+    """Every difference of both readers (and of the jar reading it as a file) from nats-server; ``jar``:
+    None where there is no jar (the no-jar reader alone); ``python``: its results, when they are already there."""
     problems = []
     g = go["text"]["checks"]
-    py_loose, py_strict = python_result(doc.text, False), python_result(doc.text, True)
-    for name, loose, strict in (
-        ("jar", jar["text"]["loose"], jar["text"]["strict"]),
-        ("python", py_loose, py_strict),
-    ):
+    py_loose, py_strict = python or python_results(doc)
+    readers = [("python", py_loose, py_strict)]
+    if jar is not None:
+        readers.insert(0, ("jar", jar["text"]["loose"], jar["text"]["strict"]))
+        if jar["text"]["loose"] != py_loose:
+            problems.append("python and jar read the text differently")
+    for name, loose, strict in readers:
         problems += [f"{name}: {p}" for p in compare_result(g, loose, True)]
         problems += [f"{name}: {p}" for p in compare_strict(loose, strict)]
-    if jar["text"]["loose"] != py_loose:
-        problems.append("python and jar read the text differently")
-    if "file" in go:
+    if "file" in go and jar is not None:
         gf, jf = go["file"]["checks"], jar["file"]
         problems += [f"jar file: {p}" for p in compare_result(gf, jf["loose"], False)]
         problems += [f"jar file: {p}" for p in compare_strict(jf["loose"], jf["strict"])]
@@ -805,43 +831,50 @@ class Summary:
     build_seconds: float = 0.0
 
 
-def run(docs: Iterable[Doc], batch: int = 5000, keep: int = 20, oracle: str | None = None) -> Summary:
-    """Runs every document through the three readers and compares them."""
-    summary = Summary()
+def run(
+    docs: Iterable[Doc], batch: int = 5000, keep: int = 20, oracle: str | None = None, summary: Summary | None = None
+) -> Summary:
+    """Runs every document through the three readers and compares them, counting into ``summary`` (a new
+    one by default) chunk by chunk: a run that is stopped keeps the counts of the chunks it finished."""
+    summary = summary or Summary()
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
         if oracle is None:
             oracle, summary.build_seconds = build_oracle(folder)
         go, jar = Stream([oracle]), Stream(probe_command())
         try:
-            chunk: list[Doc] = []
-            for doc in list(docs) + [None]:  # type: ignore[list-item]
-                if doc is not None:
-                    chunk.append(doc)
-                if chunk and (doc is None or len(chunk) >= batch):
-                    for d, g, j in zip(chunk, go.run(chunk), jar.run(chunk)):
-                        summary.docs += 1
-                        summary.by_kind[d.kind] += 1
-                        summary.accepted[d.kind] += g["text"]["checks"]["ok"]
-                        if "file" in g:
-                            summary.accepted_as_file[d.kind] += g["file"]["checks"]["ok"]
-                        summary.with_braces += bool(j["text"]["loose"].get("braces"))
-                        problems = compare(d, g, j)
-                        if problems:
-                            if len(summary.differences) < keep:
-                                summary.differences.append((d, problems))
-                            summary.by_kind["DIFFERENT " + d.kind] += 1
-                    chunk = []
+            it = iter(docs)
+            while chunk := list(itertools.islice(it, batch)):
+                go.submit(chunk)
+                jar.submit(chunk)
+                mine = [python_results(d) for d in chunk]  # while the oracle and the JVM read theirs
+                for d, g, j, p in zip(chunk, go.answers(), jar.answers(), mine):
+                    summary.docs += 1
+                    summary.by_kind[d.kind] += 1
+                    summary.accepted[d.kind] += g["text"]["checks"]["ok"]
+                    if "file" in g:
+                        summary.accepted_as_file[d.kind] += g["file"]["checks"]["ok"]
+                    summary.with_braces += bool(j["text"]["loose"].get("braces"))
+                    problems = compare(d, g, j, p)
+                    if problems:
+                        if len(summary.differences) < keep:
+                            summary.differences.append((d, problems))
+                        summary.by_kind["DIFFERENT " + d.kind] += 1
         finally:
+            summary.seconds += time.monotonic() - started
             go.close()
             jar.close()
-    summary.seconds = time.monotonic() - started
     return summary
 
 
 def report(s: Summary) -> str:
     kinds = sorted(k for k in s.by_kind if not k.startswith("DIFFERENT"))
-    lines = [f"{s.docs} documents in {s.seconds:.1f} s (the oracle built in {s.build_seconds:.1f} s)"]
+    rate = s.docs / s.seconds if s.seconds else 0.0
+    different = sum(v for k, v in s.by_kind.items() if k.startswith("DIFFERENT"))
+    lines = [
+        f"{s.docs} documents in {s.seconds:.1f} s ({rate:.0f} a second; the oracle built in {s.build_seconds:.1f} s): "
+        f"{different} read differently"
+    ]
     for k in kinds:
         as_file = f" (as a file: {s.accepted_as_file[k]})" if k in s.accepted_as_file else ""
         lines.append(
@@ -863,27 +896,17 @@ def main() -> int:
     args = ap.parse_args()
     summary = Summary()
     docs = generate(args.seed, args.docs)
+    stopped = False
     with tempfile.TemporaryDirectory() as folder:
-        oracle, build = build_oracle(folder)
-        done = 0
-        while done < args.docs:  # a million documents in runs of 100,000: one generator, bounded memory
-            n = min(100_000, args.docs - done)
-            part = run(itertools.islice(docs, n), args.batch, oracle=oracle)
-            done += n
-            summary.docs += part.docs
-            summary.by_kind.update(part.by_kind)
-            summary.accepted.update(part.accepted)
-            summary.accepted_as_file.update(part.accepted_as_file)
-            summary.with_braces += part.with_braces
-            summary.differences += part.differences[: max(0, 20 - len(summary.differences))]
-            summary.seconds += part.seconds
-            print(
-                f"{done} documents, {sum(v for k, v in summary.by_kind.items() if k.startswith('DIFFERENT'))} "
-                f"read differently",
-                file=sys.stderr,
-            )
-        summary.build_seconds = build
-    print(report(summary))
+        oracle, summary.build_seconds = build_oracle(folder)
+        try:
+            while summary.docs < args.docs:  # in runs of 100,000 (fresh processes): one generator, bounded memory
+                run(itertools.islice(docs, min(100_000, args.docs - summary.docs)), args.batch, oracle=oracle,
+                    summary=summary)
+                print(report(summary).split("\n")[0], file=sys.stderr, flush=True)
+        except KeyboardInterrupt:  # Ctrl-C: the numbers of the chunks that were finished
+            stopped = True
+    print(report(summary) + (f"\n(stopped after {summary.docs} of {args.docs} documents)" if stopped else ""))
     return 1 if summary.differences else 0
 
 
