@@ -901,8 +901,12 @@ def main() -> int:
         oracle, summary.build_seconds = build_oracle(folder)
         try:
             while summary.docs < args.docs:  # in runs of 100,000 (fresh processes): one generator, bounded memory
-                run(itertools.islice(docs, min(100_000, args.docs - summary.docs)), args.batch, oracle=oracle,
-                    summary=summary)
+                run(
+                    itertools.islice(docs, min(100_000, args.docs - summary.docs)),
+                    args.batch,
+                    oracle=oracle,
+                    summary=summary,
+                )
                 print(report(summary).split("\n")[0], file=sys.stderr, flush=True)
         except KeyboardInterrupt:  # Ctrl-C: the numbers of the chunks that were finished
             stopped = True

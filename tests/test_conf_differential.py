@@ -196,3 +196,36 @@ def test_the_generator_covers_every_kind_of_document():
     kinds = {d.kind for d in diff.generate(random.Random(SEED).randrange(1 << 30), 500)}
     assert kinds == {"syntax", "corpus", "json", "include", "env"}
     assert len(diff.CORPUS) == 30
+
+
+def test_the_differences_kept_on_purpose_are_the_documented_ones(programs):
+    """docs/concepts/differences.md#config-files, each example: what nats-server does, and what both readers
+    do instead (an unquoted `{{` is also met by the seeded sample: compare_strict)."""
+    go_p, jar_p = programs
+    deep = Doc(0, "deep", b"a: " + b"[" * 10001 + b"]" * 10001 + b"\n", {"unused.conf": b""})
+    braces = Doc(1, "braces", b'm { "orders.*": orders.v2.{{wildcard(1)}} }\n')
+    # Not for the oracle: a file that includes itself runs nats-server's parser out of stack (a fatal error).
+    loop = Doc(2, "loop", b"include x.conf\n", {"x.conf": b"include x.conf\n"})
+    go_p.submit([deep, braces])
+    go_deep, go_braces = go_p.answers()
+    too_deep = "Parse error on line 1: 'lists and maps nested more than 10000 deep'"
+
+    # 10,001 levels: nats-server's parser reads them, its loader's digest refuses them; the readers refuse them.
+    assert go_deep["text"]["checks"]["ok"] and go_deep["file"]["checks"]["ok"]
+    assert "exceeded max depth" in diff._message(go_deep["file"]["digest"])
+    assert diff._message(diff.python_result(deep.text, False)) == too_deep
+    # An unquoted `{{`: nats-server cuts the value at its first `}` and reads on; the readers refuse it.
+    assert go_braces["text"]["checks"]["ok"]
+    cut = dict(go_braces["text"]["checks"]["value"]["m"])[b"m".hex()]["m"][0][1]["s"]
+    assert bytes.fromhex(cut) == b"orders.v2.{{wildcard(1)"
+    python_loose, python_strict = diff.python_results(braces)
+    assert python_loose["ok"] and python_loose["braces"] == 1
+    assert diff.UNQUOTED_BRACES.format(1) in diff._message(python_strict)
+    if jar_p is None:
+        return
+    jar_p.submit([deep, braces, loop])
+    jar_deep, jar_braces, jar_loop = jar_p.answers()
+    assert diff._message(jar_deep["text"]["loose"]) == diff._message(jar_deep["file"]["loose"]) == too_deep
+    assert jar_braces["text"]["loose"] == python_loose and jar_braces["text"]["strict"] == python_strict
+    # A file that includes itself: the 33rd nested include is refused.
+    assert "too many nested includes" in diff._message(jar_loop["file"]["strict"])
