@@ -225,6 +225,7 @@ lazy val spark = (project in file("jvm/spark"))
 // Every line's jar in one sbt session (scripts/build-jars.sh): `jarLines 3.5_2.12 4.0_2.13 ...` selects each
 // line in turn (the system properties this file reads, then `reload`) and runs `jar`, in one JVM whose
 // compiler is warm from the previous line; the engine is compiled once per Scala binary (coreScala).
+// scripts/test-lines.sh runs every line's tests in one session the same way (`selectLine`, `reload`, tests).
 commands += Command.args("jarLines", "<spark>_<scala> ...") { (state, lines) =>
   val steps = lines.toList.zipWithIndex.flatMap { case (l, i) =>
     List(s"selectLine $l ${i + 1}/${lines.size}", "reload", "jar", s"lineDone $l")
@@ -237,12 +238,15 @@ commands += Command.args("selectLine", "<spark>_<scala> <k/n>") { (state, args) 
   sys.props("spark.version") = spark
   sys.props("scala.binary") = scala.drop(1)
   sys.props("subjxform.lineStarted") = System.nanoTime.toString
-  state.log.info(s"build-jars: [$progress] Spark $spark, Scala ${scala.drop(1)}: loading the line, then compiling")
+  state.log.info(s"line [$progress] Spark $spark, Scala ${scala.drop(1)}: loading the line")
   state
 }
-commands += Command.single("lineDone") { (state, l) =>
-  val seconds = (System.nanoTime - sys.props("subjxform.lineStarted").toLong) / 1e9
-  state.log.info(f"build-jars: $l done in $seconds%.0f s")
+// `lineDone <what>`: how long <what> took since the line was selected or the previous lineDone
+commands += Command.single("lineDone") { (state, what) =>
+  val now = System.nanoTime
+  val seconds = (now - sys.props("subjxform.lineStarted").toLong) / 1e9
+  sys.props("subjxform.lineStarted") = now.toString
+  state.log.info(f"line: $what done in $seconds%.0f s")
   state
 }
 

@@ -19,6 +19,7 @@ LINE = ".".join(pyspark.__version__.split(".")[:2])
 ARTIFACT = f"subjxform-spark-{LINE}_2.13"
 GROUP = "io.github.subjxform"
 POM_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
+pytestmark = pytest.mark.sbt  # publishes with sbt: never beside another sbt on this build
 
 
 @pytest.fixture(scope="module")
