@@ -9,6 +9,7 @@ so they cannot drift from it.
   functions.scala, each with the scaladoc line above it.
 - `<!-- cli-help: subjxform [COMMAND] -->` becomes what `subjxform [COMMAND] --help` prints (run from this tree's
   python/src, so the argparse parsers and the JVM's usage text are what is shown).
+- Every page's footer names the version, read from version.txt as every artifact's is, and the licence.
 """
 
 from __future__ import annotations
@@ -124,6 +125,16 @@ def cli_help(command: str) -> str:
     if run.returncode != 0 or not run.stdout.strip():
         raise PluginError(f"`{command} --help` exited {run.returncode}: {(run.stderr or run.stdout).strip()[-500:]}")
     return f"```text\n$ {command} --help\n{run.stdout.rstrip()}\n```"
+
+
+def footer() -> str:
+    version = (ROOT / "version.txt").read_text(encoding="utf-8").strip()
+    return f"subjxform {version} · Apache License 2.0"
+
+
+def on_config(config):
+    config["copyright"] = footer()
+    return config
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

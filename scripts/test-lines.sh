@@ -30,13 +30,13 @@ scala_suites() { # lines...: one sbt session; the newest line's engine suites (c
   local commands=() k=0 line home
   for line in "$@"; do
     k=$((k + 1))
-    commands+=("selectLine $line $k/$#" "reload")
+    commands+=("selectLine tests $line $k/$#" "reload")
     for java in ${JAVAS[$line]}; do
       home="$(bash scripts/java.sh "$java")"
       commands+=("set ThisBuild / testJava := Some(file(\"$home\"))")
       # the engine (core) is the same on every line of a Scala version: its suites run once, on the newest line
       if [[ "$line" == "$NEWEST" && "$java" == 17 ]]; then commands+=("test"); else commands+=("spark/test"); fi
-      commands+=("lineDone $line-java-$java")
+      commands+=("lineDone tests $line-on-java-$java")
     done
   done
   scripts/sbt "${commands[@]}"

@@ -2,7 +2,8 @@
 # Every test (CI's .ci/run), or the quick inner loop.
 #
 #   bash scripts/test.sh            set-up, lint, then two lanes side by side (two cores):
-#                                     jvm: every line's Scala suites on its Javas (one sbt session), then the
+#                                     jvm: every line's Scala suites on its Javas (one sbt session), the
+#                                          release check of the newest line (scripts/release.sh), then the
 #                                          Python suites of some of the older lines
 #                                     py:  the newest line (4.2) in full — all of pytest, the API modules
 #                                          again over Spark Connect, the portable suite with no jar (local
@@ -62,14 +63,15 @@ jvm_lane() {
   local line scala_lines=(4.2_2.13)
   for line in "${matrix[@]}"; do [[ "$line" == 4.2_2.13 ]] || scala_lines+=("$line"); done
   bash scripts/test-lines.sh scala "${scala_lines[@]}"
-  # the tests that run sbt themselves: here, where no other sbt runs on the same build
-  timed "4.2 pytest -m sbt" "$PY" -m pytest -q -p no:cacheprovider -m sbt tests
+  # What a release publishes, built and checked as a user installs it, for the newest line (the wheel, the
+  # sdist, its Maven artifact: `--packages` from dist/maven); here, where no other sbt runs on the build.
+  timed "release check, 4.2_2.13" bash scripts/release.sh --check-line 4.2_2.13
   python_suites 3.5_2.12 4.1_2.13 4.2_2.13
 }
 py_lane() {
   local workers="${SUBJXFORM_PYTEST_WORKERS:-2}" xdist=()
   [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile)
-  timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider -m "not sbt" "${xdist[@]}" tests "$@"
+  timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider "${xdist[@]}" tests "$@"
   # The Python API modules again, as a Spark Connect client of a server started with the jar.
   timed "4.2 pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \
     tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py

@@ -1,6 +1,7 @@
 """subjxform on the command line (also python -m subjxform).
 
-usage: subjxform COMMAND [ARGUMENTS]   (subjxform COMMAND --help: that command's options)
+usage: subjxform COMMAND [ARGUMENTS]   (subjxform COMMAND --help: that command's options;
+                                        subjxform --version: the installed version)
 
   jar [--spark 3.5] [--scala 2.12]
         the path of the jar, for --jars or spark.jars: the jar for the installed pyspark, or for the
@@ -146,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         return group_main(args[1:])
     if args[:1] in (["--help"], ["-h"], ["help"]):
         print(__doc__.strip())
+        return 0
+    if args == ["--version"]:
+        from subjxform import __version__
+
+        print(f"subjxform {__version__}")
         return 0
     if args[:1] and args[0] in JVM_COMMANDS:
         command = java_command([ARGS_HEX, *(os.fsencode(a).hex() for a in args)])
