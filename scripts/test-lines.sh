@@ -90,7 +90,7 @@ python_suite() { # line
     "${pytest[@]}" tests/test_spark_lines.py
     return
   fi
-  "${pytest[@]}" -m compat tests
+  SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" -m compat tests
   SUBJXFORM_SPARK_MODE=connect SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" -m compat \
     tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py
   if [[ "$line" == 3.5_2.12 ]]; then  # the oldest line: the portable suite where no jar is, classic and Connect
