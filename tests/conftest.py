@@ -14,11 +14,15 @@ import pytest
 from pyspark.sql import SparkSession
 
 import subjxform
-from processes import free_port, listening, stop, wait_until
+from processes import TEST_JVM_OPTIONS, free_port, listening, stop, wait_until
 from subjxform.session import EXTENSIONS_CLASS
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
+
+# Every Spark JVM started through spark-submit (sessions, Spark Connect servers, the commands the tests run)
+# gets the tests' JIT options; a value of one's own in the environment wins.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
 
 # PySpark 3.5 builds its JVM session with SparkSession(sc, options), which applies spark.sql.extensions
 # but not the extensions Spark finds through service entries (Spark 4 applies both).
