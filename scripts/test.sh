@@ -71,7 +71,7 @@ jvm_lane() {
 py_lane() {
   local workers="${SUBJXFORM_PYTEST_WORKERS:-2}" xdist=()
   [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile)
-  timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider "${xdist[@]}" tests "$@"
+  timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
   # The Python API modules again, as a Spark Connect client of a server started with the jar.
   timed "4.2 pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \
     tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py
