@@ -34,8 +34,13 @@ scala_suites() { # lines...: one sbt session; the newest line's engine suites (c
     for java in ${JAVAS[$line]}; do
       home="$(bash scripts/java.sh "$java")"
       commands+=("set ThisBuild / testJava := Some(file(\"$home\"))")
-      # the engine (core) is the same on every line of a Scala version: its suites run once, on the newest line
-      if [[ "$line" == "$NEWEST" && "$java" == 17 ]]; then commands+=("test"); else commands+=("spark/test"); fi
+      # the engine (core) is the same on every line of a Scala version: its suites run once per Scala version,
+      # on Java 17, on the newest line and on 3.5/2.12 (Scala 2.12's compiler and library make other code)
+      if [[ "$java" == 17 && ("$line" == "$NEWEST" || "$line" == 3.5_2.12) ]]; then
+        commands+=("test")
+      else
+        commands+=("spark/test")
+      fi
       commands+=("lineDone tests $line-on-java-$java")
     done
   done
