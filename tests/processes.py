@@ -13,8 +13,10 @@ from collections.abc import Callable
 # Every JVM the tests start lives for seconds to a few minutes: HotSpot's optimizing compiler (C2) costs
 # such a JVM more CPU than it saves it (measured on this project's two-core CI machine: the Spark JVMs of
 # a pytest run used 35-40% less CPU with the first tier, C1, alone). The tests check answers, not speed;
-# the benchmarks (bench/) run with HotSpot's default tiers.
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+# the benchmarks (bench/) run with HotSpot's default tiers. C1's frames are larger than C2's: a regex over a long
+# token (java.util.regex recurses per repetition) overflowed a task thread's default 1 MB stack in the portable
+# suite, so the threads get 4 MB (the stack is reserved, not used, until it is needed).
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -Xss4m"
 
 
 def free_port() -> int:
