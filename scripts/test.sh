@@ -71,7 +71,8 @@ jvm_lane() {
 }
 py_lane() {
   local workers="${SUBJXFORM_PYTEST_WORKERS:-2}" xdist=()
-  [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile)
+  # (a test file to a worker at a time, the longest files first: LONGEST_FIRST in tests/conftest.py)
+  [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile --no-loadscope-reorder)
   timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
   # The Python API modules again, as a Spark Connect client of a server started with the jar.
   timed "4.2 pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \

@@ -72,12 +72,33 @@ QUICK = {
 }
 
 
+# The modules that take longest (`--durations` of the full run, with their fixtures), longest first. The full
+# run's pytest-xdist workers (scripts/test.sh: `--dist loadfile --no-loadscope-reorder`) take modules in the
+# order collected: these first, so that the longest is never what one worker still runs while the other idles
+# (the portable golden test, several minutes, once started when the run was nine-tenths done).
+LONGEST_FIRST = [
+    "test_portable_transforms.py",
+    "test_portable_mappings.py",
+    "test_server_lines_nats.py",
+    "test_golden.py",
+    "test_server_lines_streams_golden.py",
+    "test_cluster.py",
+    "test_bench_guard.py",
+    "test_task_reruns.py",
+    "test_connect_server.py",
+    "test_stream_explain.py",
+]
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.path.name
         chosen = QUICK.get(module, ())
         if chosen is None or item.originalname in chosen or item.name in chosen:
             item.add_marker(pytest.mark.quick)
+    if "PYTEST_XDIST_WORKER" in os.environ:  # (one process: the order collected)
+        rank = {module: k for k, module in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @pytest.fixture(scope="session")
