@@ -85,24 +85,7 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
         [(i, s, o) for i, r in accepted for s, o in r["messages"]], "case int, subject string, stream string"
     ).cache()
     parts = []
-    stored_cases = set()  # the accepted cases whose stored subjects subjxform builds
-    unbuilt = 0
     for i, r in accepted:
-        plan = json.loads(
-            config.StreamConfig.plan(config.StreamConfigJson.parse(json.dumps(r["config"])), version).toJson()
-        )
-        if any(v is None for f, v in plan.get("applied_as", {}).items() if f != "republish"):
-            # 2.10 stores subjects with white space through this transform: refused with a clear error here.
-            assert any(any(c.isspace() for c in s) for s in r["stored"]), r
-            with pytest.raises(StreamConfigError, match="does not build such subjects"):
-                stream_messages(
-                    spark.createDataFrame([], "subject string, stream string"),
-                    r["config"],
-                    origin_col="stream",
-                    server_version=line,
-                )
-            unbuilt += 1
-            continue
         df = messages.where(F.col("case") == i).drop("case")
         with warnings.catch_warnings(record=True) as warned:
             warnings.simplefilter("always")
@@ -115,8 +98,7 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
                 f"engine warned {[str(w.message) for w in warned]}"
             )
         parts.append(out.select(F.lit(i).alias("case"), "stored_subject", "republished_subject"))
-        stored_cases.add(i)
-    assert unbuilt <= 10 and len(parts) >= 20, (unbuilt, len(parts))
+    assert len(parts) >= 20, len(parts)
     rows = functools.reduce(lambda a, b: a.unionByName(b), parts).collect()
     stored: dict[int, Counter] = {i: Counter() for i, _ in accepted}
     republished: dict[int, list] = {i: [] for i, _ in accepted}
@@ -125,8 +107,6 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
         if row.republished_subject is not None:
             republished[row.case].append(row.republished_subject)
     for i, r in accepted:
-        if i not in stored_cases:
-            continue
         if stored[i] != Counter(r["stored"]):
             problems.append(f"{json.dumps(r['config'])}: stored {r['stored']}, engine {dict(stored[i])}")
         theirs = sorted(s for s in r["republished"] if is_valid_subject(s))
