@@ -5,11 +5,15 @@
 //
 //   scripts/sbt jar       -> the line's jar in python/src/subjxform/jars/subjxform-spark-<line>_<scala>.jar
 //   scripts/sbt test      -> tests of core and spark on the line (-Dtest.java.home=... : another Java)
-//   scripts/sbt publishM2 -> io.github.subjxform:subjxform-spark-<line>_<scala> (jar, sources, POM)
+//   scripts/sbt publishM2 -> io.github.subjxform:subjxform-spark-<line>_<scala> (jar, sources, scaladoc, POM)
 //   bash scripts/build-jars.sh -> every line's jar
+//   bash scripts/release.sh    -> every line's Maven artifact in dist/maven (`publishLines`), the wheel, the sdist
 // Each line builds in target/<line>/, so switching lines does not recompile the others.
 
 import java.nio.charset.StandardCharsets
+
+import scala.xml.{Elem, Node => XmlNode}
+import scala.xml.transform.{RewriteRule, RuleTransformer}
 
 val line = SparkLines.select(sys.props.get("spark.version"), sys.props.get("scala.binary"))
 
@@ -25,6 +29,13 @@ ThisBuild / scmInfo := Some(ScmInfo(url("https://github.com/subjxform/subjxform"
     "scm:git:https://github.com/subjxform/subjxform.git"))
 ThisBuild / developers := List(Developer("subjxform", "subjxform maintainers", "maintainers@subjxform.invalid",
     url("https://github.com/subjxform")))
+// docs/versions.md: before 1.0 a minor release may change what a function returns, a patch release never.
+ThisBuild / versionScheme := Some("early-semver")
+// `publish` writes a Maven repository layout into dist/maven (scripts/release.sh checks and uploads it from
+// there); the POM names no repository, as Maven Central requires.
+ThisBuild / publishTo := Some("dist" at ((ThisBuild / baseDirectory).value / "dist" / "maven").toURI.toString)
+ThisBuild / publishMavenStyle := true
+ThisBuild / pomIncludeRepository := (_ => false)
 
 val scalatestVersion = "3.2.19"
 val ujsonVersion = "3.3.1" // test-only: reading tests/golden/*.jsonl (also published for Scala 2.12)
@@ -136,6 +147,13 @@ lazy val core = (project in file("jvm/core"))
       "org.scalacheck" %% "scalacheck" % scalacheckVersion % Test
     ),
     Test / javaOptions += "-Xmx1g",
+    // The version `subjxform --version` prints from the jar (subjxform.cli.Main), from version.txt as all others.
+    Compile / resourceGenerators += Def.task {
+      val file = (Compile / resourceManaged).value / "subjxform" / "version.txt"
+      val text = version.value + "\n"
+      if (!file.isFile || IO.read(file) != text) IO.write(file, text) // unchanged: the jar is not packaged again
+      Seq(file)
+    }.taskValue,
     // Projects that depend on core (spark, bench) load it from its multi-release jar, as Spark does.
     exportJars := true,
     java9Classes := {
@@ -198,6 +216,33 @@ lazy val spark = (project in file("jvm/spark"))
     },
     Compile / packageBin / mappings ++= (core / Compile / packageBin / mappings).value,
     Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true"),
+    // The POM's dependencies are what the jar needs from the cluster, all `provided` (--packages fetches none
+    // of them): the line's Spark SQL and the Scala library. Written from the line, not from the build's
+    // dependencies, which hold the test libraries and, for a line compiled against pyspark's jars, no Spark.
+    pomPostProcess := {
+      val dependencies =
+        <dependencies>
+          <dependency>
+            <groupId>org.apache.spark</groupId>
+            <artifactId>spark-sql_{line.scalaBinary}</artifactId>
+            <version>{line.spark}</version>
+            <scope>provided</scope>
+          </dependency>
+          <dependency>
+            <groupId>org.scala-lang</groupId>
+            <artifactId>scala-library</artifactId>
+            <version>{scalaVersion.value}</version>
+            <scope>provided</scope>
+          </dependency>
+        </dependencies>
+      val rule = new RewriteRule {
+        override def transform(node: XmlNode): Seq[XmlNode] = node match {
+          case e: Elem if e.label == "dependencies" => dependencies
+          case other => other
+        }
+      }
+      pom => new RuleTransformer(rule).transform(pom).head
+    },
     Compile / packageSrc / mappings ++= (core / Compile / packageSrc / mappings).value,
     // every `package` also drops the jar where the Python package looks for it
     Compile / packageBin := {
@@ -225,24 +270,27 @@ lazy val spark = (project in file("jvm/spark"))
 // Every line's jar in one sbt session (scripts/build-jars.sh): `jarLines 3.5_2.12 4.0_2.13 ...` selects each
 // line in turn (the system properties this file reads, then `reload`) and runs `jar`, in one JVM whose
 // compiler is warm from the previous line; the engine is compiled once per Scala binary (coreScala).
-commands += Command.args("jarLines", "<spark>_<scala> ...") { (state, lines) =>
+// `publishLines` does the same with `spark/publish` (scripts/release.sh: every line's artifact in dist/maven).
+def forEachLine(name: String, task: String) = Command.args(name, "<spark>_<scala> ...") { (state, lines) =>
   val steps = lines.toList.zipWithIndex.flatMap { case (l, i) =>
-    List(s"selectLine $l ${i + 1}/${lines.size}", "reload", "jar", s"lineDone $l")
+    List(s"selectLine $name $l ${i + 1}/${lines.size}", "reload", task, s"lineDone $name $l")
   }
   steps ::: state
 }
-commands += Command.args("selectLine", "<spark>_<scala> <k/n>") { (state, args) =>
-  val Seq(l, progress) = args
+commands ++= Seq(forEachLine("jarLines", "jar"), forEachLine("publishLines", "spark/publish"))
+commands += Command.args("selectLine", "<command> <spark>_<scala> <k/n>") { (state, args) =>
+  val Seq(command, l, progress) = args
   val (spark, scala) = l.splitAt(l.lastIndexOf('_'))
   sys.props("spark.version") = spark
   sys.props("scala.binary") = scala.drop(1)
   sys.props("subjxform.lineStarted") = System.nanoTime.toString
-  state.log.info(s"build-jars: [$progress] Spark $spark, Scala ${scala.drop(1)}: loading the line, then compiling")
+  state.log.info(s"$command: [$progress] Spark $spark, Scala ${scala.drop(1)}: loading the line, then compiling")
   state
 }
-commands += Command.single("lineDone") { (state, l) =>
+commands += Command.args("lineDone", "<command> <spark>_<scala>") { (state, args) =>
+  val Seq(command, l) = args
   val seconds = (System.nanoTime - sys.props("subjxform.lineStarted").toLong) / 1e9
-  state.log.info(f"build-jars: $l done in $seconds%.0f s")
+  state.log.info(f"$command: $l done in $seconds%.0f s")
   state
 }
 

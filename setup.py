@@ -1,6 +1,14 @@
-"""Builds the Spark lines' jars into the package when none is there, so that `pip install .` from a
-source checkout ships working jars (everything else is in pyproject.toml)."""
+"""What pyproject.toml cannot say statically:
 
+- the Spark lines' jars are built into the package when none is there, so that `pip install .` from a source
+  checkout ships working jars;
+- the long description is README.md with its relative links made absolute (a package index shows the README
+  alone, where `docs/getting-started.md` points nowhere): a page of the docs becomes its page on the docs
+  site, any other file its copy in the source repository at the release's tag;
+- the project URLs, from the same two addresses.
+"""
+
+import re
 import subprocess
 from pathlib import Path
 
@@ -10,6 +18,31 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 JARS = ROOT / "python" / "src" / "subjxform" / "jars"
 
+SOURCE_URL = "https://github.com/subjxform/subjxform"
+DOCS_URL = "https://subjxform.github.io/subjxform/"
+
+# A Markdown link's target: ](target) — the text between the brackets is left as it is.
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def absolute_link(target: str, version: str) -> str:
+    """Where a README link leads from a package index: docs/x/y.md#a -> DOCS_URL x/y/#a (the docs site's URL of
+    that page, as MkDocs builds it), another file -> the source repository's copy at tag v<version>."""
+    if "://" in target or target.startswith(("#", "mailto:")):
+        return target
+    path, _, anchor = target.partition("#")
+    anchor = f"#{anchor}" if anchor else ""
+    if path.startswith("docs/") and path.endswith(".md"):
+        page = path[len("docs/") : -len(".md")]
+        page = "" if page == "index" else page.removesuffix("/index") + "/"
+        return f"{DOCS_URL}{page}{anchor}"
+    return f"{SOURCE_URL}/blob/v{version}/{path}{anchor}"
+
+
+def long_description(version: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return LINK.sub(lambda m: f"]({absolute_link(m.group(1), version)})", readme)
+
 
 class BuildPyWithJars(build_py):
     def run(self):
@@ -18,4 +51,16 @@ class BuildPyWithJars(build_py):
         super().run()
 
 
-setup(cmdclass={"build_py": BuildPyWithJars})
+if __name__ == "__main__":
+    VERSION = (ROOT / "version.txt").read_text(encoding="utf-8").strip()
+    setup(
+        cmdclass={"build_py": BuildPyWithJars},
+        long_description=long_description(VERSION),
+        long_description_content_type="text/markdown",
+        project_urls={
+            "Documentation": DOCS_URL,
+            "Source": SOURCE_URL,
+            "Changelog": f"{SOURCE_URL}/blob/main/CHANGELOG.md",
+            "Issues": f"{SOURCE_URL}/issues",
+        },
+    )

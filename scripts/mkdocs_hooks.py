@@ -8,7 +8,10 @@ so they cannot drift from it.
 - `<!-- scala-functions -->` becomes the list of `subjxform.spark.functions`' public overloads, read from
   functions.scala, each with the scaladoc line above it.
 - `<!-- cli-help: subjxform [COMMAND] -->` becomes what `subjxform [COMMAND] --help` prints (run from this tree's
-  python/src, so the argparse parsers and the JVM's usage text are what is shown).
+  python/src, so the argparse parsers are what is shown). The commands that run in the JVM (mapping, validate)
+  print a usage text that is a constant of the Scala sources: it is read from there, so that the site builds from
+  a fresh clone, before any jar is (tests/test_docs.py checks it is what the commands print).
+- Every page's footer names the version, read from version.txt as every artifact's is, and the licence.
 """
 
 from __future__ import annotations
@@ -106,9 +109,27 @@ def scala_functions() -> str:
     return "\n".join(["| overload | note |", "| --- | --- |", *rows])
 
 
+CLI_SCALA = ROOT / "jvm" / "core" / "src" / "main" / "scala" / "subjxform" / "cli"
+# The JVM commands' --help: (the Scala file, the val) whose text the command prints.
+JVM_USAGE = {"mapping": ("Main.scala", "MappingUsage"), "validate": ("Validate.scala", "Usage")}
+
+
+def jvm_usage(command: str) -> str:
+    """The usage text a JVM command prints for --help: its `val NAME: String = \"\"\"...\"\"\".stripMargin`."""
+    file, name = JVM_USAGE[command]
+    source = (CLI_SCALA / file).read_text(encoding="utf-8")
+    found = re.search(rf'val {name}: String =\s*"""(.*?)"""\.stripMargin', source, re.S)
+    if found is None:
+        raise PluginError(f'no `val {name}: String = """...""".stripMargin` in {file}')
+    return "\n".join(re.sub(r"^\s*\|", "", line) for line in found.group(1).splitlines())
+
+
 @cache
 def cli_help(command: str) -> str:
     """What `command --help` prints, as a console block; a command whose help fails fails the build."""
+    words = command.split()
+    if len(words) == 2 and words[1] in JVM_USAGE:
+        return f"```text\n$ {command} --help\n{jvm_usage(words[1]).rstrip()}\n```"
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "python" / "src"), os.environ.get("PYTHONPATH", "")]),
@@ -124,6 +145,16 @@ def cli_help(command: str) -> str:
     if run.returncode != 0 or not run.stdout.strip():
         raise PluginError(f"`{command} --help` exited {run.returncode}: {(run.stderr or run.stdout).strip()[-500:]}")
     return f"```text\n$ {command} --help\n{run.stdout.rstrip()}\n```"
+
+
+def footer() -> str:
+    version = (ROOT / "version.txt").read_text(encoding="utf-8").strip()
+    return f"subjxform {version} · Apache License 2.0"
+
+
+def on_config(config):
+    config["copyright"] = footer()
+    return config
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

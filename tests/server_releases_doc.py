@@ -1,6 +1,8 @@
-"""docs/concepts/server-releases.md's table of differences by line and release, generated from the capability
-table (subjxform.portable._versions, the port of ServerVersion.scala that tests/test_server_releases_doc.py
-checks field by field against the jar). Rewrite the page's table after changing the table in the code:
+"""docs/concepts/server-releases.md's table: every release nats-server published of a supported line, by number,
+whether its binary was measured, and what it does differently from the release before, generated from the
+capability table (subjxform.portable._versions, the port of ServerVersion.scala that
+tests/test_server_releases_doc.py checks field by field against the jar). Rewrite the page's table after
+changing the table in the code:
 
     PYTHONPATH=python/src python3 tests/server_releases_doc.py
 """
@@ -46,56 +48,38 @@ def _value(v) -> str:
     return f'"{v}"'
 
 
-def _releases(v, versions) -> str:
-    published = versions.PUBLISHED[v.line]
-    later = [r for r in versions.ROWS if r.line == v.line and int(r.since.split(".")[2]) > int(v.since.split(".")[2])]
-    last = int(later[0].since.split(".")[2]) - 1 if later else published[-1]
-    return v.since if last == int(v.since.split(".")[2]) else f"{v.since} – {v.line}.{last}"
-
-
-def _runs(line: str, patches) -> str:
-    """2.10.0 – 2.10.12, 2.10.14, ...: the published patch releases as runs."""
-    runs: list[list[int]] = []
-    for p in patches:
-        if runs and p == runs[-1][-1] + 1:
-            runs[-1].append(p)
-        else:
-            runs.append([p])
-    return ", ".join(f"{line}.{r[0]}" if len(r) == 1 else f"{line}.{r[0]} – {line}.{r[-1]}" for r in runs)
-
-
 def render() -> str:
     sys.path.insert(0, os.path.join(ROOT, "python", "src"))
     from subjxform.portable import _versions as versions
 
     fields = [f.name for f in dataclasses.fields(versions.ServerVersion) if f.name in FIELDS]
-    missing = (
-        {f.name for f in dataclasses.fields(versions.ServerVersion)}
-        - set(FIELDS)
-        - {"line", "since", "measured", "name"}
-    )
+    missing = {f.name for f in dataclasses.fields(versions.ServerVersion)} - set(FIELDS) - {"line", "since", "name"}
     assert not missing, f"describe these fields in FIELDS: {missing}"
     out = [
-        "| releases | line's name stands for | measured with | what differs from the row before |",
+        "| release | line | measured | what it does differently from the release before |",
         "| --- | --- | --- | --- |",
     ]
     before = None
-    for v in versions.ROWS:
-        line = next(x for x in versions.ALL if x.line == v.line)
-        stands = f"`{v.line}` ({line.release})" if line == v else ""
-        measured = ", ".join(v.measured) if v.measured else "no binary on the package index: nats-server's source"
-        if before is None:
-            what = "; ".join(f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields)
-        else:
-            what = "; ".join(
-                f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields if getattr(v, f) != getattr(before, f)
-            )
-        out.append(
-            f"| {_releases(v, versions)} | {stands} | {measured} | {what or 'nothing (the same as the row before)'} |"
-        )
-        before = v
-    published = "; ".join(_runs(line, ps) for line, ps in versions.PUBLISHED.items())
-    out += ["", f"Releases known here (any other is refused, naming the nearest): {published}."]
+    for line, patches in versions.PUBLISHED.items():
+        line_release = versions.parse(line).release
+        for patch in patches:
+            release = f"{line}.{patch}"
+            v = versions.parse(release)
+            stands = f"`{line}` (the line's release)" if release == line_release else line
+            if v.note is None:
+                measured = "yes, its binary"
+            elif v.measured:
+                measured = f"no binary on the package index: as {', '.join(v.measured)}"
+            else:
+                measured = "no binary on the package index: as nats-server's source says"
+            if before is None:
+                what = "; ".join(f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields)
+            else:
+                what = "; ".join(
+                    f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields if getattr(v, f) != getattr(before, f)
+                )
+            out.append(f"| {release} | {stands} | {measured} | {what or 'nothing'} |")
+            before = v
     return "\n".join(out)
 
 

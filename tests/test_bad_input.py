@@ -108,7 +108,14 @@ TABLE = [
         "x.*.y",
         "nats-server delivers it",
     ),
-    Row("non-string subject (INT)", "subject_transform(42, '*', 'n.$1')", "n.42", "implicitly cast to STRING"),
+    Row(
+        "non-string subject (INT, BINARY, ...)",
+        "subject_transform(42, '*', 'n.$1')",
+        "analysis error: UNEXPECTED_INPUT_TYPE ... Parameter `subject` of function `subject_transform` requires the "
+        '"STRING" type, however "42" has the type "INT"',
+        "cast to its text it would be matched as a subject (a `content` column taken for the subject would map "
+        "unchanged): CAST it where its text is the subject; any STRING argument likewise",
+    ),
     Row(
         "invalid constant transform",
         f"subject_transform(raise_error('data was read'), 'a.*', {BAD})",

@@ -141,9 +141,27 @@ def test_the_docs_site_builds_strict(tmp_path):
     assert run.returncode == 0, run.stderr[-4000:]
     reference = (tmp_path / "site" / "reference" / "sql-functions" / "index.html").read_text(encoding="utf-8")
     assert "DESCRIBE FUNCTION EXTENDED" in reference and "shipments.42.eu" in reference
+    # The site's search finds the Connect guide by what a Connect user types.
+    import json
+
+    index = json.loads((tmp_path / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    connect = " ".join(d["title"] + " " + d["text"] for d in index if d["location"].startswith("guides/spark-connect/"))
+    for words in ("Spark Connect", "SparkConnectServer", ".remote(", "connect-server"):
+        assert words in connect, words
 
 
-API_MODULES = ["functions", "session", "streams", "accounts", "configs", "mappings", "scopes", "reports", "portable"]
+API_MODULES = [
+    "functions",
+    "session",
+    "streams",
+    "accounts",
+    "configs",
+    "mappings",
+    "scopes",
+    "reports",
+    "reports.canary",
+    "portable",
+]
 
 
 @pytest.mark.parametrize("module", API_MODULES)
@@ -155,6 +173,22 @@ def test_the_api_reference_examples_that_need_no_session_are_true(module):
 
     failed, _ = doctest.testmod(importlib.import_module(f"subjxform.{module}"), optionflags=doctest.ELLIPSIS)
     assert failed == 0
+
+
+@pytest.mark.parametrize("command", ["mapping", "validate"])
+def test_the_jvm_commands_help_the_site_reads_from_the_sources_is_what_they_print(command):
+    # The site builds before any jar (scripts/docs.sh on a fresh clone): it reads these usage texts from the
+    # Scala sources, which must be what the commands print.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from mkdocs_hooks import jvm_usage
+    finally:
+        sys.path.pop(0)
+    run = subprocess.run(
+        [sys.executable, "-m", "subjxform", command, "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.rstrip("\n") == jvm_usage(command).rstrip("\n")
 
 
 def test_no_example_is_marked_the_old_way():

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from conftest import golden
 from subjxform import reports, subject_map, subject_map_explain
+from subjxform.reports._render import share
 
 TRAFFIC_SQL = """
   CASE WHEN id % 20 < 16 THEN concat('orders.', element_at(array('eu', 'us', 'ap'), cast(id % 3 AS INT) + 1), '.',
@@ -308,9 +309,12 @@ def test_rule_coverage_counts_null_and_invalid_subjects(session):
 
 
 def test_partition_balance_refuses_a_candidate_with_no_partitions_in_one_line(traffic):
-    for bad in ([(0, [1])], [(4, [])]):
-        with pytest.raises(ValueError, match="the count must be at least 1 and at least one wildcard token"):
-            reports.partition_balance(traffic, source="orders.*.*", candidates=bad)
+    with pytest.raises(ValueError, match="the count must be at least 1"):
+        reports.partition_balance(traffic, source="orders.*.*", candidates=[(0, [1])])
+    # No tokens: {{partition(4)}}, the whole subject hashed (tests/test_new_user_findings.py).
+    assert list(reports.partition_balance(traffic, source="orders.*.*", candidates=[(4, [])]).facts) == [
+        "orders.*.* -> {{partition(4)}}"
+    ]
 
 
 def test_partition_balance_of_a_table_leaves_out_a_partition_by_zero(traffic):
@@ -368,7 +372,7 @@ def test_a_key_with_one_message_in_100000_reads_as_such_not_as_zero(spark):
     report = reports.partition_balance(rows, candidates=[("orders.*", 4, (1,))], top_keys=5)
     assert "rare -> " in report.text and "(0.001%)" in report.text, report.text
     assert "(25.0%)" in report.text and "(0.0%)" not in report.text, report.text
-    assert [reports._share(n, 100_000) for n in (0, 1, 12, 40, 49, 50, 813, 25_000)] == [
+    assert [share(n, 100_000) for n in (0, 1, 12, 40, 49, 50, 813, 25_000)] == [
         "0.0%",
         "0.001%",
         "0.012%",

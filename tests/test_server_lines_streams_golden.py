@@ -79,34 +79,42 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
     # Through stream_messages (a Spark query each): the cases whose outcome differs between lines, and a
     # sample of the rest (every verdict above is checked).
     differing = differing_cases()
-    accepted = [(i, r) for i, r in enumerate(recs) if r["error"] is None and (i in differing or i % 64 == 0)]
+    accepted = [r for i, r in enumerate(recs) if r["error"] is None and (i in differing or i % 64 == 0)]
+    checked, problems = stores_and_republishes(spark, line, accepted)
+    assert checked >= 20, checked
+    assert not problems, "\n".join(problems[:20])
+
+
+def stores_and_republishes(spark, version_name: str, accepted: list[dict]) -> tuple[int, list[str]]:
+    """stream_messages with `server_version=version_name` against what its server stored and republished for
+    the accepted scenarios `accepted` (one Spark query for them all): how many were checked, and the problems."""
+    problems = []
     # One DataFrame of every case's messages; each case reads its own.
     messages = spark.createDataFrame(
-        [(i, s, o) for i, r in accepted for s, o in r["messages"]], "case int, subject string, stream string"
+        [(i, s, o) for i, r in enumerate(accepted) for s, o in r["messages"]], "case int, subject string, stream string"
     ).cache()
     parts = []
-    for i, r in accepted:
+    for i, r in enumerate(accepted):
         df = messages.where(F.col("case") == i).drop("case")
         with warnings.catch_warnings(record=True) as warned:
             warnings.simplefilter("always")
-            out = stream_messages(df, r["config"], origin_col="stream", server_version=line)
+            out = stream_messages(df, r["config"], origin_col="stream", server_version=version_name)
         # A source whose consumer fails shows the error in STREAM.INFO, or between two retries only stores nothing.
         failed = bool(r["inactive"]) or (not r["stored"] and r["kind"] in ("overlap", "empty_src"))
         if failed != any("nothing is taken" in str(w.message) for w in warned):
             problems.append(
-                f"{json.dumps(r['config'])}: nats-server {line}'s source failed with {r['inactive']}, "
+                f"{json.dumps(r['config'])}: nats-server {version_name}'s source failed with {r['inactive']}, "
                 f"engine warned {[str(w.message) for w in warned]}"
             )
         parts.append(out.select(F.lit(i).alias("case"), "stored_subject", "republished_subject"))
-    assert len(parts) >= 20, len(parts)
-    rows = functools.reduce(lambda a, b: a.unionByName(b), parts).collect()
-    stored: dict[int, Counter] = {i: Counter() for i, _ in accepted}
-    republished: dict[int, list] = {i: [] for i, _ in accepted}
+    rows = functools.reduce(lambda a, b: a.unionByName(b), parts).collect() if parts else []
+    stored: dict[int, Counter] = {i: Counter() for i in range(len(accepted))}
+    republished: dict[int, list] = {i: [] for i in range(len(accepted))}
     for row in rows:
         stored[row.case][row.stored_subject] += 1
         if row.republished_subject is not None:
             republished[row.case].append(row.republished_subject)
-    for i, r in accepted:
+    for i, r in enumerate(accepted):
         if stored[i] != Counter(r["stored"]):
             problems.append(f"{json.dumps(r['config'])}: stored {r['stored']}, engine {dict(stored[i])}")
         theirs = sorted(s for s in r["republished"] if is_valid_subject(s))
@@ -114,4 +122,5 @@ def test_each_lines_streams_store_and_republish_what_its_server_did(spark, line)
             problems.append(
                 f"{json.dumps(r['config'])}: republished {r['republished']}, engine {sorted(republished[i])}"
             )
-    assert not problems, "\n".join(problems[:20])
+    messages.unpersist()
+    return len(parts), problems

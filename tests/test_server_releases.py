@@ -1,197 +1,142 @@
-"""Releases within a line differ (fixes are backported): each release on either side of a difference in
-ServerVersion.scala's table, through its real binary (JetStream on, installed by scripts/nats-servers.sh into
-.tools/nats-server/<release>/), against `stream_plan` / `stream_messages` with `server_version=<release>`:
+"""Every nats-server release on the package index (ServerVersion's `Measured`, 2.10.25 to 2.15.1: 32) against what
+its real binary answered (tests/golden/releases/<release>.jsonl, made by tests/server_releases_golden.py), without
+starting a server. ServerReleasesGoldenSuite (the core's Scala tests) checks the engine's verdicts, error texts and
+delivered subjects for every release; here:
 
-- the implicit republish `>` -> `>` (nats-server PR #7515): accepted from 2.11.11 and 2.12.2 on, a cycle before;
-- an empty destination token's error ends in "invalid transform in " on 2.12.0-2.12.4, "invalid transform" on;
-- a republish whose transformed subject has white space: sent (broken) by 2.14.0 and older, suppressed from
-  2.14.1 on (PR #8127); one with an empty token reaches no subscriber on any release. The project republishes
-  nothing for either on every release (and `validate` says which releases send the first).
+- the table's rows fall where the binaries differ: consecutive releases of a line answered alike exactly where the
+  table puts them in one row (a difference begins at a row's first release and ends where the next row begins);
+- the probes against the table's fields: counts above 2^31-1 (refused from 2.11.8 and 2.12.0 on for split/slice,
+  from 2.12.0 for partition; before, their low 32 bits are taken), the implicit republish `>` -> `>` (PR #7515), an empty destination token's
+  error, a republish whose subject has white space (sent broken by 2.14.0 and older, suppressed from 2.14.1 on,
+  PR #8127; one with an empty token reaches no subscriber on any release) and what the project gives for it;
+- the subjects the streams store and republish (stream_messages) for the releases whose row is not their line's;
+- how a release is named: one never published is refused naming the nearest, one not measured says what it follows.
+
+The live check of a few releases (their binaries started as the golden files were made) is a command:
+`python3 tests/server_releases_golden.py --check 2.12.3 2.14.0` (no argument: every release).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
-import subprocess
-import time
 
 import pytest
+from pyspark.sql import DataFrame
 
-from nats_client import NatsClient, jetstream_server
-from server_lines_golden import ROOT
+from server_releases_golden import FOLDER, IMPLICIT, alike_spans, releases
 from subjxform.functions import subject_transform
+from subjxform.portable import _versions
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
-
-# The releases on either side of each difference, and each line's measured one.
-RELEASES = [
-    "2.10.25",
-    "2.10.26",
-    "2.11.0",
-    "2.11.10",
-    "2.11.11",
-    "2.12.0",
-    "2.12.1",
-    "2.12.2",
-    "2.12.4",
-    "2.12.5",
-    "2.12.8",
-    "2.14.0",
-    "2.14.1",
-    "2.14.6",
-    "2.15.0",
-    "2.15.1",
-]
-LINE_FOLDERS = {"2.10.26": "2.10", "2.11.11": "2.11", "2.12.8": "2.12", "2.14.6": "2.14", "2.15.1": "2.15"}
-
-IMPLICIT = {
-    "name": "IMPLICIT",
-    "subjects": ["a.>"],
-    "subject_transform": {"src": "a.>", "dest": "b.>"},
-    "republish": {"src": ">", "dest": ">"},
-}
-EMPTY_TOKEN = {"name": "EMPTY", "subjects": ["e.*"], "subject_transform": {"src": "e.*", "dest": "f..$1"}}
-# `split` of a token made only of separators leaves an empty token: `r.--` republishes as `rp.`
-EMPTY_REPUBLISH = {"name": "EMPTYRP", "subjects": ["r.*"], "republish": {"src": "r.*", "dest": "rp.{{split(1,-)}}"}}
-# every line checks a republish only as a transform: white space in a literal passes
-SPACED_REPUBLISH = {"name": "SPACED", "subjects": ["w.*"], "republish": {"src": "w.*", "dest": "rpw.a b.$1"}}
-CONFIGS = [IMPLICIT, EMPTY_TOKEN, EMPTY_REPUBLISH, SPACED_REPUBLISH]
+from test_server_lines_streams_golden import stores_and_republishes
 
 
-def binary(release: str) -> str:
-    path = os.path.join(ROOT, ".tools", "nats-server", LINE_FOLDERS.get(release, release), "bin", "nats-server")
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"no nats-server {release}: run scripts/nats-servers.sh")
-    return path
+def golden(release: str) -> list[dict]:
+    with open(os.path.join(FOLDER, f"{release}.jsonl"), encoding="utf-8") as f:
+        return [json.loads(x) for x in f if x.strip()]
 
 
-def on_the_server(release: str):
-    """Each config's verdict ((description, code), or None when created) and the subjects a `>` subscriber
-    received after publishing `r.--`, `r.x` and `w.x` (a control line broken by white space reads as its
-    first word: `HMSG rpw.a b.x …` as `rpw.a`)."""
-    with jetstream_server(binary(release)) as port:
-        client = NatsClient(port)
-        try:
-            out = subprocess.check_output([binary(release), "--version"], text=True).strip()
-            assert out == f"nats-server: v{release}", out
-            verdicts = []
-            for cfg in CONFIGS:
-                r = client.request(f"$JS.API.STREAM.CREATE.{cfg['name']}", cfg)
-                verdicts.append((r["error"]["description"], r["error"]["err_code"]) if "error" in r else None)
-            client.subscribe(">")  # an empty-token subject reaches `>` subscribers
-            for subject in ("r.--", "r.x", "w.x"):
-                assert "error" not in client.request(subject, b"m")
-            deadline = time.monotonic() + 5
-            while not client.received("rp.x") and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(0.2)
-            return verdicts, sorted(client.received("rp"))
-        finally:
-            client.close()
+def probe(release: str, name: str) -> dict:
+    return next(r for r in golden(release) if r.get("probe") == name)
 
 
-def ours(spark, cfg: dict, release: str):
-    try:
-        stream_plan(spark, cfg, server_version=release)
-        return None
-    except StreamConfigError as e:
-        return str(e)
+def test_every_release_on_the_index_was_measured_and_says_no_note():
+    assert len(releases()) == 32 and releases()[0] == "2.10.25" and releases()[-1] == "2.15.1"
+    assert sorted(os.listdir(FOLDER)) == sorted(f"{r}.jsonl" for r in releases())
+    assert [r for r in releases() if _versions.parse(r).note is not None] == []
 
 
-@pytest.mark.parametrize("release", RELEASES)
-def test_each_release_creates_refuses_and_republishes_as_its_binary_does(spark, release):
-    theirs, republished = on_the_server(release)
-    for cfg, verdict in zip(CONFIGS, theirs):
-        mine = ours(spark, cfg, release)
-        if verdict is None:
-            assert mine is None, (release, cfg["name"], mine)
+def test_a_release_not_on_the_index_is_named_as_such():
+    assert _versions.parse("2.11.14").note == (
+        "nats-server 2.11.14 was not measured (the package index has no binary of it): it follows 2.11.11 "
+        "(the releases from 2.11.11 on that were)"
+    )
+    assert _versions.parse("2.12.10").note == (
+        "nats-server 2.12.10 was not measured (the package index has no binary of it): it follows nats-server's "
+        "source from 2.12.9 on"
+    )
+
+
+@pytest.mark.parametrize("line", list(_versions.MEASURED))
+def test_releases_answered_alike_exactly_where_the_table_puts_them_in_one_row(line):
+    """A row's measured releases answered alike, and a release that begins a row answered otherwise than the one
+    before it: removing a row, moving where it begins or missing a difference fails here."""
+    rows: list[list[str]] = []
+    for release in (f"{line}.{p}" for p in _versions.MEASURED[line]):
+        if rows and _versions.parse(rows[-1][-1]) == _versions.parse(release):
+            rows[-1].append(release)
         else:
-            description, code = verdict
-            assert mine is not None and mine.endswith(f": {description} (nats-server error {code})"), (
-                release,
-                mine,
-                verdict,
-            )
-    version = spark._jvm.subjxform.engine.ServerVersion.parse(release)
-    # The binary sends the republish with white space exactly where the table says it does not suppress it;
-    # the one with an empty token reaches no subscriber on any release.
-    assert ("rpw.a" in republished) == (not version.suppressesInvalidRepublish()), (release, republished)
-    assert "rp.x" in republished and "rp." not in republished
-    # What the project gives on every release: no republished subject for either (a valid subject for the rest).
-    df = spark.createDataFrame([("r.--",), ("r.x",), ("w.x",)], "subject string")
-    rows = {
-        r.subject: r.republished_subject
-        for cfg in (EMPTY_REPUBLISH, SPACED_REPUBLISH)
-        for r in stream_messages(df, cfg, server_version=release).where("stored_subject IS NOT NULL").collect()
-    }
-    assert rows == {"r.--": None, "r.x": "rp.x", "w.x": None}
+            rows.append([release])
+    assert alike_spans(line) == rows
 
 
-def test_the_differences_fall_where_the_releases_say():
-    """Which releases the cases above separate: a guard that the table's rows are pinned by a release on
-    each side (so removing a row, or moving its start, fails through the binaries)."""
-    from subjxform.portable import _versions
-
-    implicit = [r for r in RELEASES if _versions.parse(r).implicit_republish]
-    assert implicit == [
-        "2.11.11",
-        "2.12.2",
-        "2.12.4",
-        "2.12.5",
-        "2.12.8",
-        "2.14.0",
-        "2.14.1",
-        "2.14.6",
-        "2.15.0",
-        "2.15.1",
+@pytest.mark.parametrize("release", releases())
+def test_the_probes_fall_where_the_table_says(release):
+    version = _versions.parse(release)
+    # Counts above 2^31-1 are refused exactly where the table says; before, their low 32 bits are taken.
+    transforms = {c["dest"]: c for c in probe(release, "transforms")["cases"]}
+    characters = transforms["b.{{splitfromleft(1,4294967298)}}"]
+    assert (characters["error"] is not None) == version.character_counts_bound_to_32_bits, characters
+    assert version.character_counts_bound_to_32_bits or characters["delivered"] == "b.ab.c-d"  # a count of 2
+    partitions = transforms["b.{{partition(2147483648,1)}}"]
+    assert (partitions["error"] is not None) == version.counts_bound_to_32_bits, partitions
+    streams = probe(release, "streams")
+    # The implicit republish is taken exactly where the table says; before, it forms a cycle.
+    implicit = streams["verdicts"][IMPLICIT["name"]]
+    assert (implicit is None) == version.implicit_republish, implicit
+    assert version.implicit_republish or implicit == [
+        "stream configuration for republish destination forms a cycle",
+        10052,
     ]
-    says_in = [r for r in RELEASES if _versions.parse(r).empty_token_error_says_in]
-    assert says_in == ["2.10.25", "2.10.26", "2.11.0", "2.11.10", "2.11.11", "2.12.0", "2.12.1", "2.12.2", "2.12.4"]
-    suppressed = [r for r in RELEASES if _versions.parse(r).suppresses_invalid_republish]
-    assert suppressed == ["2.14.1", "2.14.6", "2.15.0", "2.15.1"]
+    # An empty destination token's error ends in " in " exactly where the table says (2.10 checks a stream's
+    # transform only as a transform, in other words).
+    description, _ = streams["verdicts"]["EMPTY"]
+    if version.stream_transforms_checked_as_mappings:
+        assert description.endswith(" in ") == version.empty_token_error_says_in, description
+    # The binary sends the republish with white space (read up to its white space: `rpw.a`) exactly where the
+    # table says it does not suppress it; the one with an empty token reaches no subscriber on any release.
+    republished = streams["republished"]
+    assert ("rpw.a" in republished) == (not version.suppresses_invalid_republish), republished
+    assert "rp.x" in republished and "rp." not in republished
 
 
-LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
-IMPORT_TO = (
-    'accounts {\n  A: { users: [{user: a, password: a}], exports: [{stream: "foo.*"}] }\n'
-    '  B: { users: [{user: b, password: b}], imports: [{stream: {account: A, subject: "foo.*"}, '
-    'to: "bar.{{left(1,2)}}"}] }\n}\n'
-)
+def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):
+    """What the project gives where releases send such a republish and where they suppress it: no republished
+    subject for a subject with white space or an empty token (a valid subject for the rest). One query."""
+    streams = probe("2.15.1", "streams")
+    configs = [c for c in streams["configs"] if c["name"] in ("EMPTYRP", "SPACED")]
+    sends, suppresses = (
+        next(r.since for r in _versions.ROWS if r.suppresses_invalid_republish == value) for value in (False, True)
+    )
+    df = spark.createDataFrame([(s,) for s in streams["published"]], "subject string")
+    parts = [
+        stream_messages(df, cfg, server_version=release).where("stored_subject IS NOT NULL")
+        for release in (sends, suppresses)
+        for cfg in configs
+    ]
+    got = sorted((r.subject, r.republished_subject) for r in functools.reduce(DataFrame.unionByName, parts).collect())
+    assert got == sorted([("r.--", None), ("r.x", "rp.x"), ("w.x", None)] * 2)
 
 
-@pytest.mark.parametrize("line", LINES)
-def test_an_import_to_with_left_is_refused_in_each_lines_words(session, tmp_path, line):
-    """`nats-server -t` of each line: an import's `to` is built without the mapping checks, so 2.10-2.14 (which
-    parse left() but do not list it) refuse it as an import transform, not as an unknown function."""
-    from subjxform.accounts import AccountsConfigError, accounts_plan
-
-    path = tmp_path / "server.conf"
-    path.write_text("port: -1\n" + IMPORT_TO)
-    theirs = subprocess.run([_line_binary(line), "-t", "-c", str(path)], capture_output=True, text=True, timeout=30)
-    assert theirs.returncode != 0
-    reason = theirs.stderr.strip().split(": ", 2)[-1]
-    assert "the only mapping function allowed for import transforms is {{Wildcard()}} in {{left(1,2)}}" in reason
-    with pytest.raises(AccountsConfigError) as ours:
-        accounts_plan(session, path, server_version=line)
-    assert str(ours.value).endswith(reason), (str(ours.value), reason)
-
-
-def _line_binary(line: str) -> str:
-    path = os.path.join(ROOT, ".tools", "nats-server", line, "bin", "nats-server")
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"no nats-server {line}: run scripts/nats-servers.sh")
-    return path
-
-
-def test_the_portable_import_check_says_what_each_line_says():
-    from subjxform.portable import _transform, _versions
-
-    for line in LINES:
-        with pytest.raises(_transform.InvalidTransform) as e:
-            _transform.compile_transform("a.*", "b.{{left(1,2)}}", True, _versions.parse(line))
-        assert e.value.reason == (
-            "invalid mapping destination: the only mapping function allowed for import transforms "
-            "is {{Wildcard()}} in {{left(1,2)}}"
-        ), line
+def test_streams_store_and_republish_what_each_rows_releases_did(spark):
+    """stream_messages with `server_version=<release>` against the subjects its server stored and republished, for
+    the scenarios a release answered otherwise than its line (the rest are its line's: test_server_lines_streams_golden
+    checks them), one release of each row that is not its line's (its row's releases answered alike, above): a
+    sample of them, as for the lines (ServerReleasesGoldenSuite checks every verdict, and whether a source takes
+    nothing, for every release)."""
+    problems = []
+    checked = 0
+    for row in _versions.ROWS:
+        if row == _versions.parse(row.line) or not row.measured:
+            continue
+        release = row.measured[0]
+        own = [r for r in golden(release) if r.get("file") == "streams" and r["error"] is None]
+        if own:
+            n, found = stores_and_republishes(spark, release, own[::4])
+            checked += n
+            problems += found
+    assert checked >= 8 and not problems, "\n".join(problems[:20])
 
 
 @pytest.mark.parametrize(
@@ -207,8 +152,6 @@ def test_the_portable_import_check_says_what_each_line_says():
     ],
 )
 def test_a_release_never_published_is_refused_naming_the_nearest(spark, written, says):
-    from subjxform.portable import _versions
-
     with pytest.raises(StreamConfigError) as e:
         stream_plan(spark, {"name": "S", "subjects": ["a"]}, server_version=written)
     assert says in str(e.value), str(e.value)
@@ -226,3 +169,15 @@ def test_what_nats_server_version_prints_is_taken_as_is(spark):
     assert out["republish"] == {"src": "b.>", "dest": "b.>"} and out["applied_as"]["republish"] == "2.11.11"
     with pytest.raises(StreamConfigError, match="forms a cycle"):
         stream_plan(spark, IMPLICIT, server_version="v2.11.10")
+
+
+def test_the_portable_import_check_says_what_each_line_says():
+    from subjxform.portable import _transform
+
+    for line in (v.line for v in _versions.ALL):
+        with pytest.raises(_transform.InvalidTransform) as e:
+            _transform.compile_transform("a.*", "b.{{left(1,2)}}", True, _versions.parse(line))
+        assert e.value.reason == (
+            "invalid mapping destination: the only mapping function allowed for import transforms "
+            "is {{Wildcard()}} in {{left(1,2)}}"
+        ), line

@@ -73,7 +73,8 @@ def missing_file_note(config: Config) -> str:
         >>> missing_file_note("sever.conf")
         " (there is no file 'sever.conf': a str is read as a file only when it names one, else as config text)"
     """
-    if isinstance(config, str) and _FILE_NAME.fullmatch(config.strip()):
+    # (A str naming an existing file was read from it: its error is the file's, with nothing to add.)
+    if isinstance(config, str) and _FILE_NAME.fullmatch(config.strip()) and not os.path.isfile(config):
         return f" (there is no file {config.strip()!r}: a str is read as a file only when it names one, else as config text)"
     return ""
 

@@ -79,7 +79,8 @@ def _seed(seed: int | None, key: ColumnOrName | None) -> Column:
 
 
 def _key(key: ColumnOrName | None) -> Column:
-    """A per-message draw key: a column name or Column of any type (the JVM uses its xxhash64)."""
+    """A per-message draw key: a column name or Column of any type (the JVM uses its xxhash64; a MAP's by its
+    entries in key order, so that equal maps draw alike)."""
     if key is None:
         return F.lit(None).cast("long")
     return _column(key, "key")

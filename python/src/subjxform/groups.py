@@ -30,7 +30,7 @@ from pyspark.sql import functions as F
 
 from subjxform._compat import raise_config_error
 from subjxform.functions import ColumnOrName, _call, _column, _server_version, subject_filter_transform
-from subjxform.reports import Report, _share, _table
+from subjxform.reports._render import Report, Table, share
 
 GroupConfig = str | Mapping[str, Any]
 
@@ -157,12 +157,12 @@ def group_balance(
         [(m, p, n, k, n / taken if taken else None) for m, p, n, k in rows],
         "member STRING, partitions INT, messages BIGINT, distinct_keys BIGINT, share DOUBLE",
     )
-    table = _table(
+    table = Table(
         ["member", "partitions", "messages", "distinct keys", "share"],
-        [(m, p, n, k, _share(n, taken)) for m, p, n, k in rows],
+        [(m, p, n, k, share(n, taken)) for m, p, n, k in rows],
         [False, True, True, True, True],
     )
-    lines = [
+    lines: list = [
         f"Consumer group balance ({plan['kind']}, max_members {plan['max_members']}, {len(members)} members "
         f"with partitions)",
         table,
@@ -176,7 +176,7 @@ def group_balance(
     lines.append(
         "hottest keys: "
         + ", ".join(
-            f"{r['key']} -> partition {r['partition']}, {r['member']} ({_share(r['count'], taken)})" for r in hot
+            f"{r['key']} -> partition {r['partition']}, {r['member']} ({share(r['count'], taken)})" for r in hot
         )
     )
     facts = {
@@ -198,7 +198,7 @@ def group_balance(
         ax.set_title(f"messages per member, skew {skew:.2f}", fontsize=9)
         ax.set_ylabel("messages")
 
-    return Report("consumer group balance", df, "\n".join(lines), facts, draw)
+    return Report("consumer group balance", df, facts, lines, draw)
 
 
 def group_diff(
@@ -247,14 +247,12 @@ def group_diff(
                 per[r["new"]]["moved_in"] += r["messages"]
     rows = [(m, v["before"], v["after"], v["moved_in"], v["moved_out"]) for m, v in per.items()]
     df = spark.createDataFrame(rows, "member STRING, before BIGINT, after BIGINT, moved_in BIGINT, moved_out BIGINT")
-    table = _table(["member", "before", "after", "in", "out"], rows, [False, True, True, True, True])
-    text = "\n".join(
-        [
-            "Consumer group change",
-            table,
-            f"{moved:,} of {total:,} messages ({_share(moved, total)}) and {moved_keys:,} of {keys:,} keys change member",
-        ]
-    )
+    table = Table(["member", "before", "after", "in", "out"], rows, [False, True, True, True, True])
+    text: list = [
+        "Consumer group change",
+        table,
+        f"{moved:,} of {total:,} messages ({share(moved, total)}) and {moved_keys:,} of {keys:,} keys change member",
+    ]
     facts = {
         "total": total,
         "moved_messages": moved,
@@ -270,7 +268,7 @@ def group_diff(
         ax.bar([x - 0.2 for x in xs], [r[1] for r in rows], width=0.4, label="before", color="#999999")
         ax.bar([x + 0.2 for x in xs], [r[2] for r in rows], width=0.4, label="after", color="#2a7ab9")
         ax.set_xticks(list(xs), [r[0] for r in rows])
-        ax.set_title(f"messages per member: {_share(moved, total)} move", fontsize=9)
+        ax.set_title(f"messages per member: {share(moved, total)} move", fontsize=9)
         ax.legend(fontsize=7)
 
-    return Report("consumer group change", df, text, facts, draw)
+    return Report("consumer group change", df, facts, text, draw)

@@ -232,11 +232,27 @@ def configure(
     Raises:
         UnsupportedSparkError: a line without a jar.
         FileNotFoundError: the package lacks the line's jar.
+        RuntimeError: a Spark Connect builder (``.remote(...)``, ``SPARK_REMOTE``): a client cannot add a jar
+            to its server; the message says how to start a server with it.
 
     Examples:
         >>> spark = configure(SparkSession.builder.master("local[2]")).getOrCreate()  # doctest: +SKIP
     """
+    options = getattr(builder, "_options", {})
+    if options.get("spark.remote") or os.environ.get("SPARK_REMOTE") or options.get("spark.api.mode") == "connect":
+        raise RuntimeError(
+            "configure() adds the jar to a session this process starts; a Spark Connect client cannot add it to "
+            f"its server: start the server with it ({CONNECT_SERVER_HINT}), then connect with "
+            "SparkSession.builder.remote(...) alone"
+        )
     return builder.config("spark.jars", jar_path(spark, scala)).config("spark.sql.extensions", EXTENSIONS_CLASS)
+
+
+# How a Spark Connect server gets the jar (docs/guides/spark-connect.md).
+CONNECT_SERVER_HINT = (
+    "`subjxform connect-server` starts one with the jar of its Spark line, or spark-submit --class "
+    'org.apache.spark.sql.connect.service.SparkConnectServer --jars "$(subjxform jar --spark <the server\'s Spark>)"'
+)
 
 
 def register(spark: SparkSession) -> None:
@@ -260,8 +276,8 @@ def register(spark: SparkSession) -> None:
     jvm_session = getattr(spark, "_jsparkSession", None)
     if jvm_session is None:
         raise RuntimeError(
-            "register() needs a classic SparkSession; for Spark Connect start the server with "
-            f"--jars {jar_path(spark)} (the functions then load by themselves)"
+            "register() needs a classic SparkSession; a Spark Connect server has the functions when it starts with "
+            f"the jar ({CONNECT_SERVER_HINT})"
         )
     jvm_class(spark, "subjxform.spark.SubjxformFunctions", "register()").register(jvm_session)
 
@@ -301,7 +317,7 @@ def ensure_functions(spark: SparkSession | None = None) -> None:
         if not session.catalog.functionExists("subject_transform"):
             raise RuntimeError(
                 "this Spark Connect server has no subjxform functions: its jar must be on the server's classpath "
-                "when the server starts (a client cannot add it); " + PORTABLE_HINT
+                f"when the server starts (a client cannot add it: {CONNECT_SERVER_HINT}); " + PORTABLE_HINT
             )
         session._subjxform_functions = True  # type: ignore[union-attr]  # subjxform's marker on the session
         return
@@ -344,7 +360,11 @@ def jvm_class(spark: SparkSession, name: str, caller: str) -> JavaClass:
 
     jvm = getattr(spark, "_jvm", None)
     if jvm is None:
-        raise RuntimeError(f"{caller} needs a classic SparkSession (this one has no JVM of its own: Spark Connect?)")
+        raise RuntimeError(
+            f"{caller} needs a classic SparkSession (this one has no JVM of its own: Spark Connect?); over Spark "
+            "Connect the SQL functions report a bad table or config when the query is analysed, and `subjxform "
+            "validate FILE` checks one without Spark"
+        )
     found = jvm
     for part in name.split("."):
         found = getattr(found, part)

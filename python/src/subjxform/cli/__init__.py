@@ -1,6 +1,7 @@
 """subjxform on the command line (also python -m subjxform).
 
-usage: subjxform COMMAND [ARGUMENTS]   (subjxform COMMAND --help: that command's options)
+usage: subjxform COMMAND [ARGUMENTS]   (subjxform COMMAND --help: that command's options;
+                                        subjxform --version: the installed version)
 
   jar [--spark 3.5] [--scala 2.12]
         the path of the jar, for --jars or spark.jars: the jar for the installed pyspark, or for the
@@ -19,8 +20,11 @@ usage: subjxform COMMAND [ARGUMENTS]   (subjxform COMMAND --help: that command's
         warehouses and compute that loads no jar: the expression, a view over a table, or a SQL function
   group CONFIG [SUBJECT... | --traffic FILE [--new-config FILE2]] ...
         a partitioned consumer group (orbit.go pcgroups): the config checked, each subject's partition
-        and member, or the balance report over a file of messages and what a config change moves
-        (needs pyspark)
+        and member (Python alone, milliseconds), or the balance report over a file of messages and what
+        a config change moves (needs pyspark)
+  connect-server [--spark-home DIR] [--port N] [--connect-jar JAR] [-- SPARK-SUBMIT OPTIONS...]
+        a Spark Connect server with the functions: the Spark of the installed pyspark (or DIR) started
+        with that Spark line's jar; Spark Connect clients then need only pyspark[connect]
 
 Every command exits with 2 and one line on stderr for a usage error. mapping and validate run the jar's
 Spark-free engine in a plain JVM (Java alone: no pyspark, no Spark session); subjects are passed on as
@@ -40,7 +44,7 @@ from pathlib import Path
 from subjxform.session import UnsupportedSparkError, jar_path
 
 JVM_COMMANDS = {"mapping", "validate"}
-COMMANDS = ("jar", "mapping", "validate", "report", "sql", "group")
+COMMANDS = ("jar", "mapping", "validate", "report", "sql", "group", "connect-server")
 
 
 def usage_error(prog: str, message: str) -> int:
@@ -54,6 +58,19 @@ class UsageParser(argparse.ArgumentParser):
 
     def error(self, message):
         raise SystemExit(usage_error(self.prog, message))
+
+
+def whole_server_config(doc) -> bool:
+    """Whether a mappings FILE, read as a document (portable._confsyntax.parse_document), is a whole nats-server
+    config: accounts, or top-level mappings beside other settings. Its blocks are then picked as nats-server
+    holds them (`sql` and `report`: the top-level block, the global account's, or --account NAME's)."""
+    from subjxform.portable._confsyntax import Obj, java_equals_ignore_case
+
+    def has(name: str) -> bool:
+        return any(java_equals_ignore_case(k, name) for k, _ in doc.entries)
+
+    top = next((v for k, v in doc.entries if java_equals_ignore_case(k, "mappings")), None)
+    return has("accounts") or (isinstance(top, Obj) and len(doc.entries) > 1)
 
 
 # The line whose jar the command line runs: its build drops its Scala library beside it (build.sbt),
@@ -144,8 +161,17 @@ def main(argv: list[str] | None = None) -> int:
         from subjxform.cli.group import main as group_main
 
         return group_main(args[1:])
+    if args[:1] == ["connect-server"]:
+        from subjxform.cli.connect import main as connect_main
+
+        return connect_main(args[1:])
     if args[:1] in (["--help"], ["-h"], ["help"]):
         print(__doc__.strip())
+        return 0
+    if args == ["--version"]:
+        from subjxform import __version__
+
+        print(f"subjxform {__version__}")
         return 0
     if args[:1] and args[0] in JVM_COMMANDS:
         command = java_command([ARGS_HEX, *(os.fsencode(a).hex() for a in args)])

@@ -1,4 +1,5 @@
-"""subjxform group: a partitioned consumer group (orbit.go pcgroups) on an embedded local Spark.
+"""subjxform group: a partitioned consumer group (orbit.go pcgroups): its config checked and subjects placed
+in plain Python (milliseconds, no Spark), the balance report over a file of messages on an embedded local Spark.
 
     subjxform group CONFIG                            check the config: the members, their partitions and
                                                       consumer filters (exit 1 when the library refuses it)
@@ -7,16 +8,21 @@
                     [--format parquet|csv|json] [--top N] [--out DIR]
                                                       the balance report over a file of messages (and
                                                       what changing to FILE2 moves): summary.txt and PNGs
+                                                      (needs pyspark)
 
 CONFIG (and FILE2) is the group's config: the JSON value of its key in the elastic-consumer-groups or
 static-consumer-groups KV bucket (nats kv get elastic-consumer-groups ORDERS.workers --raw > g.json),
 a file or the JSON text. --server-version V follows nats-server line V (2.10 ... 2.15; default the
 newest). Exit code 0, 1 for a config the library (or nats-server) refuses, 2 for a usage error.
+
+The check and the placement run the engine's Python port (subjxform.portable.groups), which gives the
+jar's answers (the tests hold both to the library's own); the report runs the jar's SQL functions.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -39,6 +45,26 @@ def _describe(plan: dict) -> str:
     if not plan["members"]:
         lines.append("  no members: no message is consumed")
     return "\n".join(lines)
+
+
+def _without_spark(config: str, subjects: list[str], version) -> int:
+    """The config checked (and laid out), or each subject's partition and member, by the engine's Python port."""
+    from subjxform.portable.groups import parse_group
+
+    try:
+        group = parse_group(config, version)
+    except ValueError as e:  # the library's reason (or nats-server's), in the jar's words
+        print(f"subjxform group: {e}", file=sys.stderr)
+        return 1
+    if not subjects:
+        print(_describe(group.plan()))
+    for subject in subjects:
+        p = group.partition(os.fsencode(subject))  # its bytes as given, as nats-server takes them
+        print(
+            f"{subject}: "
+            + ("not taken by the group" if p is None else f"partition {p}, member {group.member(p) or '(none)'}")
+        )
+    return 0
 
 
 def main(argv: list[str] | None = None, spark=None) -> int:
@@ -71,6 +97,14 @@ def main(argv: list[str] | None = None, spark=None) -> int:
     except OSError as e:
         print(f"subjxform group: {e}", file=sys.stderr)
         return 2
+    from subjxform.portable import _versions
+
+    try:
+        version = _versions.parse(args.server_version) if args.server_version is not None else _versions.NEWEST
+    except _versions.UnsupportedServerVersion as e:
+        return usage_error(parser.prog, f"--server-version: {e}")
+    if args.traffic is None:
+        return _without_spark(configs[0], args.subjects, version)
 
     from pyspark.sql import SparkSession
 
@@ -88,31 +122,11 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         spark.sparkContext.setLogLevel("ERROR")
     try:
         try:
-            plans = [consumer_group_plan(spark, c, args.server_version) for c in configs]
+            for c in configs:
+                consumer_group_plan(spark, c, args.server_version)  # (refused before any data is read)
         except GroupConfigError as e:
             print(f"subjxform group: {e}", file=sys.stderr)
             return 1
-        if args.subjects:
-            from subjxform.groups import consumer_group_member, consumer_group_partition
-
-            df = spark.createDataFrame([(s,) for s in args.subjects], "subject string")
-            for r in df.select(
-                "subject",
-                consumer_group_partition("subject", configs[0], args.server_version).alias("p"),
-                consumer_group_member("subject", configs[0], args.server_version).alias("m"),
-            ).collect():
-                print(
-                    f"{r['subject']}: "
-                    + (
-                        "not taken by the group"
-                        if r["p"] is None
-                        else f"partition {r['p']}, member {r['m'] or '(none)'}"
-                    )
-                )
-            return 0
-        if args.traffic is None:
-            print(_describe(plans[0]))
-            return 0
         from subjxform.cli.report import _read_traffic, _traffic_format, write_summary
 
         if not args.traffic.exists():

@@ -1,7 +1,7 @@
 """subjxform report: the reports of subjxform.reports over a file of recorded subjects, on an embedded local
 Spark: what an operator runs before deploying a mapping change.
 
-usage: subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject-column COL]
+usage: subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--account NAME] [--subject-column COL]
                         [--cluster-column COL] [--key-column COL | --seed N] [--partitions SRC:N:TOKENS ...]
                         [--delivered-column COL] [--format parquet|csv|json] [--out DIR]
                         [--server-version V [--upgrade-to W]]
@@ -9,15 +9,19 @@ usage: subjxform report TRAFFIC --mappings FILE [--new-mappings FILE] [--subject
 TRAFFIC is a Parquet file or folder, a CSV file with a header, or JSON lines (by extension, or --format);
 it needs a subject column, and may have a cluster column (the name of the cluster each message entered)
 and a delivered column (what a server delivered, for the canary check of recorded traffic). FILE is a
-mappings block (nats-server config syntax or JSON), read as subject_map and subjxform validate read it.
+mappings block (nats-server config syntax or JSON), read as subject_map and subjxform validate read it,
+or a whole nats-server config: then its top-level mappings block (the global account's), or with --account
+NAME that account's, read as nats-server reads the file (its includes and variables too), as validate and
+sql read it.
 
 The reports: rule coverage, canary check, partition balance (of the table's {{partition(...)}}
 destinations, or of --partitions candidates), the config diff with --new-mappings, and with --upgrade-to
 the server upgrade report (what moving the servers from line V to line W changes for this traffic).
 Shares are printed with enough digits to tell a key with 1 message of 100,000 (0.001%) from none.
 
-DIR gets summary.txt (also printed) and one chart per report. Exit code 0 when the reports ran, 2 for a
-usage error, an unreadable file or a mappings table nats-server (line V) would refuse.
+DIR gets summary.txt (also printed) and one chart per report. Exit code 0 when the reports ran, 1 when one
+of them could not (the summary says why, the others still run), 2 for a usage error, an unreadable file or a
+mappings table nats-server (line V) would refuse.
 Needs pyspark and matplotlib beside subjxform: pip install matplotlib (and pyspark where none is installed).
 """
 
@@ -29,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from subjxform.cli import UsageParser, usage_error
+from subjxform.cli import UsageParser, usage_error, whole_server_config
 from subjxform.portable import _versions
 
 PROG = "subjxform report"
@@ -49,10 +53,12 @@ def _partition_candidates(specs: list[str]) -> list[tuple[str, int, tuple[int, .
     for spec in specs:
         try:
             src, n, toks = spec.rsplit(":", 2)
-            out.append((src, int(n), tuple(int(t) for t in toks.split(","))))
+            # (no tokens, 'orders.>:4:': {{partition(4)}}, the whole subject hashed)
+            out.append((src, int(n), tuple(int(t) for t in toks.split(",")) if toks else ()))
         except ValueError:
             raise ValueError(
-                f"--partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...], e.g. 'orders.*.*:16:2'"
+                f"--partitions {spec!r}: expected SOURCE:N:TOKEN[,TOKEN...] or SOURCE:N: (the whole subject), "
+                "e.g. 'orders.*.*:16:2'"
             ) from None
     return out
 
@@ -65,13 +71,15 @@ def _traffic_format(path: Path, fmt: str | None) -> str | None:
     return fmt or FORMATS.get(path.suffix.lower(), "parquet" if path.is_dir() else None)
 
 
-def write_summary(out: Path, header: str, reports) -> str:
-    """Each (name, report)'s chart as out/<name>.png and the texts, after `header`, as out/summary.txt;
-    returns the summary (the reports and `subjxform group` print it)."""
+def write_summary(out: Path, header: str, reports, failed: list[str] | None = None) -> str:
+    """Each (name, report)'s chart as out/<name>.png and the texts, after `header`, as out/summary.txt (then
+    the reports that could not run, each with why); returns the summary (the reports and `subjxform group`
+    print it)."""
     parts = [header]
     for name, report in reports:
         png = report.chart(out / (name.replace(" ", "_") + ".png"))
         parts.append(report.text + (f"\n(chart: {png})" if png else ""))
+    parts += failed or []
     summary = "\n\n".join(parts) + "\n"
     (out / "summary.txt").write_text(summary, encoding="utf-8")
     return summary
@@ -80,6 +88,10 @@ def write_summary(out: Path, header: str, reports) -> str:
 def _read_traffic(spark, path: Path, fmt: str):
     reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
     return reader.format(fmt).load(str(path))
+
+
+class _Unusable(Exception):
+    """A mappings FILE the reports cannot run: nats-server's words, or what is missing."""
 
 
 def _mappings_problem(spark, text: str) -> str | None:
@@ -94,6 +106,43 @@ def _mappings_problem(spark, text: str) -> str | None:
     except PySparkException as e:
         return error_parameters(e).get("value") or str(e).splitlines()[0]
     return None
+
+
+def _is_whole_config(text: str) -> bool:
+    from subjxform.portable._confsyntax import ConfSyntaxError, parse_document
+
+    try:
+        return whole_server_config(parse_document(text))
+    except ConfSyntaxError:
+        return False  # (the table's own check says what is wrong with it)
+
+
+def _table(spark, path: Path, account: str | None, server_version: str | None) -> str:
+    """The mappings table the reports run: FILE's block; in a whole server config its top-level block or
+    --account's, read by the accounts reader (nats-server's checks of the whole file, includes and all)."""
+    text = path.read_text(encoding="utf-8")
+    if account is None and not _is_whole_config(text):
+        problem = _mappings_problem(spark, text)
+        if problem:
+            raise _Unusable(problem)
+        return text
+    from subjxform.accounts import AccountsConfigError, accounts_plan
+
+    try:
+        plan = accounts_plan(spark, path, server_version)
+    except AccountsConfigError as e:
+        raise _Unusable(str(e)) from None
+    name = "$G" if account is None else account
+    found = next((a for a in plan["accounts"] if a["name"] == name and a["mappings"] is not None), None)
+    if found is None:
+        others = [a["name"] for a in plan["accounts"] if a["mappings"] is not None and a["name"] != "$G"]
+        raise _Unusable(
+            (f"account {account!r} has no mappings block" if account else "the config has no top-level mappings block")
+            + f" (accounts with mappings: {', '.join(others) if others else 'none'}"
+            + ("" if account else "; pick one with --account NAME")
+            + ")"
+        )
+    return found["mappings"]
 
 
 def _arguments() -> UsageParser:
@@ -111,6 +160,11 @@ def _arguments() -> UsageParser:
         type=Path,
         metavar="FILE",
         help="a changed mappings block: adds the config diff (what the change does to the traffic)",
+    )
+    parser.add_argument(
+        "--account",
+        metavar="NAME",
+        help="in a whole nats-server config: this account's mappings block (default: the top-level one)",
     )
     parser.add_argument(
         "--subject-column", default="subject", metavar="COL", help="TRAFFIC's column of subjects (default: subject)"
@@ -141,8 +195,8 @@ def _arguments() -> UsageParser:
         nargs="*",
         default=[],
         metavar="SRC:N:TOKENS",
-        help="partition candidates to balance, e.g. 'orders.*.*:16:2' or 'orders.*.*:8:1,2' "
-        "(default: the table's {{partition(...)}} destinations)",
+        help="partition candidates to balance, e.g. 'orders.*.*:16:2', 'orders.*.*:8:1,2' or 'orders.>:4:' "
+        "(the whole subject; default: the table's {{partition(...)}} destinations)",
     )
     parser.add_argument(
         "--format", choices=["parquet", "csv", "json"], help="TRAFFIC's format when its extension does not say it"
@@ -194,11 +248,8 @@ def main(argv: list[str] | None = None, spark=None) -> int:
             file=sys.stderr,
         )
         return 2
-    old = args.mappings.read_text(encoding="utf-8")
-    new = args.new_mappings.read_text(encoding="utf-8") if args.new_mappings else None
-
     started = time.monotonic()
-    steps = 4 + (1 if new else 0) + (1 if args.upgrade_to else 0)
+    steps = 4 + (1 if args.new_mappings else 0) + (1 if args.upgrade_to else 0)
     _progress(0, steps, "starting an embedded local Spark", started)
     from pyspark.sql import SparkSession
 
@@ -220,11 +271,14 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         if args.server_version or args.upgrade_to:
             # Every function compiles for the session's line when its query is analysed.
             spark.conf.set(SERVER_VERSION_CONF, args.server_version)
-        for path, text in [(args.mappings, old)] + ([(args.new_mappings, new)] if new is not None else []):
-            problem = _mappings_problem(spark, text)
-            if problem:
-                print(f"subjxform report: {path}: {problem}", file=sys.stderr)
+        tables = []
+        for path in [args.mappings] + ([args.new_mappings] if args.new_mappings else []):
+            try:
+                tables.append(_table(spark, path, args.account, args.server_version))
+            except _Unusable as e:
+                print(f"subjxform report: {path}: {e}", file=sys.stderr)
                 return 2
+        old, new = tables[0], (tables[1] if args.new_mappings else None)
         traffic = _read_traffic(spark, args.traffic, fmt)
         missing = [
             c
@@ -241,10 +295,14 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         subject, cluster, key = args.subject_column, args.cluster_column, args.key_column
         args.out.mkdir(parents=True, exist_ok=True)
         done: list[tuple[str, reports.Report]] = []
+        failed: list[str] = []
 
         def run(step: int, name: str, make) -> None:
             _progress(step, steps, name, started)
-            done.append((name, make()))
+            try:
+                done.append((name, make()))
+            except ValueError as e:  # a report's refusal (its docs' Raises): said, and the next reports still run
+                failed.append(f"{name[0].upper()}{name[1:]}: not run: {e}")
 
         run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed, key))
         run(
@@ -260,7 +318,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
                 "partition balance",
                 lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject),
             )
-        elif reports.partition_candidates(spark, old):
+        elif any(n >= 1 for _, n, _ in reports.partition_candidates(spark, old)):
             run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
         if new is not None:
             run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
@@ -279,10 +337,12 @@ def main(argv: list[str] | None = None, spark=None) -> int:
             + f", seed {args.seed}"
             + (f", nats-server {args.server_version}" if args.server_version else "")
         )
-        summary = write_summary(args.out, header, done)
+        summary = write_summary(args.out, header, done, failed)
         _progress(steps, steps, f"done: {args.out / 'summary.txt'}", started)
         sys.stdout.write(summary)
         traffic.unpersist()
+        if failed:
+            return 1
     finally:
         if own:
             spark.stop()

@@ -28,7 +28,7 @@ import re
 import sys
 from pathlib import Path
 
-from subjxform.cli import UsageParser, usage_error
+from subjxform.cli import UsageParser, usage_error, whole_server_config
 from subjxform.portable import DrawsNeedAKeyOrSeed, InvalidArgumentValue, _versions, sql_expression
 from subjxform.portable._confsyntax import ConfSyntaxError, Obj, java_equals_ignore_case, parse_document, parse_mappings
 
@@ -109,7 +109,7 @@ def _block(text: str, account: str | None) -> Obj:
             raise ValueError(f"the config has no mappings block for account {account!r}")
         return block
     top = entry(doc, "mappings")
-    if isinstance(top, Obj) and (len(doc.entries) > 1 or entry(doc, "accounts") is not None):
+    if isinstance(top, Obj) and whole_server_config(doc):
         return top  # a whole server config: its own (global account's) block
     return parse_mappings(text)
 

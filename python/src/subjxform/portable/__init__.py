@@ -256,8 +256,32 @@ def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: boo
     return build(table, draws, _expr.Input("cluster") if cluster_given else None)
 
 
+def _string_typed(subject, function: str):
+    """The subject as the jar takes it: a STRING (or NULL). Spark would cast a BIGINT or BINARY column to its
+    text and map it "unchanged", a silently wrong answer; the jar refuses it when the query is analysed, and
+    built-in functions can only refuse it when a row is read: raise_error, naming the function and the type.
+    For a STRING the check costs nothing: ``typeof`` is a constant once the query is analysed, and Spark's
+    optimizer folds the CASE away."""
+    from pyspark.sql import functions as F
+
+    t = F.call_function("typeof", subject)
+    text = t.startswith("string") | t.startswith("char") | t.startswith("varchar") | (t == F.lit("void"))
+    return F.when(text, subject).otherwise(
+        F.raise_error(
+            F.concat(
+                F.lit(
+                    f"subjxform.portable.{function}: parameter `subject` requires the STRING type, however it has "
+                    "the type "
+                ),
+                t,
+                F.lit(" (cast it to STRING only if its text is the subject)"),
+            )
+        )
+    )
+
+
 def _column(tree: _expr.Node, subject, key, function: str, cluster=None):
-    inputs = {"subject": _subject(subject, function)}
+    inputs = {"subject": _string_typed(_subject(subject, function), function)}
     if key is not None:
         inputs["key"] = _subject(key, function, "key")
     if cluster is not None:  # subject_map: a str names the cluster every message entered

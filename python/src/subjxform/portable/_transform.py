@@ -337,6 +337,22 @@ def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, stri
     return None
 
 
+def partitions_written(dest: str, server_version=None) -> list[tuple[int, tuple[int, ...]]]:
+    """(count, wildcard indexes) of each ``{{partition(...)}}`` token of a destination, read as the line reads
+    it (``<<...>>``, any case); no indexes: the whole subject is hashed. Tokens the line cannot read are left
+    out (the table's check reports them)."""
+    version = server_version if isinstance(server_version, ServerVersion) else _versions.resolve(server_version)
+    out = []
+    for token in tokens(dest) if dest else []:
+        try:
+            p = _parse_token(token, canonical(token), version)
+        except _SyntaxError:
+            continue
+        if p.op == PARTITION:
+            out.append((p.int_arg, p.indexes))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------
 # Compiled forms
 

@@ -18,8 +18,6 @@ class ServerVersion:
 
     line: str
     since: str
-    # the releases whose binaries were measured to behave as this row says (empty: from nats-server's source)
-    measured: tuple[str, ...]
     # mapping functions the line knows (its ValidateMapping list); any other is "unknown function"
     functions: frozenset[str]
     # functions its token parser reads, in its order of trial (2.10-2.14 parse left/right, then refuse them)
@@ -48,29 +46,32 @@ class ServerVersion:
         return hash(self.since)
 
     @property
+    def measured(self) -> tuple[str, ...]:
+        """The releases of this row whose binaries were measured (MEASURED); none for a row read from
+        nats-server's source."""
+        return tuple(f"{self.line}.{p}" for p in MEASURED.get(self.line, ()) if _row_of(self.line, p) == self)
+
+    @property
     def release(self) -> str:
         """The release this version stands for: the one named, or for a line the release measured for it."""
         return self.measured[-1] if self.name == self.line else self.name
 
     @property
     def note(self) -> str | None:
-        """Why this version's behaviour was not measured with its own binary, if it was not."""
+        """Why this release's behaviour was not measured with its own binary, naming it, if it was not."""
         if self.name == self.line or self.name in self.measured:
             return None
-        if not self.measured:
-            return (
-                f"nats-server {self.name} was not measured (no binary on the package index): it follows "
-                f"nats-server's source from {self.since} on"
-            )
-        return (
-            f"nats-server {self.name} was not measured: it follows {', '.join(self.measured)} (the releases from "
-            f"{self.since} on that were)"
+        follows = (
+            f"{', '.join(self.measured)} (the releases from {self.since} on that were)"
+            if self.measured
+            else f"nats-server's source from {self.since} on"
         )
+        return f"nats-server {self.name} was not measured (the package index has no binary of it): it follows {follows}"
 
 
-def _next(row: ServerVersion, since: str, *measured: str, **changes) -> ServerVersion:
+def _next(row: ServerVersion, since: str, **changes) -> ServerVersion:
     """The row from release `since` on: `row` with what its binaries were measured to do differently."""
-    return replace(row, line=_line_of(since), since=since, measured=measured, name=since, **changes)
+    return replace(row, line=_line_of(since), since=since, name=since, **changes)
 
 
 def _line_of(release: str) -> str:
@@ -84,7 +85,6 @@ def _patch_of(release: str) -> int:
 V2_10 = ServerVersion(
     line="2.10",
     since="2.10.0",
-    measured=("2.10.25", "2.10.26"),
     functions=frozenset(
         {"wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"}
     ),
@@ -115,18 +115,15 @@ V2_10 = ServerVersion(
 V2_11_0 = _next(
     V2_10,
     "2.11.0",
-    "2.11.0",
-    "2.11.10",
-    character_counts_bound_to_32_bits=True,
     invalid_destination_error="invalid mapping destination: invalid transform",
     stream_transforms_checked_as_mappings=True,
 )
-V2_11 = replace(_next(V2_11_0, "2.11.11", "2.11.11", implicit_republish=True), name="2.11")  # PR #7515
+# nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
+V2_11_8 = _next(V2_11_0, "2.11.8", character_counts_bound_to_32_bits=True)
+V2_11 = replace(_next(V2_11_8, "2.11.11", implicit_republish=True), name="2.11")  # PR #7515
 V2_12_0 = _next(
-    V2_11_0,
+    V2_11_8,
     "2.12.0",
-    "2.12.0",
-    "2.12.1",
     functions=V2_11.functions | {"random"},
     parsed_functions=V2_11.parsed_functions + ("random",),
     partition_of_whole_subject=True,
@@ -134,21 +131,41 @@ V2_12_0 = _next(
     counts_bound_to_32_bits=True,
     partition_by_zero_is_zero=True,
 )
-V2_12_2 = _next(V2_12_0, "2.12.2", "2.12.2", "2.12.4", implicit_republish=True)  # PR #7515
+V2_12_2 = _next(V2_12_0, "2.12.2", implicit_republish=True)  # PR #7515
 V2_12 = replace(
-    _next(V2_12_2, "2.12.5", "2.12.5", "2.12.8", empty_token_error_says_in=False, consumer_filters_may_collide=True),
+    _next(V2_12_2, "2.12.5", empty_token_error_says_in=False, consumer_filters_may_collide=True),
     name="2.12",
 )
 # PR #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
 V2_12_9 = _next(V2_12, "2.12.9", suppresses_invalid_republish=True)
-V2_14_0 = _next(V2_12, "2.14.0", "2.14.0")  # does exactly what 2.12.8 does
-V2_14 = replace(_next(V2_14_0, "2.14.1", "2.14.1", "2.14.6", suppresses_invalid_republish=True), name="2.14")
-V2_15 = replace(_next(V2_14, "2.15.0", "2.15.0", "2.15.1", functions=V2_14.functions | {"left", "right"}), name="2.15")
+V2_14_0 = _next(V2_12, "2.14.0")  # does exactly what 2.12.8 does
+V2_14 = replace(_next(V2_14_0, "2.14.1", suppresses_invalid_republish=True), name="2.14")
+V2_15 = replace(_next(V2_14, "2.15.0", functions=V2_14.functions | {"left", "right"}), name="2.15")
 
-ROWS: tuple[ServerVersion, ...] = (V2_10, V2_11_0, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
+ROWS: tuple[ServerVersion, ...] = (
+    V2_10,
+    V2_11_0,
+    V2_11_8,
+    V2_11,
+    V2_12_0,
+    V2_12_2,
+    V2_12,
+    V2_12_9,
+    V2_14_0,
+    V2_14,
+    V2_15,
+)
 ALL: tuple[ServerVersion, ...] = (V2_10, V2_11, V2_12, V2_14, V2_15)
 NEWEST = V2_15
 SUPPORTED = ", ".join(v.line for v in ALL)
+# The releases whose binaries were measured, every one on the package index (ServerVersion.Measured).
+MEASURED = {
+    "2.10": (25, 26),
+    "2.11": tuple(range(0, 12)),
+    "2.12": tuple(range(0, 9)),
+    "2.14": tuple(range(0, 7)),
+    "2.15": (0, 1),
+}
 # The patch releases nats-server published of each line (ServerVersion.Published).
 PUBLISHED = {
     "2.10": (*range(0, 13), 14, *range(16, 30)),

@@ -20,11 +20,15 @@ from typing import Any
 from . import InvalidArgumentValue, NeedsTheJar, _build, _column, _expr, _is_column, _version
 from ._expr import call, case, cast, lit, null, when
 from ._transform import (
+    FilterTransformList,
     InvalidStreamConfig,
+    apply_reference,
     compile_filter,
     compile_filter_transforms,
+    filter_matches,
     is_subset_match,
     is_valid_subject,
+    literal_tokens,
 )
 
 __all__ = ["consumer_group_partition", "consumer_group_member", "parse_group", "Group"]
@@ -44,12 +48,79 @@ class Group:
     owners: tuple[str | None, ...] | None  # the member of each partition, with mappings
     filters: tuple[str, ...]
     transforms: tuple[tuple[str, str], ...]  # an elastic group's sourcing (src, dest)
+    members: tuple[str, ...] = ()  # `members` as configured
+    member_mappings: tuple[tuple[str, tuple[int, ...]], ...] = ()  # as configured
+    sourcing: FilterTransformList | None = None  # the transforms compiled (elastic)
 
     def member_index(self, p: int) -> int:
         """GeneratePartitionFilters: blocks of N / members partitions, then the remainder round robin."""
         n, m = self.max_members, len(self.active_members)
         per = n // m
         return p // per if p < m * per else (p - m * per) % m
+
+    # What the jar's ConsumerGroup answers for one subject and lists for its plan, in plain Python (no Spark):
+    # `subjxform group` checks a config and places subjects with these, in milliseconds.
+
+    def partition(self, subject: bytes) -> int | None:
+        """The subject's partition (its UTF-8 bytes), None where the group does not take it."""
+        toks = literal_tokens(subject)
+        if toks is None:
+            return None
+        if self.sourcing is not None:
+            rename = next((t for t in self.sourcing.renames if filter_matches(t.filter, toks)), None)
+            out = None if rename is None else apply_reference(rename, subject)
+            return None if out is None else self._leading_partition(out)
+        if self.owners is None and self.filters:
+            if not any(filter_matches(compile_filter("*." + f), toks) for f in self.filters):
+                return None
+        return self._leading_partition(subject)
+
+    def _leading_partition(self, subject: bytes) -> int | None:
+        """The canonical decimal below N (as Go's %d writes it) that the first of two or more tokens is."""
+        first, dot, _ = subject.partition(b".")
+        if not dot or not first.isdigit() or (len(first) > 1 and first[:1] == b"0"):
+            return None
+        p = int(first)
+        return p if p < self.max_members else None
+
+    def member(self, p: int | None) -> str | None:
+        """The member of partition ``p``, None when no member has it."""
+        if p is None:
+            return None
+        if self.owners is not None:
+            return self.owners[p]
+        return self.active_members[self.member_index(p)] if self.active_members else None
+
+    def partition_filters(self, member: str) -> list[str]:
+        """The member's consumer filter subjects, as the library lists them."""
+        out = []
+        for f in self.filters or (">",):
+            if self.active_members:
+                out += [f"{p}.{f}" for p in range(self.max_members) if self.member(p) == member]
+            else:
+                out += [f"{p}.>" for m, ps in self.member_mappings if m == member for p in ps]
+        return out
+
+    def plan(self) -> dict:
+        """The group laid out as the jar's ``consumer_group_plan`` gives it: ``kind``, ``bucket``,
+        ``max_members``, ``filters``, ``transforms`` and ``members`` (each with its ``partitions`` and
+        ``filter_subjects``)."""
+        if self.active_members:
+            partitions = {m: [p for p in range(self.max_members) if self.member(p) == m] for m in self.active_members}
+        else:
+            partitions = {m: list(ps) for m, ps in self.member_mappings if ps}
+        names = list(dict.fromkeys([*self.active_members, *self.members, *(m for m, _ in self.member_mappings)]))
+        return {
+            "kind": self.kind,
+            "bucket": f"{self.kind}-consumer-groups",
+            "max_members": self.max_members,
+            "filters": list(self.filters),
+            "transforms": [{"src": s, "dest": d} for s, d in self.transforms],
+            "members": [
+                {"member": m, "partitions": partitions.get(m, []), "filter_subjects": self.partition_filters(m)}
+                for m in names
+            ],
+        }
 
 
 def _field(o: list, key: str) -> Any:
@@ -226,11 +297,12 @@ def parse_group(config: str | Mapping[str, Any], server_version=None) -> Group:
         raise _Refused(f"max_members {n}: more partitions than {{{{Partition(n)}}}} takes (at most {_MAX_INT})")
 
     transforms: tuple[tuple[str, str], ...] = ()
+    sourcing = None
     if kind == "elastic":
         pfs = partitioning or [(">", [])]
         transforms = tuple((f, _sourcing_destination(f, w, n)) for f, w in pfs)
         try:
-            compile_filter_transforms(transforms, server_version, field="partitioning_filters")
+            sourcing = compile_filter_transforms(transforms, server_version, field="partitioning_filters")
         except InvalidStreamConfig as e:
             raise _Refused(f"nats-server refuses the group's sourcing stream: {e}") from None
     elif not mappings:
@@ -255,7 +327,15 @@ def parse_group(config: str | Mapping[str, Any], server_version=None) -> Group:
         owners = tuple(table)
     active = () if mappings else tuple(sorted(dict.fromkeys(members), key=_go_less_key)[:n])
     return Group(
-        kind, n, active, owners, tuple(p[0] for p in partitioning) if kind == "elastic" else tuple(filters), transforms
+        kind,
+        n,
+        active,
+        owners,
+        tuple(p[0] for p in partitioning) if kind == "elastic" else tuple(filters),
+        transforms,
+        tuple(members),
+        tuple((m, tuple(ps)) for m, ps in mappings),
+        sourcing,
     )
 
 

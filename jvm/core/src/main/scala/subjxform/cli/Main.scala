@@ -40,7 +40,15 @@ object Main {
   val Usage: String =
     s"""usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
        |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...
-       |       subjxform --help | mapping --help | validate --help""".stripMargin
+       |       subjxform --help | --version | mapping --help | validate --help""".stripMargin
+
+  /** The project's version (version.txt), which the build writes into the jar beside these classes. */
+  lazy val version: String = Option(getClass.getResourceAsStream("/subjxform/version.txt")) match {
+    case Some(in) =>
+      try new String(readAll(in), UTF_8).trim
+      finally in.close()
+    case None => "unknown" // classes run outside a build's output
+  }
 
   private def isHelp(a: String) = a == "--help" || a == "-h" || a == "help"
 
@@ -81,6 +89,7 @@ object Main {
       case "mapping" :: _ => mapping(args.tail, System.in, out, System.err)
       case "validate" :: _ => validate(args.tail, System.in, out)
       case h :: Nil if isHelp(h) => out.println(Usage); 0
+      case "--version" :: Nil => out.println(s"subjxform $version"); 0
       case _ => System.err.println(usageError("subjxform", "the commands here are mapping and validate")); 2
     }
     out.flush()

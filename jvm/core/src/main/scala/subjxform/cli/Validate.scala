@@ -220,7 +220,7 @@ object Validate {
 
   /**
    * Checks `text` on line `from` (printed as [[run]] prints it: the exit code is that check's), then
-   * prints a table of what changes on line `to`: entries that become invalid or valid (or keep an error
+   * prints `to`'s note if it has one (a release not measured) and a table of what changes on line `to`: entries that become invalid or valid (or keep an error
    * whose text changes), and rule destinations valid on both that build another subject (naming the
    * destination tokens that do). Every mapping destination (top-level, per account) is compared; for a
    * stream config, the verdict.
@@ -231,6 +231,7 @@ object Validate {
     if (code == 2) return code
     val changes = changesBetween(text, name, forced, env, from, to)
     out.println()
+    to.note.foreach(n => out.println(s"$name: note: $n"))
     out.println(s"Upgrade from nats-server $from to $to: " +
       (if (changes.isEmpty) "no rule changes" else plural(changes.size, "change")))
     if (changes.nonEmpty) {

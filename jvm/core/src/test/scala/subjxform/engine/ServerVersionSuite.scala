@@ -148,18 +148,22 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(parse("2.12.0") == V2_12_0 && parse("2.12.1") == V2_12_0 && parse("2.12.2") == V2_12_2 && parse(
       "2.12.4") == V2_12_2)
     assert(parse("2.12.5") == V2_12 && parse("2.12.9") == V2_12_9 && parse("2.12.15") == V2_12_9)
-    assert(parse("2.11.10") == V2_11_0 && parse("v2.11.11") == V2_11 && parse("nats-server: v2.11.11") == V2_11)
+    assert(parse("2.11.7") == V2_11_0 && parse("2.11.10") == V2_11_8 && parse("v2.11.11") == V2_11 && parse(
+      "nats-server: v2.11.11") == V2_11)
     assert(
       parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10)
     assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
     assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
-    // a release measured is exact; another one of the same row follows it and says so
-    assert(parse("2.14.1").note.isEmpty && parse("2.14").note.isEmpty)
-    assert(parse("2.14.4").note.contains(
-        "nats-server 2.14.4 was not measured: it follows 2.14.1, 2.14.6 (the releases from 2.14.1 on that were)"))
-    assert(parse("2.12.10").note.exists(_.contains("no binary on the package index")))
-    assert(
-      rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r => r.measured.forall(_.startsWith(r.line + "."))))
+    // every release on the package index was measured; one the index has not follows its row's and says so
+    assert(Measured.toSeq.flatMap { case (line, ps) => ps.map(p => parse(s"$line.$p")) }.forall(_.note.isEmpty))
+    assert(parse("2.14.4").note.isEmpty && parse("2.14").note.isEmpty && V2_14.measured.contains("2.14.4"))
+    assert(parse("2.11.14").note.contains("nats-server 2.11.14 was not measured (the package index has no binary " +
+        "of it): it follows 2.11.11 (the releases from 2.11.11 on that were)"))
+    assert(parse("2.12.10").note.contains("nats-server 2.12.10 was not measured (the package index has no binary " +
+        "of it): it follows nats-server's source from 2.12.9 on"))
+    assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r =>
+      r.measured.forall(m => m.startsWith(r.line + ".") && parse(m) == r)))
+    assert(rows.map(_.measured.size).sum == 32 && V2_12_9.measured.isEmpty)
   }
 
   test("parse: a release never published names the nearest published ones; 'v' needs a release") {
@@ -172,6 +176,18 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(refused("v2.11").contains("(a 'v' names a release, as nats-server --version prints it: write the line as '2.11' or a release like 'v2.11.11')"))
     assert(refused("2.13.0").contains("supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"))
     assert(refused("2.14.0-RC.1").contains("(not a version)"))
+  }
+
+  test("releases: character counts above 2^31-1 are taken (low 32 bits) up to 2.11.7, refused from 2.11.8") {
+    def on(v: String, dest: String) =
+      try Right(SubjectTransform.compile("a.*", dest, false, parse(v))("a.abc-d"))
+      catch { case e: InvalidTransformException => Left(e.reason) }
+    for (v <- Seq("2.10.26", "2.11.0", "2.11.7")) {
+      assert(on(v, "b.{{splitfromleft(1,4294967298)}}") == Right("b.ab.c-d"), v) // 2^32 + 2: a count of 2
+      assert(on(v, "b.{{slicefromleft(1,2147483648)}}") == Right("b.abc-d"), v) // negative: the token whole
+    }
+    for (v <- Seq("2.11.8", "2.11.11", "2.12.0"))
+      assert(on(v, "b.{{splitfromleft(1,4294967298)}}") == Left(InvalidArg + "{{splitfromleft(1,4294967298)}}"), v)
   }
 
   test("releases: an empty destination token's error ends in \" in \" up to 2.12.4, not from 2.12.5") {

@@ -70,4 +70,21 @@ trait FailsAnalysisInTypeCheck extends Expression {
   override lazy val resolved: Boolean =
     childrenResolved && (try checkInputDataTypes().isSuccess
     catch { case _: AnalysisException => false })
+
+  /**
+   * How the plan printed with an analysis error names this expression (a Spark Connect client shows that plan
+   * before the message): an argument whose text is long (a mapping table, a whole config: megabytes) is
+   * shortened, as in the column's name, so that the error does not repeat the whole config.
+   */
+  override def toString: String =
+    s"$prettyName(${children.map(c => FailsAnalysisInTypeCheck.shortened(c.toString)).mkString(", ")})"
+}
+
+object FailsAnalysisInTypeCheck {
+
+  /** How long an argument's text may be in a column's name or a printed plan before it is shortened. */
+  final val MaxArgumentText = 100
+
+  def shortened(text: String): String =
+    if (text.length <= MaxArgumentText) text else s"${text.take(MaxArgumentText - 30)}... (${text.length} characters)"
 }

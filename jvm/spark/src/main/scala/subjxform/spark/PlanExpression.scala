@@ -277,7 +277,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
 
   /**
    * The SQL as written: optional arguments at their defaults at the end are left out, and an argument
-   * whose SQL is longer than [[PlanExpression.MaxArgumentSql]] (a mapping table) is shortened, as Spark
+   * whose SQL is longer than [[FailsAnalysisInTypeCheck.MaxArgumentText]] (a mapping table) is shortened, as Spark
    * shortens long plans: this text names an unaliased column.
    */
   override def sql: String = {
@@ -292,12 +292,7 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
     }
     var written = children.length
     while (written > requiredArguments && atDefault(children(written - 1))) written -= 1
-    val args = children.take(written).map { a =>
-      val text = a.sql
-      if (text.length <= PlanExpression.MaxArgumentSql) text
-      else s"${text.take(PlanExpression.MaxArgumentSql - 30)}... (${text.length} characters)"
-    }
-    s"$prettyName(${args.mkString(", ")})"
+    s"$prettyName(${children.take(written).map(a => FailsAnalysisInTypeCheck.shortened(a.sql)).mkString(", ")})"
   }
 
   /**
@@ -316,9 +311,6 @@ object PlanExpression {
   /** The defaults of the optional draw arguments: no seed, no key. */
   def NoSeed: Expression = Literal.create(null, LongType)
   def NoKey: Expression = Literal.create(null, LongType)
-
-  /** How long an argument's SQL may be in a column name before it is shortened (a mapping table can be megabytes). */
-  final val MaxArgumentSql = 100
 
   /** The local property Structured Streaming sets to the micro-batch's id (MicroBatchExecution.BATCH_ID_KEY). */
   final val StreamingBatchId = "streaming.sql.batchId"

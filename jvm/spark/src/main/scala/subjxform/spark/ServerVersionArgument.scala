@@ -33,7 +33,15 @@ trait ServerVersionArgument extends Expression {
     if (!serverVersion.foldable) Some(Errors.notConstant("server_version", "STRING", serverVersion))
     else {
       try version
-      catch { case e: IllegalArgumentException => throw Errors.atAnalysis(prettyName, "server_version", e.getMessage) }
+      catch {
+        case e: IllegalArgumentException =>
+          // A call that gives no version takes the session conf's: the conf is what to fix, so it is named.
+          val from =
+            if (ServerVersionArgument.isDefault(serverVersion))
+              s"; it is the session conf ${ServerVersionArgument.Conf} (set it to a supported line or release, or unset it)"
+            else ""
+          throw Errors.atAnalysis(prettyName, "server_version", e.getMessage + from)
+      }
       None
     }
 }

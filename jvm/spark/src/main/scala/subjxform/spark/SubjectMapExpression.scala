@@ -36,7 +36,8 @@ import subjxform.engine.Workspace
       * key - a per-row key of any type (default: none), e.g. a message id: each draw is then a pure
           function of (seed, xxhash64(key), the rule), so a message gets the same destination
           whatever the partitioning, micro-batching or upstream filtering, and the function is
-          deterministic. Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
+          deterministic. A MAP (a message's headers) is hashed by its entries in key order; a map
+          inside an ARRAY or STRUCT is refused. Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
       * server_version - a constant STRING, the nats-server line to follow ('2.10', '2.11', '2.12', '2.14',
           '2.15'; default: the session conf `spark.subjxform.serverVersion`, else '2.15').
   """,

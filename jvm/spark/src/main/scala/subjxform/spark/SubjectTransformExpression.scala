@@ -119,7 +119,7 @@ case class RandomSubjectTransformExpression(
           for the same input in the same partitioning, as `rand(seed)`.
       * key - a per-row key of any type (default: none), e.g. a message id: `{{random(n)}}` is then a
           pure function of (seed, xxhash64(key), the destination token), whatever the partitioning,
-          and the function is deterministic. Arguments can be given by name: `key => id`.
+          and the function is deterministic. A MAP is hashed by its entries in key order. Arguments can be given by name: `key => id`.
       * server_version - a constant STRING, the nats-server line to follow: '2.10', '2.11', '2.12',
           '2.14' or '2.15' (a release like '2.10.26' names its line). Default: the session conf
           `spark.subjxform.serverVersion`, else '2.15'. E.g. `server_version => '2.10'`.

@@ -2,12 +2,14 @@ package subjxform.spark
 
 import scala.reflect.ClassTag
 
-import org.apache.spark.sql.{SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
+import org.apache.spark.sql.{AnalysisException, SparkSession, SparkSessionExtensions, SparkSessionExtensionsProvider}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
-import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo, Literal, NamedArgumentExpression, XxHash64}
+import org.apache.spark.sql.catalyst.expressions.{
+  ExpectsInputTypes, Expression, ExpressionInfo, Literal, MapEntries, NamedArgumentExpression, SortArray, XxHash64
+}
 import org.apache.spark.sql.catalyst.plans.logical.{FunctionSignature, InputParameter}
-import org.apache.spark.sql.types.StringType
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, NullType, StringType, StructType}
 
 /**
  * The SQL functions subjxform adds. Spark finds [[SubjxformExtensions]] by itself when the jar is on
@@ -68,14 +70,35 @@ object SubjxformFunctions {
         // constant is no key.
         val hashed =
           if (keyAt < 0 || positional.length <= keyAt) positional
-          else positional.updated(keyAt, drawKey(positional(keyAt)))
+          else positional.updated(keyAt, drawKey(name, positional(keyAt)))
         // Spark calls a builder once the arguments are resolved, so constant ones can be read here; one
         // not (yet) known to be constant gets the form that may draw at random, the safe side.
         builder(hashed) match {
-          case e: DeterministicForm[_] => e.formForArguments
-          case other => other
+          case e: DeterministicForm[_] => checkStringArguments(name, parameters, e).formForArguments
+          case other => checkStringArguments(name, parameters, other)
         }
       })
+  }
+
+  /**
+   * `e` when each argument it takes as a STRING is one (or a NULL); else the analysis error naming the function,
+   * the parameter and the type. Spark would cast a BIGINT or BINARY subject to its text, and the answer would be
+   * silently wrong (a `content` column mistaken for the subject maps "unchanged"). Checked here, in the builder,
+   * where the arguments still have the types they were written with: by `checkInputDataTypes` the analyzer has
+   * cast them already.
+   */
+  private def checkStringArguments[E <: Expression](name: String, parameters: Seq[InputParameter], e: E): E = {
+    e match {
+      case typed: ExpectsInputTypes =>
+        for (((argument, expected), parameter) <- typed.children.zip(typed.inputTypes).zip(parameters)
+          if expected == StringType && !argument.dataType.isInstanceOf[StringType] && argument.dataType != NullType)
+          throw new AnalysisException("UNEXPECTED_INPUT_TYPE",
+            Map(
+              "paramIndex" -> s"`${parameter.name}`", "functionName" -> s"`$name`", "requiredType" -> "\"STRING\"",
+              "inputSql" -> s""""${argument.sql}"""", "inputType" -> s""""${argument.dataType.sql}""""))
+      case _ =>
+    }
+    e
   }
 
   /**
@@ -93,8 +116,30 @@ object SubjxformFunctions {
     }
   }
 
-  private def drawKey(key: Expression): Expression =
-    if (key.foldable && key.eval() == null) PlanExpression.NoKey else XxHash64(Seq(key), 42L) // (Spark's seed)
+  /**
+   * The draw key's hash. A MAP is hashed by its entries sorted by key: Spark hashes a map's entries in the order
+   * they happen to be stored in (and refuses to unless a legacy conf allows it), so two equal maps could draw
+   * apart. A map inside an array or a struct has no such order to restore: an analysis error says what to pass.
+   */
+  private def drawKey(function: String, key: Expression): Expression =
+    if (key.foldable && key.eval() == null) PlanExpression.NoKey
+    else key.dataType match {
+      case MapType(k, v, _) if !holdsMap(k) && !holdsMap(v) =>
+        XxHash64(Seq(SortArray(MapEntries(key), Literal.TrueLiteral)), 42L) // (Spark's seed)
+      case t if holdsMap(t) =>
+        throw Errors.atAnalysis(function, "key",
+          s"a draw key of type ${t.sql} holds a map inside, whose entries have no order to hash them by: pass what " +
+            "identifies the message (e.g. key => headers['Nats-Msg-Id'] or a message id), or a MAP itself " +
+            "(hashed by its entries in key order)")
+      case _ => XxHash64(Seq(key), 42L)
+    }
+
+  private def holdsMap(t: DataType): Boolean = t match {
+    case _: MapType => true
+    case ArrayType(e, _) => holdsMap(e)
+    case StructType(fields) => fields.exists(f => holdsMap(f.dataType))
+    case _ => false
+  }
 
   /** Adds the functions to a running (classic) session, exactly as the extension injects them. */
   def register(spark: SparkSession): Unit = {

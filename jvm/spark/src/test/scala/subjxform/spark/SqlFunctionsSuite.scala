@@ -202,4 +202,51 @@ class SqlFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val seedInPlan = df.queryExecution.analyzed.expressions.flatMap(_.collect { case s: ChosenSeed => s })
     assert(seedInPlan.size == 1, df.queryExecution.analyzed)
   }
+  test("a STRING argument of another type is an analysis error naming the function and the parameter") {
+    // Cast to its text, a BIGINT or BINARY subject (a `content` column by mistake) would map "unchanged".
+    def typeError(sql: String): AnalysisException = {
+      val e = intercept[AnalysisException](spark.range(1).selectExpr(sql).collect())
+      assert(SparkCompat.condition(e) == "UNEXPECTED_INPUT_TYPE", e.getMessage)
+      e
+    }
+    val bigint = typeError("subject_map(id, 'a.*: b.$1')").getMessage
+    assert(bigint.contains("`subject`") && bigint.contains("`subject_map`") && bigint.contains("\"BIGINT\""), bigint)
+    val binary = typeError("subject_transform(CAST('a.b' AS BINARY), 'a.*', 'x.$1')").getMessage
+    assert(binary.contains("`subject_transform`") && binary.contains("\"BINARY\""), binary)
+    assert(typeError("subject_map('a.b', 'a.*: b.$1', id)").getMessage.contains("`cluster`"))
+    assert(typeError("subject_matches('a.b', 7)").getMessage.contains("`filter`"))
+    assert(typeError("consumer_group_partition(id, '{}')").getMessage.contains("`consumer_group_partition`"))
+    // NULL has no type of its own: it is still the NULL subject
+    assert(one("SELECT subject_transform(NULL, 'a.*', 'x.$1')") == null)
+  }
+
+  test("a MAP draw key is hashed by its entries in key order; a map inside another type says what to pass") {
+    val fifty = "svc: [{destination: svc.v1, weight: 50%}, {destination: svc.v2, weight: 50%}]"
+    val both = spark.range(0, 400).selectExpr(
+      s"subject_map('svc', '$fifty', NULL, 7, map(concat('k', id), '1', 'x', '2')) AS a",
+      s"subject_map('svc', '$fifty', NULL, 7, map('x', '2', concat('k', id), '1')) AS b").collect()
+    assert(both.forall(r => r.getString(0) == r.getString(1)))
+    assert(both.map(_.getString(0)).distinct.length == 2) // keys of their own: both destinations drawn
+    val nested = intercept[AnalysisException](
+      spark.range(1).selectExpr(s"subject_map('svc', '$fifty', key => array(map('a', '1')))").collect())
+    assert(nested.getMessage.contains("`key`") && nested.getMessage.contains("holds a map"), nested.getMessage)
+  }
+
+  test("a bad server version from the session conf is named as that conf") {
+    spark.conf.set(ServerVersionArgument.Conf, "2.12.x")
+    try {
+      val e = intercept[AnalysisException](spark.sql("SELECT subject_transform('a.b', 'a.*', 'x.$1')").collect())
+      assert(e.getMessage.contains("\"2.12.x\"") && e.getMessage.contains(ServerVersionArgument.Conf), e.getMessage)
+      val given = intercept[AnalysisException](
+        spark.sql("SELECT subject_transform('a.b', 'a.*', 'x.$1', server_version => '2.9')").collect())
+      assert(!given.getMessage.contains(ServerVersionArgument.Conf), given.getMessage) // the argument, not the conf
+    } finally spark.conf.unset(ServerVersionArgument.Conf)
+  }
+
+  test("the plan an analysis error prints names a long table shortened, not whole") {
+    val table = (1 to 400).map(i => s""""r$i.*": "d$i.$$1"""").mkString("{", ", ", ", \"bad.*\": \"x.$2\"}")
+    val e = intercept[AnalysisException](spark.range(1).selectExpr(s"subject_map('r7.x', '$table') AS m").collect())
+    val shown = e.getMessage + e.toString
+    assert(shown.contains("wildcard index out of range") && !shown.contains("r399.*"), shown.take(3000))
+  }
 }
