@@ -283,7 +283,9 @@ def every_path(
     for c in cases:
         for path, accepts in (("jar", engine_accepts(spark, c)), ("portable", portable_accepts(c))):
             if accepts != (c.server_error is None):
-                problems.append(f"{c.line} {path} verdict {c.src!r} -> {c.dest!r}: {accepts}, nats-server {c.server_error!r}")
+                problems.append(
+                    f"{c.line} {path} verdict {c.src!r} -> {c.dest!r}: {accepts}, nats-server {c.server_error!r}"
+                )
 
     def compare(path: str, found: dict, expected, only=lambda ci: True) -> None:
         for ci in filter(only, accepted):
@@ -368,6 +370,8 @@ def test_every_path_gives_nats_servers_bytes_on_generated_subjects(spark, oracle
     stats, problems = every_path(spark, cases, tmp_path, cli, None if HEAVY else SAMPLE)
     for line in LINES:
         print(f"  {line}: {sum(len(c.subjects) for c in cases if c.line == line and c.server_error is None)} cases")
-    print("byte differential against nats-server's Go code:", dict(sorted(stats.items())), f"{len(problems)} differences")
+    print(
+        "byte differential against nats-server's Go code:", dict(sorted(stats.items())), f"{len(problems)} differences"
+    )
     assert not problems, f"{len(problems)} differences, e.g.\n" + "\n".join(problems[:25])
     assert stats["cut inside a character"] > 0, dict(stats)

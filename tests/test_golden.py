@@ -122,7 +122,8 @@ def test_every_case_with_constant_transforms_through_spark_sql(spark, evaluation
         subjects = sorted({c["subject"] for _, cases in chunk for c in cases})
         df = spark.createDataFrame([(s,) for s in subjects], "subject string")
         cols = [
-            F.hex(try_subject_transform("subject", src, dest)).alias(f"t{k}") for k, ((src, dest), _) in enumerate(chunk)
+            F.hex(try_subject_transform("subject", src, dest)).alias(f"t{k}")
+            for k, ((src, dest), _) in enumerate(chunk)
         ]
         rows = {r["subject"]: r for r in df.select("subject", *cols).collect()}
         for k, ((_src, _dest), cases) in enumerate(chunk):

@@ -63,8 +63,9 @@ def test_golden_transforms_give_the_expected_subject_without_the_jar(session):
         subjects = sorted({c["subject"] for _, cs in chunk for c in cs})
         index = {s: i for i, s in enumerate(subjects)}
         cols = [
-            F.hex(portable.try_subject_transform("subject", src, dest, server_version=line, key="subject", seed=7))
-            .alias(f"p{k}")
+            F.hex(
+                portable.try_subject_transform("subject", src, dest, server_version=line, key="subject", seed=7)
+            ).alias(f"p{k}")
             for k, ((src, dest, line), _) in enumerate(chunk)
         ]
         rows = {r["i"]: r for r in subjects_frame(session, subjects).select("i", *cols).collect()}

@@ -88,7 +88,9 @@ def test_engine_agrees_with_each_lines_binary(spark, cases, line):
                     )
                 continue
             shape = apply_bytes(spark, shape_tr, s)
-            problem = compare(spark, c, s, (result, shape, apply_bytes(spark, match_tr, s) is not None), got, stats, line)
+            problem = compare(
+                spark, c, s, (result, shape, apply_bytes(spark, match_tr, s) is not None), got, stats, line
+            )
             if problem:
                 problems.append(problem)
     print(f"{line}: {dict(sorted(stats.items()))}")

@@ -64,6 +64,7 @@ def transform_frame(spark, line):
 @pytest.mark.parametrize("line", LINES)
 def test_transform_cases_with_the_line_chosen_every_way(spark, line):
     df = transform_frame(spark, line)
+
     # Read from the results' bytes (hex): a character cut in two is no UTF-8, which a collected STRING shows as U+FFFD.
     def results(frame) -> dict:
         return {i: from_hex(h) for i, h in frame.collect()}

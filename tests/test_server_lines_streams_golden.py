@@ -18,7 +18,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from server_lines_golden import LINES, ROOT
-from subjxform.streams import StreamConfigError, stream_messages
+from subjxform.streams import stream_messages
 
 
 def records(line: str) -> list[dict]:

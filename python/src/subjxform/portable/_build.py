@@ -28,6 +28,7 @@ _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
 _MASK32 = 0xFFFFFFFF
 
+
 def i32(v: int) -> Node:
     return lit(v, "int")
 
@@ -240,7 +241,9 @@ def _bytes(tok: Node, start: int | Node, length: int | Node | None = None) -> No
     """`length` bytes of STRING `tok` from byte `start` (1-based; negative: from the end), to its end when
     `length` is None, as a STRING holding exactly those bytes."""
     start_node = i32(start) if isinstance(start, int) else start
-    args = [cast(tok, "binary"), start_node] + ([] if length is None else [i32(length) if isinstance(length, int) else length])
+    args = [cast(tok, "binary"), start_node] + (
+        [] if length is None else [i32(length) if isinstance(length, int) else length]
+    )
     return cast(call("substr", *args), "string")
 
 
