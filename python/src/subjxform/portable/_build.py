@@ -222,8 +222,8 @@ def _split_any_bytes(tok: Node, sep: str) -> Node:
         # Go's strings.Split on "" cuts after each UTF-8 sequence it decodes, and after each byte it cannot: a `.`
         # after every sequence, then the last one taken off. (Not a lookahead for the end, which would make the
         # regex give up the last sequence for its first byte alone.)
-        dotted = call("regexp_replace", latin1(tok), lit("(%s)" % T.GO_SEQUENCE.decode("latin-1")), lit("$1."))
-        return from_latin1(call("regexp_replace", dotted, lit(r"\.\z"), lit("")))
+        each = call("regexp_replace", latin1(tok), lit("(%s)" % T.GO_SEQUENCE.decode("latin-1")), lit("$1."))
+        return from_latin1(call("regexp_replace", each, lit(r"\.\z"), lit("")))
     dotted = latin1(call("replace", tok, lit(sep), lit(".")))  # byte search; a token holds no `.`
     joined = call(
         "regexp_replace", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit(r"\A\.|\.\z"), lit("")
