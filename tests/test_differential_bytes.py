@@ -62,7 +62,9 @@ PARTS_PER_QUERY = 10  # parts (a line, a transform, a table) unioned into one qu
 # Transforms in one `subjxform sql` table: a table of many rules that slice is a large expression, which Spark takes
 # seconds to analyse and compile (the SQL of 66 such rules: 640 KB, minutes).
 CHUNK = 8
-SAMPLE = 4  # transforms of each line through the portable path and `subjxform sql` in a sample (not heavy)
+# Transforms of each line through the portable path and `subjxform sql` in a sample (not heavy): each builds and
+# compiles an expression of a few thousand nodes, seconds apiece; those using the most functions are taken.
+SAMPLE = 2
 
 pytestmark = [needs_jar, classic_only]
 
@@ -343,12 +345,16 @@ def is_utf8(b: bytes) -> bool:
 
 def test_every_path_gives_the_bytes_each_lines_binary_delivered(spark, tmp_path):
     """The per-line goldens' non-ASCII cases: every line, every path (the command line: a few transforms)."""
-    cases = [c for line in LINES for c in golden_cases(line)]
-    cli = [c for c in cases if c.line == "2.15"][:3]
+    # Those using the most byte-counting functions first: the sample of the slower paths takes them.
+    cases = sorted(
+        (c for line in LINES for c in golden_cases(line)),
+        key=lambda c: (LINES.index(c.line), -sum(f + "(" in c.dest.lower() for f in gen.BYTE_FUNCTIONS)),
+    )
+    cli = [c for c in cases if c.line == "2.15"][:2]
     stats, problems = every_path(spark, cli + [c for c in cases if c not in cli], tmp_path, len(cli), SAMPLE)
     print("byte differential against the goldens:", dict(sorted(stats.items())))
     assert not problems, f"{len(problems)} differences, e.g.\n" + "\n".join(problems[:25])
-    assert stats["cut inside a character"] > 100 and stats["cli cases"] > 0 and stats["sql cases"] >= 20, dict(stats)
+    assert stats["cut inside a character"] > 100 and stats["cli cases"] > 0 and stats["sql cases"] >= 10, dict(stats)
 
 
 @pytest.fixture(scope="module")
