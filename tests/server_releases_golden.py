@@ -206,10 +206,12 @@ def main(argv: list[str]) -> None:
     for v in (v for v in _versions.ALL if v.release in measured):
         for kind in KINDS:
             mine, golden = measured[v.release][kind], line_golden(v.line, kind)
-            differing = sum(comparable(a) != comparable(b) for a, b in zip(mine, golden))
+            differing = [b for a, b in zip(mine, golden) if comparable(a) != comparable(b)]
             if len(mine) != len(golden) or differing:
+                named = ", ".join(str(b.get("id") or b["config"]["name"]) for b in differing[:10])
                 stale.append(
-                    f"{v.line}/{kind}.jsonl: {differing} of {len(golden)} cases answered otherwise by {v.release}"
+                    f"{v.line}/{kind}.jsonl: {len(differing)} of {len(golden)} cases answered otherwise by "
+                    f"{v.release} ({named})"
                 )
     if stale:
         raise SystemExit("the line golden files are not what their binaries answer now:\n  " + "\n  ".join(stale))
