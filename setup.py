@@ -8,6 +8,7 @@
 - the project URLs, from the same two addresses.
 """
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -46,7 +47,12 @@ def long_description(version: str) -> str:
 
 class BuildPyWithJars(build_py):
     def run(self):
-        if not any(JARS.glob("subjxform-spark-*.jar")) and (ROOT / "scripts" / "build-jars.sh").is_file():
+        # SUBJXFORM_NO_JAR_BUILD: scripts/setup.sh builds the jars beside the editable install
+        if (
+            not any(JARS.glob("subjxform-spark-*.jar"))
+            and (ROOT / "scripts" / "build-jars.sh").is_file()
+            and not os.environ.get("SUBJXFORM_NO_JAR_BUILD")
+        ):
             subprocess.run(["bash", str(ROOT / "scripts" / "build-jars.sh")], check=True, cwd=ROOT)
         super().run()
 

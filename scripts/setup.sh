@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Idempotent set-up: the newest Spark line's jar (python/src/subjxform/jars/subjxform-spark-4.2_2.13.jar)
-# and an editable install of the Python package with pyspark 4.2 and the test tools ('.[dev]').
-#   SUBJXFORM_FORCE_JAR=1   rebuild the jar even if it looks up to date
-#   PYTHON=...              interpreter to use (default: python3)
+# and an editable install of the Python package with pyspark 4.2 and the test tools ('.[dev]'), side by
+# side (sbt compiles on one core while pip downloads and unpacks); then the nats-server binaries.
+#   SUBJXFORM_SETUP_LINES=all   every line's jar, not only the newest (scripts/test.sh: one sbt session)
+#   SUBJXFORM_FORCE_JAR=1       rebuild the jar even if it looks up to date
+#   PYTHON=...                  interpreter to use (default: python3)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
+source scripts/steps.sh
 
-# --- Scala jar ----------------------------------------------------------------
-# The newest line's jar (the demo's and the main test run's); scripts/test.sh builds every line's.
-# Built before the editable install, so that setup.py finds a jar and builds none itself.
-bash scripts/build-jars.sh 4.2_2.13
+# --- Scala jar, in the background ----------------------------------------------
+# The newest line's (the demo's and the main test run's), or every line's.
+if [[ "${SUBJXFORM_SETUP_LINES:-}" == all ]]; then jar_lines=(); else jar_lines=(4.2_2.13); fi
+lane jars bash scripts/build-jars.sh "${jar_lines[@]}"
 
 # --- Python package -------------------------------------------------------
 want_version="$(tr -d '[:space:]' < version.txt)"
@@ -31,7 +34,8 @@ then
   echo "setup: python package subjxform $want_version already installed (editable)"
 else
   echo "setup: pip install -e '.[dev]'"
-  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[dev]'
+  # (the jars are being built beside it: setup.py must not build them a second time)
+  SUBJXFORM_NO_JAR_BUILD=1 PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q -e '.[dev]'
   mkdir -p .tools && rm -f .tools/python-install.* && touch "$stamp"
 fi
 
@@ -39,3 +43,4 @@ fi
 # (.tools/nats-server/<line>/bin/nats-server: the per-line golden files and differential tests use them)
 PYTHON="$PY" bash scripts/nats-servers.sh
 echo "setup: nats-server binaries of every line in .tools/nats-server/"
+wait_lanes jars

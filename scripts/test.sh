@@ -1,29 +1,94 @@
 #!/usr/bin/env bash
-# Every test: set-up, then the newest Spark line (4.2) in full — Scala tests of core and spark,
-# pytest, and the API tests again over Spark Connect — then the compatibility matrix of every other
-# line and Java (scripts/test-lines.sh). Extra arguments are passed to the full pytest run.
-#   SUBJXFORM_LINES="3.5_2.12"  limit the matrix to some lines ("" skips it)
+# Every test (CI's .ci/run), or the quick inner loop.
+#
+#   bash scripts/test.sh            set-up, lint, then two lanes side by side (two cores):
+#                                     jvm: every line's Scala suites on its Javas (one sbt session), the
+#                                          release check of the newest line (scripts/release.sh), then the
+#                                          Python suites of some of the older lines
+#                                     py:  the newest line (4.2) in full — all of pytest, the API modules
+#                                          again over Spark Connect, the portable suite with no jar (local
+#                                          and Connect) — then the Python suites of the other older lines
+#                                   then the time of every step (target/test-times.txt).
+#   bash scripts/test.sh --quick    lint, the engine's Scala suites and the pytest sample marked `quick`
+#                                   on the newest line: under 3 minutes once set up; before every commit.
+#   SUBJXFORM_LINES="3.5_2.12"      limit the matrix of older lines ("" skips it)
+#   SUBJXFORM_PYTEST_WORKERS=N      pytest processes of the full 4.2 run (default 2; 1: one process)
+# Extra arguments go to the 4.2 pytest run (full) or the sample (quick).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
+export PYTHON="$PY" SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+source scripts/steps.sh
 start=$SECONDS
+: > target/test-times.txt
+: > target/test-failed.txt
 
-bash scripts/setup.sh
-bash scripts/lint.sh          # ruff, mypy and scalafmt: lint, types and format (seconds)
-bash scripts/build-jars.sh   # every line's jar: the wheel test and the matrix need them all
-scripts/sbt test
-
-"$PY" -m pytest -q tests "$@"
-# The Python API module again, as a Spark Connect client of a server started with the jar.
-SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py "$@"
-# subjxform.portable where no jar is (Databricks serverless / shared access mode): a local session and a
-# Spark Connect server, both started without the jar.
-SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q tests/test_portable*.py "$@"
-SUBJXFORM_SPARK_MODE=nojar-connect "$PY" -m pytest -q tests/test_portable*.py "$@"
-echo "test: Spark 4.2 in full: $((SECONDS - start)) s"
-
-if [[ -n "${SUBJXFORM_LINES-all}" ]]; then
-  PYTHON="$PY" bash scripts/test-lines.sh
+if [[ "${1-}" == "--quick" ]]; then
+  shift
+  timed "set-up" bash scripts/setup.sh
+  timed "lint" bash scripts/lint.sh
+  timed "engine suites (core)" scripts/sbt core/test
+  timed "pytest sample (-m quick)" "$PY" -m pytest -q -p no:cacheprovider -m quick tests "$@"
+  echo "test: quick: $((SECONDS - start)) s"
+  exit 0
 fi
+
+# The older lines of the matrix (the newest is tested in full below), in two shares whose times match
+# (measured: target/test-times.txt); a line's Python suite runs in a venv made during the set-up.
+matrix=()
+if [[ -n "${SUBJXFORM_LINES-all}" ]]; then
+  read -r -a matrix <<<"${SUBJXFORM_LINES:-3.5_2.12 3.5_2.13 4.0_2.13 4.1_2.13 4.2_2.13 4.3_2.13}"
+fi
+in_matrix() { [[ " ${matrix[*]} " == *" $1 "* ]]; }
+python_suites() { # lines...: each one's Python suite, if it is in the matrix
+  local line
+  for line in "$@"; do if in_matrix "$line"; then bash scripts/test-lines.sh python "$line"; fi; done
+}
+
+# --- 1. Set-up: every line's jar in one sbt session beside the Python package; the matrix's Javas and venvs
+# (downloads, mostly) beside both.
+matrix_venvs() {
+  local line
+  for java in 11 21; do bash scripts/java.sh "$java" >/dev/null; done
+  for line in "${matrix[@]}"; do bash scripts/test-lines.sh venv "$line"; done
+}
+lane venvs matrix_venvs
+SUBJXFORM_SETUP_LINES=all timed "set-up (every line's jar, the package, nats-server)" bash scripts/setup.sh
+timed "lint" bash scripts/lint.sh
+wait_lanes venvs
+
+# --- 2. Two lanes.
+jvm_lane() {
+  local line scala_lines=(4.2_2.13)
+  for line in "${matrix[@]}"; do [[ "$line" == 4.2_2.13 ]] || scala_lines+=("$line"); done
+  bash scripts/test-lines.sh scala "${scala_lines[@]}"
+  # What a release publishes, built and checked as a user installs it, for the newest line (the wheel, the
+  # sdist, its Maven artifact: `--packages` from dist/maven); here, where no other sbt runs on the build.
+  timed "release check, 4.2_2.13" bash scripts/release.sh --check-line 4.2_2.13
+  python_suites 3.5_2.12 4.1_2.13 4.2_2.13
+}
+py_lane() {
+  local workers="${SUBJXFORM_PYTEST_WORKERS:-2}" xdist=()
+  [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile)
+  timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
+  # The Python API modules again, as a Spark Connect client of a server started with the jar.
+  timed "4.2 pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \
+    tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py
+  # subjxform.portable where no jar is (Databricks serverless / shared access mode): a local session and a
+  # Spark Connect server, both started without the jar.
+  timed "4.2 pytest, no jar" env SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q -p no:cacheprovider tests/test_portable*.py
+  timed "4.2 pytest, no jar, Spark Connect" env SUBJXFORM_SPARK_MODE=nojar-connect "$PY" -m pytest -q \
+    -p no:cacheprovider tests/test_portable*.py
+  python_suites 4.0_2.13 4.3_2.13
+}
+# In the lanes a failed step does not stop the steps after it: one run shows every failure.
+export SUBJXFORM_KEEP_GOING=1
+lane jvm jvm_lane
+lane py py_lane "$@"
+wait_lanes jvm py
+
+echo "test: the time of each step (lanes side by side):"
+cat target/test-times.txt
 echo "test: all: $((SECONDS - start)) s"
+failed_steps

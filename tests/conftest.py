@@ -14,11 +14,15 @@ import pytest
 from pyspark.sql import SparkSession
 
 import subjxform
-from processes import free_port, listening, stop, wait_until
+from processes import TEST_JVM_OPTIONS, free_port, listening, stop, wait_until
 from subjxform.session import EXTENSIONS_CLASS
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
+
+# Every Spark JVM started through spark-submit (sessions, Spark Connect servers, the commands the tests run)
+# gets the tests' JIT options; a value of one's own in the environment wins.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
 
 # PySpark 3.5 builds its JVM session with SparkSession(sc, options), which applies spark.sql.extensions
 # but not the extensions Spark finds through service entries (Spark 4 applies both).
@@ -38,6 +42,42 @@ CONNECT = SPARK_MODE.endswith("connect")
 
 # Tests that compare with the jar's answers run only where the jar is.
 needs_jar = pytest.mark.skipif(not HAS_JAR, reason="compares with the jar: this session has none")
+
+
+# The inner loop's sample (`bash scripts/test.sh --quick`, `pytest -m quick`): a little of every layer, about a
+# minute on the newest line. module -> the tests of it in the sample (None: all of them), by name (every
+# parameter) or with the parameter's id.
+QUICK = {
+    "test_layers.py": None,  # what may import what
+    "test_portable_grammar.py": None,  # the engine's Python port against every golden case (no Spark)
+    "test_config_errors.py": None,
+    "test_functions.py": None,  # every SQL function from Python, classic
+    "test_streams.py": None,  # stream plans and messages
+    "test_golden.py": ["test_every_case_through_one_dataframe_with_transforms_from_columns"],
+    "test_subject_map.py": ["test_every_accepted_golden_case_with_the_table_from_a_column"],
+    "test_portable_transforms.py": [
+        "test_sql_text_gives_what_the_column_gives",
+        "test_no_tree_names_a_subjxform_function",
+    ],
+    "test_accounts.py": ["test_replay_a_config_text"],
+    "test_groups.py": ["test_every_golden_subject_gets_the_librarys_partition_and_member"],
+    "test_reports.py": ["test_explain_struct_from_python"],
+    "test_cli.py": [
+        "test_several_subjects_and_a_non_matching_one",
+        "test_validate_lists_every_problem_one_per_line_with_exit_code_1",
+    ],
+    "test_docs.py": ["test_the_docs_site_builds_strict"],
+    # what the newest line's JetStream stored and republished, through stream_plan and stream_messages
+    "test_server_lines_streams_golden.py": ["test_each_lines_streams_store_and_republish_what_its_server_did[2.15]"],
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.path.name
+        chosen = QUICK.get(module, ())
+        if chosen is None or item.originalname in chosen or item.name in chosen:
+            item.add_marker(pytest.mark.quick)
 
 
 @pytest.fixture(scope="session")
@@ -77,7 +117,9 @@ def connect_url():
 
     spark_home = Path(pyspark.__file__).parent
     port = free_port()
-    log = open(ROOT / "target" / "connect-server.log", "w") if (ROOT / "target").is_dir() else subprocess.DEVNULL
+    # one log per server: several test runs may each start one at the same time (scripts/test.sh's lanes)
+    target = ROOT / "target"
+    log = open(target / f"connect-server-{os.getpid()}.log", "w") if target.is_dir() else subprocess.DEVNULL
     server = subprocess.Popen(
         [
             str(spark_home / "bin" / "spark-submit"),
@@ -124,6 +166,23 @@ def session(request):
 
 
 classic_only = pytest.mark.skipif(CONNECT, reason="needs the classic in-process JVM")
+
+# An older line's compatibility run (scripts/test-lines.sh names the line in SUBJXFORM_EXPECT_LINE) checks what
+# can differ from one Spark line to another: every SQL function, mode, registration and version-dependent
+# path. What the engine alone decides — the same compiled code on every line — is checked case by case in
+# the newest line's full run.
+COMPAT_RUN = "SUBJXFORM_EXPECT_LINE" in os.environ
+
+
+def one_of_each(cases, kind):
+    """Every case in the full run; in an older line's compatibility run, the first case of each `kind(case)`:
+    enough to see each kind of result and error reach that line's Spark as it should."""
+    if not COMPAT_RUN:
+        return list(cases)
+    first: dict = {}
+    for case in cases:
+        first.setdefault(kind(case), case)
+    return list(first.values())
 
 
 def row_error(df) -> tuple[str, str, dict, str]:

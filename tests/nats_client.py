@@ -121,3 +121,32 @@ class NatsClient:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def await_route(sender: NatsClient, receiver: NatsClient, probe: str, timeout: float = 20) -> None:
+    """Waits until a message `sender` publishes reaches `receiver` (subscribed to a filter that takes
+    `probe`.N): a probe each try, `probe`.1, `probe`.2, ... Messages on one route keep their order, so when a
+    probe arrives, the interest made before its subscription has spread, and what was published before it has
+    arrived. Each wait needs a `probe` of its own (a late probe of an earlier wait would answer it)."""
+    tries = iter(range(1, 1 << 30))
+
+    def arrived() -> bool:
+        sender.publish(f"{probe}.{next(tries)}")
+        with receiver.lock:
+            return receiver.lock.wait_for(lambda: any(s.startswith(probe + ".") for s, _ in receiver.msgs), 0.1)
+
+    wait_until(f"a message from {probe} to arrive", arrived, timeout, [])
+
+
+def settled(observe, timeout: float = 20, quiet: float = 0.3):
+    """What `observe()` returns once it has not changed for `quiet` seconds: for what no probe can follow (a
+    stream stores and republishes on its own schedule, after the message that made it arrived)."""
+    deadline = time.monotonic() + timeout
+    last = observe()
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = observe()
+        if now == last:
+            return now
+        last = now
+    raise TimeoutError(f"still changing after {timeout:.0f} s: {last}")

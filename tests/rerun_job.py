@@ -34,7 +34,9 @@ MODES = {"unseeded": {}, "seeded": {"seed": 42}, "keyed": {"key": "id"}}
 
 
 def executor_pids(app_id: str) -> list[int]:
-    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
+    # -ww: whole command lines whatever COLUMNS says (pytest-xdist's workers set COLUMNS=80: ps cut each line
+    # there, before the app id, and no executor was found)
+    out = subprocess.run(["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
     return [
         int(line.split(None, 1)[0])
         for line in out.splitlines()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from processes import free_ports, stop, wait_until
+from processes import TEST_JVM_OPTIONS, free_ports, stop, wait_until
 
 SPARK_HOME = Path(pyspark.__file__).parent
 TESTS = Path(__file__).resolve().parent
@@ -30,6 +30,8 @@ def spark_env(workdir: str) -> dict:
             "SPARK_LOG_DIR": os.path.join(workdir, "logs"),
             "PYSPARK_PYTHON": sys.executable,
             "PYSPARK_DRIVER_PYTHON": sys.executable,
+            # the master and workers (spark-class reads these) get the tests' JIT options, as the driver does
+            "SPARK_DAEMON_JAVA_OPTS": TEST_JVM_OPTIONS,
             "PYTHONPATH": os.pathsep.join([str(PYTHON_SRC), str(TESTS), env.get("PYTHONPATH", "")]),
         }
     )
@@ -76,7 +78,14 @@ class Processes:
         import subjxform
 
         args = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--jars", subjxform.jar_path()]
-        for conf in ("spark.executor.memory=512m", "spark.executor.cores=1", "spark.ui.enabled=false", *confs):
+        executor_jvm = f"spark.executor.extraJavaOptions={TEST_JVM_OPTIONS}"
+        for conf in (
+            "spark.executor.memory=512m",
+            "spark.executor.cores=1",
+            "spark.ui.enabled=false",
+            executor_jvm,
+            *confs,
+        ):
             args += ["--conf", conf]
         return self.run_job(name, [*args, str(job)], env, timeout=timeout)
 

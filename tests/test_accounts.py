@@ -12,6 +12,9 @@ from conftest import SPARK_MODE
 from subjxform import subject_map, validate_mappings
 from subjxform.accounts import AccountsConfigError, accounts_plan, replay
 
+# Part of the compatibility suite that runs on every Spark line: accounts_plan and the replay from Python.
+pytestmark = pytest.mark.compat
+
 CONFIG = """
 accounts {
   A: { exports: [{stream: "foo.*"}, {service: "svc.*.*"}], mappings: { "m.*": "foo.$1" } }

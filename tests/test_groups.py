@@ -19,7 +19,8 @@ from subjxform.groups import (
     group_diff,
 )
 
-pytestmark = needs_jar
+# Part of the compatibility suite that runs on every Spark line: the consumer-group SQL functions from Python.
+pytestmark = [needs_jar, pytest.mark.compat]
 
 # CI's Spark Connect pass runs this file for the functions; the reports are DataFrame code over them (as
 # tests/test_reports.py's, which that pass does not run either) and cost it a minute and a half.

@@ -53,6 +53,7 @@ def traffic(session):
     return session.range(0, 2000, 1, numPartitions=4).selectExpr(f"{TRAFFIC_SQL} AS subject", "id")
 
 
+@pytest.mark.compat  # subject_map_explain from Python, on every Spark line
 def test_explain_struct_from_python(session):
     df = session.createDataFrame([("orders.eu.7",), ("billing.refund",), ("audit.x",), ("a..b",)], ["subject"])
     rows = df.select("subject", subject_map_explain("subject", TABLE, seed=1).alias("why")).collect()

@@ -20,13 +20,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from nats_client import NatsClient
+from nats_client import NatsClient, await_route, settled
 from processes import free_ports, listening, stop, wait_until
 from subjxform import AccountsConfigError
 from subjxform.scopes import chain, forward, publish, server_from_config, stream
@@ -138,27 +137,39 @@ def topology():
         )
         created = leaf.request("$JS.API.STREAM.CREATE.ORDERS", ORDERS)
         assert "error" not in created, created
-        for s in ("leaf.>", "repub.>", "final.>"):
+        # (the probe subscription last: once a probe reaches the leaf, the subscriptions before it have spread)
+        for s in ("leaf.>", "repub.>", "final.>", "$probe.>"):
             leaf.subscribe(s)
         hub.subscribe(">")
         east.subscribe(">")
-        time.sleep(2)  # subscriptions propagate over the leaf connection and the gateway
+        # Interest spreads over the leaf connection and the gateway: a probe each way arrives.
+        await_route(hub, leaf, "$probe.to_leaf")
+        await_route(leaf, hub, "$probe.to_hub")
+        await_route(hub, east, "$probe.to_east")
         for s in FROM_HUB:
             hub.publish(s, b"h")
         for s in FROM_LEAF:
             leaf.publish(s, b"l")
-        time.sleep(2)
-        info = leaf.request("$JS.API.STREAM.INFO.ORDERS", {"subjects_filter": ">"})
+        # What was published has arrived (a probe behind it on each route); then the stream, which stores and
+        # republishes on its own schedule, is done when nothing changes any more.
+        await_route(hub, leaf, "$probe.to_leaf_after")
+        await_route(leaf, hub, "$probe.to_hub_after")
+        await_route(hub, east, "$probe.to_east_after")
 
         def seen(client):
-            return Counter(s for s, _ in client.msgs if not s.startswith(("_INBOX", "$")))
+            with client.lock:
+                return Counter(s for s, _ in client.msgs if not s.startswith(("_INBOX", "$")))
 
-        observed = {
-            "leaf": seen(leaf),
-            "hub": seen(hub),
-            "east": seen(east),
-            "stored": Counter(info["state"].get("subjects", {})),
-        }
+        def observe():
+            info = leaf.request("$JS.API.STREAM.INFO.ORDERS", {"subjects_filter": ">"})
+            return {
+                "leaf": seen(leaf),
+                "hub": seen(hub),
+                "east": seen(east),
+                "stored": Counter(info["state"].get("subjects", {})),
+            }
+
+        observed = settled(observe)
         for c in (leaf, hub, east):
             c.close()
         yield work, observed
@@ -299,17 +310,24 @@ def docs_topology():
         created = leaf.request("$JS.API.STREAM.CREATE.orders", DOCS_STREAM)
         assert "error" not in created, created
         hub.subscribe(">")
-        time.sleep(2)  # interest propagates over the leaf connection
+        leaf.subscribe("$probe.>")
+        # Interest spreads over the leaf connection: a probe each way arrives.
+        await_route(hub, leaf, "$probe.to_leaf")
+        await_route(leaf, hub, "$probe.to_hub")
         for s in ("orders.1", "orders.central.3"):
             hub.publish(s, b"h")
         for s in ("orders.2", "orders.local.4"):
             leaf.publish(s, b"l")
-        time.sleep(2)
-        info = leaf.request("$JS.API.STREAM.INFO.orders", {"subjects_filter": ">"})
-        observed = {
-            "hub": Counter(s for s, _ in hub.msgs if not s.startswith(("_INBOX", "$"))),
-            "stored": Counter(info["state"].get("subjects", {})),
-        }
+        await_route(hub, leaf, "$probe.to_leaf_after")
+        await_route(leaf, hub, "$probe.to_hub_after")
+
+        def observe():
+            info = leaf.request("$JS.API.STREAM.INFO.orders", {"subjects_filter": ">"})
+            with hub.lock:
+                hub_seen = Counter(s for s, _ in hub.msgs if not s.startswith(("_INBOX", "$")))
+            return {"hub": hub_seen, "stored": Counter(info["state"].get("subjects", {}))}
+
+        observed = settled(observe)
         hub.close()
         leaf.close()
         yield work, observed

@@ -28,7 +28,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from subjxform._compat import raise_config_error
+from subjxform._compat import is_column, raise_config_error
 from subjxform.functions import ColumnOrName, _call, _column, _server_version, subject_filter_transform
 from subjxform.reports._render import Report, Table, share
 
@@ -50,7 +50,7 @@ class GroupConfigError(ValueError):
 
 def _config(config: GroupConfig | Column) -> Column:
     """A str or dict is a constant config (checked once, when the query is analysed); a Column varies per row."""
-    if isinstance(config, Column):
+    if is_column(config):  # (a Spark Connect Column is another class in PySpark 3.5)
         return config
     if isinstance(config, str):
         return F.lit(config)
