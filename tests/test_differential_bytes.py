@@ -202,7 +202,10 @@ def portable_results(df, cases: list[Case], chunks: list[list[int]]):
     return collect_hex(
         [
             df.where(F.col("ci") == ci).select(
-                "ci", "si", F.hex(portable.try_subject_transform("subject", c.src, c.dest, server_version=c.line))
+                "ci",
+                "si",
+                # Named: Spark would name hex(...) by the whole generated expression's SQL (megabytes for a heavy run).
+                F.hex(portable.try_subject_transform("subject", c.src, c.dest, server_version=c.line)).alias("h"),
             )
             for chunk in chunks
             for ci in chunk
