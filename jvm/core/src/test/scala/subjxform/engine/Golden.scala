@@ -124,8 +124,7 @@ object Golden {
         // a null pattern means NULL, a pattern is pinned as such (`randomPattern`), none at all pins nothing (a
         // per-line case that counted code points, or delivered several subjects)
         v.obj.get("expected_pattern").filter(_.isNull).map(_ => None)
-      }
-      else str(v, "expected_hex").map(h => Some(Some(unhex(h).toVector)))
+      } else str(v, "expected_hex").map(h => Some(Some(unhex(h).toVector)))
         .getOrElse(v.obj.get("expected").map(x => if (x.isNull) None else Some(utf8(x.str))))
     TransformCase(
       id = v("id").str,

@@ -267,8 +267,8 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(stored(Seq(("al.>", "m x.>")), "al.abcdef.x") == "m x.abcdef.x")
     // A source's own check still refuses such a destination (10146), as 2.10's stream config check does.
     val source = intercept[InvalidStreamConfigException](StreamConfig.plan(StreamConfigJson.parse(
-        """{"name": "S", "sources": [{"name": "O", "subject_transforms": [{"src": "o.*", "dest": "s.a b.$1"}]}]}"""),
-      V2_10))
+          """{"name": "S", "sources": [{"name": "O", "subject_transforms": [{"src": "o.*", "dest": "s.a b.$1"}]}]}"""),
+        V2_10))
     assert(source.errCode == 10146 && source.description == "source transform destination is invalid")
   }
 

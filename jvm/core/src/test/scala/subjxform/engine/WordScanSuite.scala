@@ -77,7 +77,8 @@ class WordScanSuite extends AnyFunSuite {
     assert(cutInside > 100) // the cuts fell inside characters too
   }
 
-  test("split on an empty separator cuts as Go's strings.Split does: each well-formed UTF-8 sequence, each other byte") {
+  test(
+    "split on an empty separator cuts as Go's strings.Split does: each well-formed UTF-8 sequence, each other byte") {
     def hex(s: String) = s.grouped(2).map(Integer.parseInt(_, 16).toByte).toArray
     val tr = SubjectTransform.compile("t.*", "x.{{split(1,)}}")
     val ws = new Workspace
