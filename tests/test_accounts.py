@@ -46,7 +46,7 @@ def test_an_include_resolves_relative_to_the_file(session, tmp_path):
     (tmp_path / "main.conf").write_text('accounts {\n  A: { exports: [{stream: "foo.*"}] }\n  include sub/b.conf\n}\n')
     plan = accounts_plan(session, tmp_path / "main.conf")
     assert [(r["importer"], r["dest"]) for r in plan["routes"]] == [("B", "p.foo.$1")]
-    with pytest.raises(AccountsConfigError, match="include needs the configuration file"):
+    with pytest.raises(AccountsConfigError, match="a config read as text includes no files"):
         accounts_plan(session, (tmp_path / "main.conf").read_text())  # the text alone has no folder
 
 

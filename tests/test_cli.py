@@ -148,14 +148,14 @@ def test_mapping_exit_codes_non_matching_and_invalid_subjects_still_0():
 def test_nesting_depth_limit_is_nats_servers_one_line_exit_1(tmp_path):
     """`nats-server -t` parses lists 9,999 deep under a top-level key and rejects 10,000 (Go's JSON depth
     limit); `validate` draws the line at the same depth, in one line, exit code 1, never a Java stack. Under
-    the limit the file parses: nats-server then refuses the unknown field `foo`, which `validate` leaves alone
-    (it checks only what decides where a message goes, README)."""
+    the limit the file parses: nats-server then refuses the unknown field `foo`, and so does `validate`."""
     for depth, too_deep in ((9999, False), (10000, True), (200000, True)):
         path = tmp_path / f"deep{depth}.conf"
         path.write_text("port: -1\nfoo: " + "[" * depth + "]" * depth + "\n")
         ours = run("validate", str(path))
-        assert ours.returncode == (1 if too_deep else 0) and ours.stderr == ""
+        assert ours.returncode == 1 and ours.stderr == ""
         assert ("nested more than 10000 deep" in ours.stdout) == too_deep, ours.stdout[:300]
+        assert ('unknown field "foo"' in ours.stdout) == (not too_deep), ours.stdout[:300]
         if too_deep:
             assert (
                 ours.stdout == f"{path}: error: Parse error on line 2: 'lists and maps nested more than 10000 deep'\n"

@@ -44,7 +44,8 @@ class AccountsConfigError(ValueError):
 
 def accounts_plan(spark: SparkSession, config: Config, server_version: str | None = None) -> dict:
     """The config's accounts checked as nats-server checks them, reduced to what decides deliveries:
-    ``accounts`` (``name``, ``id``, ``mappings`` as a JSON mapping table; the top-level mappings as ``$G``),
+    ``accounts`` (``name``, ``id``, ``mappings`` as a mapping table in config syntax, None without one; the
+    top-level mappings as ``$G``),
     ``routes`` (one per import: ``kind``, ``importer``, ``exporter``, ``filter``, ``src``/``dest`` or
     ``literal``), ``problems`` (warnings), ``jwt`` and ``server`` (``server_name``, ``cluster``, ``gateway``,
     ``leafnode_remotes``, ``leafnode_listen``, ``jetstream``; None for JWTs).

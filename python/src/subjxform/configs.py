@@ -50,7 +50,8 @@ def config_text(config: Config) -> tuple[str, str | None]:
     """
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and os.path.isfile(config)):
         path = os.fspath(config)
-        with open(path, encoding="utf-8") as f:
+        # every byte as nats-server reads it: a byte that is no UTF-8 is kept (escaped), not an error
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
             return f.read(), os.path.abspath(path)
     if isinstance(config, str):
         return config, None
@@ -99,11 +100,18 @@ def mappings_argument(mappings):
 
 def check_cluster_name(cluster, mappings, server_version=None) -> None:
     """subject_map's ``cluster`` given as a str with a constant table: a warning when the table scopes
-    destinations to clusters and ``cluster`` is none of them (see _mappings.unknown_cluster_note)."""
+    destinations to clusters and ``cluster`` is none of them (see _mappings.unknown_cluster_note).
+
+    The note reads the table with the portable reader, which reads it as the jar's does (both are nats-server's
+    ``conf``, compared on a million documents); still, where the jar is the reader, a table the portable one
+    fails on must not fail the call: the function's own reader reports the table's errors."""
     if not isinstance(cluster, str) or not isinstance(mappings, (str, dict)):
         return
     from .portable._mappings import unknown_cluster_note
 
-    note = unknown_cluster_note(cluster, mappings, server_version)
+    try:
+        note = unknown_cluster_note(cluster, mappings, server_version)
+    except Exception:  # noqa: BLE001 - only a note: the function called next reads the table and says what is wrong
+        return
     if note:
         warnings.warn(note, UserWarning, stacklevel=3)

@@ -3,7 +3,6 @@ PySpark and under Spark Connect alike (the work happens in the JVM, never in Pyt
 
 from __future__ import annotations
 
-import json
 import numbers
 import random
 from typing import Union
@@ -13,6 +12,7 @@ from pyspark.sql import functions as F
 
 from ._compat import is_column, transform_pairs
 from .configs import check_cluster_name, mappings_argument
+from .portable._mappings import mappings_text
 from .session import ensure_functions
 
 # Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
@@ -220,11 +220,11 @@ MappingsValue = Column | str | dict
 
 
 def _mappings_text(mappings: MappingsValue) -> Column:
-    """A dict is sent as JSON (the same shape), a string as it is: either way a constant, compiled once. A path
-    is read first (subjxform.configs' rule)."""
+    """A dict is sent as its text in nats-server's configuration syntax (the same values), a string as it is:
+    either way a constant, compiled once. A path is read first (subjxform.configs' rule)."""
     mappings = mappings_argument(mappings)
     if isinstance(mappings, dict):
-        return F.lit(json.dumps(mappings))
+        return F.lit(mappings_text(mappings))
     if not (isinstance(mappings, str) or is_column(mappings)):
         raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
     return _value(mappings, "mappings")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
+from subjxform.portable._mappings import mappings_text
 from subjxform.session import jvm_class
 
 
@@ -57,7 +58,7 @@ def validate_mappings(
         >>> validate_mappings('foo.*: "bar.$2"')  # doctest: +SKIP
         [MappingProblem(rule='foo.*', destination='bar.$2', severity='error', message='Error adding mapping for "foo.*" to "bar.$2" : invalid mapping destination: wildcard index out of range in $2: [2]')]
     """
-    text = json.dumps(mappings) if isinstance(mappings, dict) else mappings
+    text = mappings_text(mappings) if isinstance(mappings, dict) else mappings
     if not isinstance(text, str):
         raise TypeError(f"mappings must be a str or a dict, not {type(mappings).__name__}")
     # The active session is per thread: from another thread, the session this process started.

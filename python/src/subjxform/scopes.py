@@ -40,18 +40,21 @@ from subjxform.functions import ColumnOrName, _column, subject_map_explain, subj
 from subjxform.streams import REPUBLISHED_SUBJECT, STORED_SUBJECT, stream_messages, stream_plan
 
 LINKS = ("leaf", "route", "gateway")
+# The table of an account without a mappings block: no rules, every subject stays as it is.
+NO_MAPPINGS = "{}"
 
 
 @dataclass(frozen=True)
 class Server:
     """One server as its config file places it: ``name`` (``server_name``, else the file's stem), the
-    ``mappings`` of the account that handles the messages (a JSON table, None without one), its
+    ``mappings`` of the account that handles the messages (its table in nats-server's config syntax; ``"{}"``,
+    no rules, when the account has no ``mappings`` block: the server maps nothing there), its
     ``cluster`` name (what cluster-scoped destinations are chosen by), the rest of ``info`` and the
     nats-server line it runs (``server_version``, None: the session's default), which every hop on it
     follows."""
 
     name: str
-    mappings: str | None
+    mappings: str
     cluster: str | None
     info: Mapping[str, Any]
     server_version: str | None = None
@@ -75,11 +78,12 @@ def server_from_config(
         server_version: the nats-server line the server runs; None: the session's default.
 
     Returns:
-        The :class:`Server`: its name, the account's mappings (a JSON table, None without any), its
-        cluster name and the rest of the config's server facts.
+        The :class:`Server`: its name, the account's mappings (a table in config syntax; ``"{}"`` when the
+        account has no ``mappings`` block), its cluster name and the rest of the config's server facts.
 
     Raises:
-        AccountsConfigError: a config nats-server refuses.
+        AccountsConfigError: a config nats-server refuses (an unknown field such as a mistyped ``mapings``
+            among them, as ``nats-server -t`` refuses it).
         ValueError: no such account in the config.
 
     Examples:
@@ -94,7 +98,7 @@ def server_from_config(
     accounts = {a["name"]: a for a in plan["accounts"]}
     if account not in accounts and account != "$G":
         raise ValueError(f"{where}: no account {account!r} (it has {', '.join(sorted(accounts))})")
-    mappings = accounts.get(account, {}).get("mappings")
+    mappings = accounts.get(account, {}).get("mappings") or NO_MAPPINGS
     return Server(
         name or info.get("server_name") or (Path(path).stem if path else "server"),
         mappings,
@@ -280,7 +284,7 @@ def chain(
         server = hop.server
         remaps = hop.kind == "publish" or (hop.kind == "forward" and hop.via == "leaf")
         if hop.kind in ("publish", "forward"):
-            if remaps and server.mappings:
+            if remaps and server.mappings != NO_MAPPINGS:
                 why = f"_subjxform_why{i}"
                 df = df.withColumn(
                     why,

@@ -79,8 +79,9 @@ def whole_server_config(doc) -> bool:
 CLI_LINE = ("4.2", "2.13")
 
 
-def java_command(args: list[str]) -> list[str]:
-    """A JVM with the jar and the Scala library shipped beside it, tuned to start fast (it runs for a moment)."""
+def java_command(args: list[str], main_class: str = "subjxform.cli.Main") -> list[str]:
+    """A JVM with the jar and the Scala library shipped beside it, tuned to start fast (it runs for a moment),
+    running ``main_class`` (the command line's; tests run the config reader's probe)."""
     java_home = os.environ.get("JAVA_HOME")
     java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if not java:
@@ -103,7 +104,7 @@ def java_command(args: list[str]) -> list[str]:
         "-Xshare:auto",
         "-cp",
         classpath,
-        "subjxform.cli.Main",
+        main_class,
         *args,
     ]
 

@@ -14,12 +14,11 @@ is itself a destination, in which case the remainder is lost (NULL)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import _confsyntax as conf
-from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_text, java_equals_ignore_case
+from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_lower, go_text
 from ._quote import go_quote
 from ._transform import Transform, compile_transform, is_valid_subject, parse_go_int, text_salt
 
@@ -198,9 +197,10 @@ MappingsValue = str | dict
 
 
 def mappings_text(mappings: MappingsValue) -> str:
-    """The text the jar would be given: a dict is sent as JSON (functions._mappings_text), a str as it is."""
+    """The text both readers are given (functions._mappings_text sends it to the jar): a dict written in
+    nats-server's configuration syntax (``conf_text``: the same values, types included), a str as it is."""
     if isinstance(mappings, dict):
-        return json.dumps(mappings)
+        return conf.conf_text(mappings)
     if isinstance(mappings, str):
         return mappings
     raise TypeError(f"mappings must be a str or a dict (a constant table), not {type(mappings).__name__}")
@@ -232,9 +232,7 @@ def _identity_destination(source: str) -> str:
 
 def _is_jwt_entry(o: Obj) -> bool:
     """A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`."""
-    return o.get("subject") is not None and not any(
-        java_equals_ignore_case(k, "destination") or java_equals_ignore_case(k, "dest") for k, _ in o.entries
-    )
+    return o.get("subject") is not None and not any(go_lower(k) in ("destination", "dest") for k, _ in o.entries)
 
 
 DestinationCompiler = Callable[[str, str, object], Transform]
@@ -321,16 +319,14 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
         if isinstance(v, Obj):
             dest = None
             for k, x in v.entries:
-                if (java_equals_ignore_case(k, "dest") or java_equals_ignore_case(k, "destination")) and isinstance(
-                    x, Str
-                ):
+                if go_lower(k) in ("dest", "destination") and isinstance(x, Str):
                     dest = x.value
                     break
             subject = None
             weight = None
             cluster = ""
             for k, x in v.entries:
-                field = k.lower()
+                field = go_lower(k)
                 if field in ("dest", "destination"):
                     if isinstance(x, Str):
                         subject = x.value

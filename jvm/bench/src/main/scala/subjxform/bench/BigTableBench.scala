@@ -2,7 +2,7 @@ package subjxform.bench
 
 import java.lang.management.ManagementFactory
 
-import subjxform.config.{FilterTransforms, MappingTable}
+import subjxform.config.{ConfSyntax, FilterTransforms, MappingTable}
 import subjxform.engine.Workspace
 
 /**
@@ -64,6 +64,16 @@ object BigTableBench {
     for ((n, t) <- tables.tail) {
       val ns = nsPerSubject(t)
       println(f"  $n%7d rules  $ns%7.1f ns  ${ns / base}%5.2fx")
+    }
+
+    println(
+      "reading a table's text (ConfSyntax, nats-server's config syntax) and compiling it, ms of CPU time, best of 5")
+    for (n <- Seq(10000, 100000)) {
+      val text = BigTables.text(n)
+      val read = (0 until 5).map(_ => cpuMs(ConfSyntax.parseMappings(text))).min
+      // a comment makes each round's text another one: MappingTable.compile keeps the tables it compiled
+      val compile = (0 until 5).map(r => cpuMs(MappingTable.compile(s"$text# round $r\n"))).min
+      println(f"  $n%7d rules  read $read%6.0f ms  read and compile $compile%6.0f ms")
     }
 
     println("finding every overlap between rules (MappingTable.validate's overlap check), ms of CPU time")

@@ -31,6 +31,10 @@ object BigTables {
     src -> dest
   }
 
+  /** Writes the table of `n` rules to a file, for the Python reader's timing (bench/conf_read.py): `n FILE`. */
+  def main(args: Array[String]): Unit =
+    java.nio.file.Files.write(java.nio.file.Paths.get(args(1)), text(args(0).toInt).getBytes("UTF-8"))
+
   /** `n` rules in all (n >= 4), as the content of a `mappings { }` block. */
   def text(n: Int): String = {
     val sb = new java.lang.StringBuilder

@@ -4,6 +4,7 @@ import java.io.{InputStream, PrintStream}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
+import subjxform.config.GoBytes
 import subjxform.engine.{
   InvalidTransformException, ServerVersion, Subjects, SubjectTooLongException, SubjectTransform, Workspace
 }
@@ -217,9 +218,13 @@ object Main {
         }.max
       case file :: Nil if forced.size <= 1 && (file == "-" || !file.startsWith("-")) =>
         val name = if (file == "-") "<stdin>" else file
+        // Its bytes as they are (GoBytes: a byte that is no UTF-8 stays that byte), as nats-server reads a file.
         val text =
-          try new String(if (file == "-") readAll(stdin) else Files.readAllBytes(Paths.get(file)), UTF_8)
+          try GoBytes.decode(if (file == "-") readAll(stdin) else Files.readAllBytes(Paths.get(file)))
           catch {
+            case _: java.nio.file.InvalidPathException => // a NUL in the name
+              out.println(s"subjxform validate: cannot read $name: invalid argument")
+              return 2
             case e: java.io.IOException =>
               val why = e match {
                 case _: java.nio.file.NoSuchFileException => "no such file"

@@ -3,7 +3,7 @@ package subjxform.cli
 import java.io.PrintStream
 
 import subjxform.config.{
-  Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, InvalidStreamConfigException,
+  Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, GoBytes, InvalidStreamConfigException,
   MappingProblem, MappingTable, StreamConfig, StreamConfigJson, StreamPlan
 }
 import subjxform.config.ConfValue._
@@ -60,25 +60,41 @@ object Validate {
       env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest): Int = {
     version.note.foreach(n => out.println(s"$name: note: $n"))
     if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, name, out, version)
-    val file =
-      try ConfSyntax.parseText(text, name, env)
+    val (kind, doc, file) =
+      try read(text, name, forced, env)
       catch {
         case e: ConfSyntaxException =>
-          out.println(s"$name: error: ${e.getMessage}")
+          // nats-server's words, but the NUL its lexer shows for the end of the text is written visibly
+          out.println(s"$name: error: ${e.getMessage.replace("\u0000", "\\x00")}")
           return 1
       }
-    val doc = file.root
-    forced.getOrElse(kindOf(doc)) match {
+    kind match {
       case Stream => stream(doc, name, out, version)
       case Mappings if isServerConfig(doc) => serverConfig(file, name, out, version)
       case Mappings => mappings(file, name, out, version)
     }
   }
 
+  /**
+   * The document and what it is. A stream config written as JSON is read as JSON, as nats reads it (Go's
+   * `encoding/json`: `null`, `1e9`, unicode escapes); anything else as nats-server reads a config file, JSON
+   * or not (`file`: null for a JSON stream config).
+   */
+  private def read(
+      text: String, name: String, forced: Option[Kind], env: String => Option[String]): (Kind, Obj, ConfFile) = {
+    if (!forced.contains(Mappings))
+      ConfSyntax.jsonObject(text).filter(o => forced.contains(Stream) || kindOf(o) == Stream) match {
+        case Some(o) => return (Stream, o, null)
+        case None =>
+      }
+    val file = ConfSyntax.parseText(text, name, env)
+    (forced.getOrElse(kindOf(file.root)), file.root, file)
+  }
+
   /** Whether a value reads as a mapping's destination(s): a subject, or `{destination, weight}` entries. */
   private def mappingShaped(v: ConfValue): Boolean = v match {
     case _: Str => true
-    case o: Obj => o.entries.exists { case (k, _) => Set("dest", "destination", "weight", "cluster")(k.toLowerCase) }
+    case o: Obj => o.entries.exists { case (k, _) => Set("dest", "destination", "weight", "cluster")(GoBytes.lower(k)) }
     case Arr(items, _) => items.nonEmpty && items.forall(i => i.isInstanceOf[Obj] && mappingShaped(i))
     case _ => false
   }
@@ -92,11 +108,11 @@ object Validate {
     else Mappings
   }
 
-  private def isMappingsKey(k: String): Boolean = k.equalsIgnoreCase("mappings") || k.equalsIgnoreCase("maps")
+  private def isMappingsKey(k: String): Boolean = Set("mappings", "maps")(GoBytes.lower(k))
 
   /** A nats-server config file, rather than one mappings block's content. */
   private def isServerConfig(doc: Obj): Boolean =
-    doc.entries.exists { case (k, _) => ServerKeys(k.toLowerCase) || k.equalsIgnoreCase("resolver_preload") } &&
+    doc.entries.exists { case (k, _) => ServerKeys(GoBytes.lower(k)) || GoBytes.lower(k) == "resolver_preload" } &&
       !isWrappedBlock(doc)
 
   /** `mappings { ... }` alone: one block pasted with its key, not a server config. */
@@ -251,11 +267,10 @@ object Validate {
       def errors(v: ServerVersion) = Accounts.plan(text, v).problems.filter(_.isError).map(p => (p.field, p.message))
       return verdictChanges(errors(from), errors(to)).map { case (field, c, b, a) => Change(name, 0, field, c, b, a) }
     }
-    val file =
-      try ConfSyntax.parseText(text, name, env)
+    val (kind, doc, file) =
+      try read(text, name, forced, env)
       catch { case _: ConfSyntaxException => return Nil }
-    val doc = file.root
-    forced.getOrElse(kindOf(doc)) match {
+    kind match {
       case Stream =>
         def plan(v: ServerVersion): Either[String, StreamPlan] =
           try Right(StreamConfig.plan(StreamConfigJson.fromConf(doc), v))
@@ -327,7 +342,7 @@ object Validate {
     def destinations(v: ConfValue): Seq[(String, ConfValue)] = v match {
       case Str(d, _, _) => Seq(d -> v)
       case o: Obj => o.entries.collectFirst {
-          case (k, Str(d, _, _)) if k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest") => d -> o
+          case (k, Str(d, _, _)) if Set("destination", "dest")(GoBytes.lower(k)) => d -> o
         }.toSeq
       case Arr(items, _) => items.flatMap(destinations)
       case _ => Nil

@@ -54,7 +54,7 @@ final case class AccountsPlan(accounts: Seq[AccountSpec], routes: Seq[ImportRout
   /** The plan as JSON for the Python layer (account mappings as JSON mapping tables, in subject_map's shape). */
   def toJson: String = {
     def s(v: String) = if (v == null) "null" else JsonWriter.quote(v)
-    def mappings(m: Option[Obj]) = m.map(o => s(Accounts.mappingsJson(o))).getOrElse("null")
+    def mappings(m: Option[Obj]) = m.map(o => s(ConfValue.confText(o))).getOrElse("null")
     val accs = accounts.map(a => s"""{"name":${s(a.name)},"id":${s(a.id)},"mappings":${mappings(a.mappings)}}""")
     val rs = routes.map(r =>
       s"""{"kind":${s(r.kind)},"importer":${s(r.importer)},"exporter":${s(r.exporter)},"filter":${s(r.filter)},""" +
@@ -82,20 +82,6 @@ final case class AccountsPlan(accounts: Seq[AccountSpec], routes: Seq[ImportRout
 object Accounts {
   private val GlobalAccount = "$G"
 
-  /** A mappings block as the JSON mapping table subject_map reads (JWT entries keep their shape). */
-  def mappingsJson(o: Obj): String = json(o)
-
-  private def json(v: ConfValue): String = v match {
-    case Str(x, _, _) => JsonWriter.quote(x)
-    case Integer(n, _) => n.toString
-    case Decimal(d, _) => d.toString
-    case Bool(b, _) => b.toString
-    case DateTime(x, _) => JsonWriter.quote(x)
-    case Null(_) => "null"
-    case Arr(items, _) => items.map(json).mkString("[", ",", "]")
-    case Obj(entries, _, _) => entries.map { case (k, x) => JsonWriter.quote(k) + ":" + json(x) }.mkString("{", ",", "}")
-  }
-
   /** Go's `%T` of the value nats-server would hold. */
   private def goType(v: ConfValue): String = v match {
     case _: Str => "string"
@@ -108,7 +94,17 @@ object Accounts {
     case _: Obj => "map[string]interface {}"
   }
 
-  private def lower(k: String) = k.toLowerCase(java.util.Locale.ROOT)
+  private def lower(k: String): String = GoBytes.lower(k)
+
+  /**
+   * `key` of `block` (an entry of `o`) is no field the line's nats-server knows there and no variable a
+   * `$name` used: `nats-server -t` refuses it with `unknown field "key"` (ServerFields: the line's own lists).
+   */
+  private def unknownField(o: Obj, key: String, block: String, version: ServerVersion): Boolean =
+    !o.usedVariables(key) && !ServerFields.known(version.line)(block)(lower(key))
+
+  private def unknown(at: ConfValue, field: String, key: String) =
+    ConfigProblem(at, field, "error", s"unknown field ${GoQuote(key)}")
 
   /** A `mappings` that is not a map: nats-server's configuration reader fails on its type assertion. */
   private def notAMap(v: ConfValue) = s"interface conversion: interface {} is ${goType(v)}, not map[string]interface {}"
@@ -116,10 +112,14 @@ object Accounts {
   // ---------------------------------------------------------------------------------------------
   // Reading
 
-  /** The accounts of a server config document (its `accounts` block) and the top-level mappings ($G). */
-  def fromServerConfig(doc: Obj): AccountsPlan = {
+  /**
+   * The accounts of a server config document (its `accounts` block) and the top-level mappings ($G), with
+   * the fields the line's nats-server does not know at the top level, in accounts, exports and imports.
+   */
+  def fromServerConfig(doc: Obj, version: ServerVersion = ServerVersion.Newest): AccountsPlan = {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     val accounts = mutable.ArrayBuffer.empty[AccountSpec]
+    for ((k, v) <- doc.entries if unknownField(doc, k, "top", version)) problems += unknown(v, "", k)
     val global = doc.entries.collectFirst { case (k, o: Obj) if lower(k) == "mappings" || lower(k) == "maps" => o }
     for ((k, v) <- doc.entries if (lower(k) == "mappings" || lower(k) == "maps") && !v.isInstanceOf[Obj])
       problems += ConfigProblem(v, k, "error", notAMap(v))
@@ -140,7 +140,7 @@ object Accounts {
         for ((name, value) <- entries if !block.usedVariables(name)) { // a variable of the block, used by an account
           val field = s"$accountsKey.$name"
           value match {
-            case o: Obj if name != GlobalAccount => accounts += readAccount(name, o, field, problems)
+            case o: Obj if name != GlobalAccount => accounts += readAccount(name, o, field, problems, version)
             case o: Obj => problems += ConfigProblem(o, field, "error", s"${GoQuote(name)} is a Reserved Account")
             case other => problems += ConfigProblem(other, field, "error", "Expected map entries for accounts")
           }
@@ -150,8 +150,8 @@ object Accounts {
     AccountsPlan(accounts.toVector, Nil, problems.toVector, global, jwtMode = false)
   }
 
-  private def readAccount(
-      name: String, o: Obj, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): AccountSpec = {
+  private def readAccount(name: String, o: Obj, field: String, problems: mutable.ArrayBuffer[ConfigProblem],
+      version: ServerVersion): AccountSpec = {
     var mappings: Option[Obj] = None
     var exports = Vector.empty[AccountExport]
     var imports = Vector.empty[AccountImport]
@@ -162,17 +162,20 @@ object Accounts {
         }
       case "exports" => v match {
           case Arr(items, _) =>
-            exports = items.zipWithIndex.flatMap { case (e, i) => readExport(e, s"$field.$k[$i]", problems) }
+            exports =
+              items.zipWithIndex.flatMap { case (e, i) => readExport(e, s"$field.$k[$i]", problems, version) }
           case other =>
             problems += ConfigProblem(other, s"$field.$k", "error", s"Exports should be an array, got ${goType(other)}")
         }
       case "imports" => v match {
           case Arr(items, _) =>
-            imports = items.zipWithIndex.flatMap { case (e, i) => readImport(e, s"$field.$k[$i]", problems) }
+            imports =
+              items.zipWithIndex.flatMap { case (e, i) => readImport(e, s"$field.$k[$i]", problems, version) }
             duplicateServiceImports(imports, problems)
           case other =>
             problems += ConfigProblem(other, s"$field.$k", "error", s"Imports should be an array, got ${goType(other)}")
         }
+      case _ if unknownField(o, k, "account", version) => problems += unknown(v, field, k)
       case _ => // users, jetstream, limits, ...: nothing that decides where a message goes
     }
     AccountSpec(name, name, mappings, exports, imports, o, field)
@@ -192,8 +195,8 @@ object Accounts {
     }
   }
 
-  private def readExport(
-      v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): Option[AccountExport] = v match {
+  private def readExport(v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem],
+      version: ServerVersion): Option[AccountExport] = v match {
     case o: Obj =>
       var kind: String = null
       var subject = ""
@@ -223,9 +226,8 @@ object Accounts {
             case other => problems += ConfigProblem(other, field, "error",
                 s"Expected an integer token position, got ${goType(other)}")
           }
-        case "response" | "response_type" | "threshold" | "response_threshold" | "response_max_time" | "response_time" |
-            "latency" | "allow_trace" | "name" | "description" | "info_url" =>
-        case _ => problems += ConfigProblem(x, field, "error", s"unknown field ${GoQuote(k)}")
+        case _ if unknownField(o, k, "export", version) => problems += unknown(x, field, k)
+        case _ => // the response type and threshold, latency, allow_trace: nothing that decides where a message goes
       }
       if (kind == null) None else Some(AccountExport(kind, subject, approved, position, o, field))
     case other =>
@@ -234,8 +236,8 @@ object Accounts {
       None
   }
 
-  private def readImport(
-      v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem]): Option[AccountImport] = v match {
+  private def readImport(v: ConfValue, field: String, problems: mutable.ArrayBuffer[ConfigProblem],
+      version: ServerVersion): Option[AccountImport] = v match {
     case o: Obj =>
       var kind: String = null
       var account = ""
@@ -256,7 +258,9 @@ object Accounts {
                 case ("subject", Str(s, _, _)) => subject = s
                 case ("account" | "subject", other) =>
                   problem(other, s"Expected a string for ${lower(mk)}, got ${goType(other)}")
-                case (_, other) => problem(other, s"unknown field ${GoQuote(mk)}")
+                case (_, other) if unknownField(m, mk, "import_account", version) =>
+                  problem(other, s"unknown field ${GoQuote(mk)}")
+                case _ =>
               }
               if (account.isEmpty || subject.isEmpty) problem(x, "Expect an account name and a subject")
               else kind = kk
@@ -268,8 +272,8 @@ object Accounts {
             case Str(s, _, _) => if (lower(k) == "to") to = s else prefix = s
             case other => problem(other, s"Expected a string for ${lower(k)}, got ${goType(other)}")
           }
-        case "share" | "allow_trace" | "name" =>
-        case _ => problem(x, s"unknown field ${GoQuote(k)}")
+        case _ if unknownField(o, k, "import", version) => problem(x, s"unknown field ${GoQuote(k)}")
+        case _ => // share, allow_trace: nothing that decides where a message goes
       }
       if (kind == "stream" && prefix.nonEmpty && to.nonEmpty) {
         // nats-server reads the keys in random (Go map) order: it reports this when it meets `to` after the
@@ -311,10 +315,8 @@ object Accounts {
     else if (t.split("\\s+").forall(w => JwtShape.pattern.matcher(w).matches)) true
     else
       try {
-        ConfSyntax.parseDocument(t) match {
-          case o: Obj => o.get("nats").exists(_.isInstanceOf[Obj]) && o.get("sub").isDefined
-          case _ => false
-        }
+        val o = ConfSyntax.parseJson(t)
+        o.get("nats").exists(_.isInstanceOf[Obj]) && o.get("sub").isDefined
       } catch { case _: ConfSyntaxException => t.startsWith("[") && t.contains("\"nats\"") }
   }
 
@@ -327,14 +329,14 @@ object Accounts {
       try new String(java.util.Base64.getUrlDecoder.decode(parts(1).replace("=", "")),
           java.nio.charset.StandardCharsets.UTF_8)
       catch { case _: IllegalArgumentException => throw new ConfSyntaxException("a JWT's claims are not base64url") }
-    ConfSyntax.parseDocument(payload)
+    ConfSyntax.parseJson(payload)
   }
 
   private def jwtClaims(text: String): Seq[(Obj, String)] = {
     val t = text.trim
     if (!t.startsWith("{") && !t.startsWith("[")) return t.split("\\s+").toSeq.map(w => (decodeJwt(w), "jwt"))
-    // A JSON list is read with the config reader's JSON, which parseDocument accepts only for objects.
-    val wrapped = ConfSyntax.parseDocument(if (t.startsWith("[")) s"""{"list": $t}""" else t)
+    // A JSON list is read wrapped in an object: parseJson reads objects.
+    val wrapped = ConfSyntax.parseJson(if (t.startsWith("[")) s"""{"list": $t}""" else t)
     wrapped.get("list") match {
       case Some(Arr(items, _)) if t.startsWith("[") =>
         items.map {
@@ -691,7 +693,7 @@ object Accounts {
       case Some(jwts) if !doc.entries.exists(e => lower(e._1) == "accounts") =>
         val tokens = jwts.entries.collect { case (_, Str(jwt, _, _)) => jwt }
         check(fromJwts(tokens.mkString("\n")), version)
-      case _ => check(fromServerConfig(doc), version)
+      case _ => check(fromServerConfig(doc, version), version)
     }
   }
 
@@ -718,19 +720,21 @@ object AccountsPlanner {
   def planJson(config: String, file: String, version: ServerVersion): String = {
     val env: String => Option[String] = sys.env.get
     val name = if (file == null) "config" else file
-    val (plan, fileOf) =
-      if (Accounts.looksLikeJwts(config)) (Accounts.check(Accounts.fromJwts(config), version), (_: ConfValue) => name)
-      else if (file == null) (Accounts.fromDocument(ConfSyntax.parseDocument(config), version), (_: ConfValue) => name)
+    val (plan, fileOf, server) =
+      if (Accounts.looksLikeJwts(config))
+        (Accounts.check(Accounts.fromJwts(config), version), (_: ConfValue) => name, "null")
       else {
-        val parsed = ConfSyntax.parseText(config, name, env)
-        (Accounts.fromDocument(parsed.root, version), parsed.fileOf _)
+        val (doc, fileOf) =
+          if (file == null) (ConfSyntax.parseDocument(config), (_: ConfValue) => name)
+          else {
+            val parsed = ConfSyntax.parseText(config, name, env)
+            (parsed.root, parsed.fileOf _)
+          }
+        (Accounts.fromDocument(doc, version), fileOf, serverJson(doc))
       }
-    val errors = plan.errors.map(p => s"${fileOf(p.at)}:${p.at.line}: ${p.field}: ${p.message}")
+    val errors = plan.errors.map(p =>
+      s"${fileOf(p.at)}:${p.at.line}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
     if (errors.nonEmpty) throw new InvalidAccountsException(errors)
-    val server =
-      if (Accounts.looksLikeJwts(config)) "null"
-      else
-        serverJson(if (file == null) ConfSyntax.parseDocument(config) else ConfSyntax.parseText(config, name, env).root)
     plan.toJson.stripSuffix("}") + s""","server":$server}"""
   }
 
@@ -742,7 +746,7 @@ object AccountsPlanner {
    */
   private def serverJson(doc: ConfValue.Obj): String = {
     import ConfValue._
-    def key(o: Obj, k: String): Option[ConfValue] = o.entries.collectFirst { case (n, v) if n.equalsIgnoreCase(k) => v }
+    def key(o: Obj, k: String): Option[ConfValue] = o.entries.collectFirst { case (n, v) if GoBytes.lower(n) == k => v }
     def str(v: Option[ConfValue]): String = v match {
       case Some(Str(x, _, _)) => JsonWriter.quote(x)
       case _ => "null"

@@ -3,269 +3,217 @@ package subjxform.config
 import scala.collection.mutable
 
 /**
- * Reads a document of nats-server's configuration syntax (see [[ConfSyntax]]): its maps and lists, keys,
- * `include` and `$name` references to the maps in scope; the values in them are [[ConfScalars]]'. Apart
- * because it owns the stack of maps and lists being read, kept by hand (no recursion: see
- * [[ConfSyntax.MaxDepth]]). `file`: the configuration file being read (its includes and environment), or
- * null for a text alone, where `include` is an error and `$name` only a variable of the text.
+ * nats-server's config parser (its `conf` package, v2.15.1, as the server loads a file: `ParseWithChecks`)
+ * over the items of [[ConfLexer]]: the document's map, nested maps and lists, `$name` references to the
+ * maps in scope (else, for a file, the environment), and `include`. It keeps Go's stacks as they are: a key
+ * waits on the key stack until a value takes it, so a key with no value before a `}` (`x {a }`) takes the
+ * map being closed, as in nats-server. A value's line is the one nats-server's tokens give: its key's line
+ * in a map, its own in a list. No recursion: the stacks are the reader's own, bounded by
+ * [[ConfSyntax.MaxDepth]].
+ *
+ * @param path the file's path as nats-server names it in "config is invalid (PATH:LINE:POS)" ("" for a text)
+ * @param file the configuration file being read (its includes and environment), or null for a text alone,
+ *             where `include` is an error and `$name` only a variable of the text
+ * @param envInProgress the environment variables being read (a cycle is an error), shared with their readers
+ * @param dir the folder `include` paths are joined to (Go's `filepath.Dir` of the file's path)
+ * @param refuseUnquotedBraces an unquoted value holding `{{` is an error (SPEC §4); false only to compare with
+ *                             nats-server, where [[unquotedBracesLine]] then tells where the first one was
  */
-private[config] final class ConfReader(input: String, file: ConfFile = null) extends ConfScalars(input) {
+private[config] final class ConfReader(input: Array[Byte], path: String, file: ConfFile,
+    envInProgress: mutable.Set[String], dir: String, refuseUnquotedBraces: Boolean = true) {
   import ConfReader._
-  import ConfScanner._
-  import ConfSyntax.{tooDeep, MaxDepth}
   import ConfValue._
 
-  /** Maps being built, innermost last: where `$name` references are looked up. */
-  private val scopes = mutable.ArrayBuffer.empty[MapFrame]
+  private val lexer = new ConfLexer(input)
+  private val frames = mutable.ArrayBuffer.empty[Frame] // the maps and lists being read, innermost last
+  private val keys = mutable.ArrayBuffer.empty[String] // keys waiting for their value, innermost last
+  private val keyLines = mutable.ArrayBuffer.empty[Int]
 
-  /** The block body at the top: entries until the end of the text, or a `{ ... }` around them. */
+  /** The line of the first unquoted value holding `{{` (0: none), when they are not refused. */
+  var unquotedBracesLine = 0
+
   def document(): Obj = {
-    var first = true
-    while (first) {
-      val c = peek
-      if (isSpace(c)) next()
-      else if (c == '#') skipComment()
-      else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
-      else first = false
-    }
-    if (peek == '{') {
-      next()
-      val o = containers(new MapFrame(closing = true, line))
-      while (peek != EOF) {
-        val c = next()
-        if (c == '#') skipComment()
-        else if (c == '/' && peek == '/') skipComment()
-        else if (!isSpace(c)) fail(s"Unexpected '${show(c)}' after the closing '}'.")
+    val root = new MapFrame
+    frames += root
+    var previous: Item = null
+    while (true) {
+      val it = lexer.nextItem()
+      if (it.kind == Item.Eof) {
+        // A key the text ends after is an error; a `}` read as a key is allowed (JSON-like configs).
+        if (previous != null && previous.kind == Item.Key && !(previous.value.length == 1 && previous.value(0) == '}'))
+          throw new ConfSyntaxException(s"config is invalid ($path:${it.line}:${it.pos})")
+        return root.result(1)
       }
-      o
-    } else containers(new MapFrame(closing = false, line))
-  }
-
-  // Maps and lists being read, innermost last: the reader keeps its own stack (no recursion), so a
-  // hostile text nested thousands deep meets MaxDepth, never the end of the thread's stack.
-  private sealed abstract class Frame
-  private final class MapFrame(val closing: Boolean, val startLine: Int) extends Frame {
-    val entries = mutable.LinkedHashMap.empty[String, ConfValue]
-    val repeated = mutable.ArrayBuffer.empty[String]
-    var key: String = _
-    val usedVariables = mutable.Set.empty[String]
-    def result = {
-      val o = Obj(entries.toVector, repeated.toVector, startLine)
-      o.usedVariables = usedVariables.toSet
-      o
+      previous = it
+      read(it)
     }
+    throw new IllegalStateException
   }
-  private final class ArrFrame(val at: Int) extends Frame {
-    val items = Vector.newBuilder[ConfValue]
-    def result = Arr(items.result(), at)
-  }
-  private val frames = mutable.ArrayBuffer.empty[Frame]
 
-  private def open(f: Frame): Unit = {
-    if (frames.length >= MaxDepth) throw tooDeep(line)
+  private def read(it: Item): Unit = it.kind match {
+    case Item.Error => throw new ConfSyntaxException(s"Parse error on line ${it.line}: '${GoBytes.decode(it.value)}'")
+    case Item.Key => keys += GoBytes.decode(it.value); keyLines += it.line
+    case Item.MapStart => open(new MapFrame, it.line)
+    case Item.ArrayStart => open(new ArrFrame, it.line)
+    case Item.MapEnd | Item.ArrayEnd =>
+      val closed = frames.remove(frames.length - 1)
+      set(closed.result(lineOf(it.line)))
+    case Item.Str =>
+      val s = GoBytes.decode(it.value)
+      if (!it.quoted && s.contains("{{")) {
+        if (refuseUnquotedBraces) throw unquotedFunction(s, it)
+        if (unquotedBracesLine == 0) unquotedBracesLine = it.line
+        if (file != null && file.unquotedBracesLine == 0) file.unquotedBracesLine = it.line
+      }
+      set(Str(s, it.quoted, lineOf(it.line)))
+    case Item.Integer =>
+      val n = ConfScalars.integer(it.value)
+      if (n != ConfScalars.NoValue) set(Integer(n, lineOf(it.line)))
+    case Item.Float => set(Decimal(ConfScalars.float(it.value), lineOf(it.line)))
+    case Item.Bool => set(Bool(Seq("true", "yes", "on").exists(ConfLexer.lowerEquals(it.value, 0, it.value.length, _)),
+          lineOf(it.line)))
+    case Item.DateTime => set(DateTime(ConfScalars.dateTime(it.value), lineOf(it.line)))
+    case Item.Variable => set(relined(variable(GoBytes.decode(it.value), it.line), lineOf(it.line)))
+    case Item.Include => include(GoBytes.decode(it.value), it.line)
+    case _ => // a comment
+  }
+
+  private def open(f: Frame, line: Int): Unit = {
+    if (frames.length >= ConfSyntax.MaxDepth) throw ConfSyntax.tooDeep(line)
     frames += f
-    f match {
-      case m: MapFrame => scopes += m
-      case _ =>
-    }
   }
 
-  /** Closes the innermost frame: its value. */
-  private def close(): ConfValue = frames.remove(frames.length - 1) match {
-    case m: MapFrame => scopes.remove(scopes.length - 1); m.result
-    case a: ArrFrame => a.result
+  /** The line nats-server gives a value read now: its key's in a map, its own in a list. */
+  private def lineOf(itemLine: Int): Int = frames.last match {
+    case _: MapFrame if keyLines.nonEmpty => keyLines.last
+    case _ => itemLine
   }
 
-  /** Reads `top`'s entries and everything nested in them; returns the map `top` reads. */
-  private def containers(top: MapFrame): Obj = {
-    open(top)
-    // A value just read (to be stored in the innermost frame), or null when that frame is to be read on.
-    var value: ConfValue = null
-    while (true) {
-      frames.last match {
-        case m: MapFrame =>
-          if (value != null) {
-            if (m.entries.contains(m.key)) m.repeated += m.key
-            m.entries(m.key) = value
-            value = null
-            if (valueEnd(m.closing)) value = close()
-          } else value = mapEntry(m)
-        case a: ArrFrame =>
-          if (value != null) {
-            a.items += value
-            value = null
-            if (arrayGap()) value = close()
-          } else value = arrayItem(a)
+  private def set(v: ConfValue): Unit = frames.last match {
+    case a: ArrFrame => a.items += v
+    case m: MapFrame =>
+      if (keys.isEmpty) throw new ConfSyntaxException("BUG in parser, keys stack empty")
+      val key = keys.remove(keys.length - 1)
+      keyLines.remove(keyLines.length - 1)
+      m.put(key, v)
+  }
+
+  /** `$name`: a bcrypt hash; else the innermost map in scope that has it; else the environment variable. */
+  private def variable(name: String, line: Int): ConfValue = {
+    if (name.startsWith("2a$")) return Str("$" + name, quoted = false, line)
+    var i = frames.length - 1
+    while (i >= 0) {
+      frames(i) match {
+        case m: MapFrame if m.entries.contains(name) => m.usedVariables += name; return m.entries(name)
+        case _ =>
       }
-      if (value != null && frames.isEmpty) return value.asInstanceOf[Obj]
+      i -= 1
     }
-    throw new IllegalStateException
-  }
-
-  /**
-   * In a map: the next key and its value; or the map's end (its value). Returns a value read, or null
-   * when the value opens a list or map (now the innermost frame).
-   */
-  private def mapEntry(m: MapFrame): ConfValue = {
-    while (true) {
-      val c = peek
-      if (c == EOF) {
-        if (m.closing) fail("Unexpected EOF processing map.")
-        return close()
-      } else if (isSpace(c)) next()
-      else if (isKeySeparator(c)) fail(s"Unexpected key separator '${show(c)}'")
-      else if (c == ']') fail("Unexpected array end ']' processing map.")
-      else if (c == '}') {
-        next()
-        if (!m.closing) fail("Unexpected '}': the block is already closed.")
-        return close()
-      } else if (c == '#') skipComment()
-      else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
+    if (envInProgress.contains(name))
+      throw new ConfSyntaxException(s"variable reference for '$name' on line $line could not be parsed: " +
+        s"variable reference cycle for '$name'")
+    val fromEnv =
+      if (file == null) None
       else {
-        val key = readKey()
-        if (key eq IncludeKey) {
-          // The included file's entries join this map, as if written here.
-          for ((k, v) <- readInclude().entries) { if (m.entries.contains(k)) m.repeated += k; m.entries(k) = v }
-          if (valueEnd(m.closing)) return close()
-        } else {
-          val keyLine = line
-          while (isSpace(peek)) next()
-          if (isKeySeparator(peek)) next()
-          while (isSpace(peek)) next()
-          val v = peek
-          if (v == ',') fail("Unexpected map value terminator ','.")
-          if (v == '}' || v == EOF) fail("key \"" + key + "\" on line " + keyLine + " has no value") // (no \" in s"": Scala 2.12)
-          m.key = key
-          return readValue()
-        }
+        envInProgress += name
+        try file.env(name).map { raw =>
+            // nats-server reads the variable's text as the value of a key, with the same cycle check.
+            val sub =
+              try new ConfReader(GoBytes.encode(s"pk=$raw"), "", file, envInProgress, ".", refuseUnquotedBraces)
+                  .document()
+              catch {
+                case e: ConfSyntaxException =>
+                  throw new ConfSyntaxException(
+                    s"variable reference for '$name' on line $line could not be parsed: ${e.getMessage}")
+              }
+            sub.get("pk")
+          }.flatten
+        finally envInProgress -= name
       }
-    }
-    throw new IllegalStateException
+    fromEnvironment(fromEnv, name, line)
   }
 
-  /** After a map value: blanks, a comment, then `,` `;` a new line or `}`. Returns whether the map ended. */
-  private def valueEnd(closing: Boolean): Boolean = {
-    while (true) {
-      val c = next()
-      if (isBlank(c)) ()
-      else if (c == '#') skipComment()
-      else if (c == '/') { if (peek == '/') skipComment() else return false } // a lone `/` ends the value
-      else if (c == ',' || c == ';' || isNewLine(c)) return false
-      else if (c == '}') { if (closing) return true; fail("Unexpected '}': the block is already closed.") }
-      else if (c == EOF && !closing) return true
-      else fail(s"""Expected a map value terminator "," or a map terminator "}", but got '${show(c)}' instead.""")
-    }
-    false
+  private def fromEnvironment(v: Option[ConfValue], name: String, line: Int): ConfValue = v.getOrElse {
+    val hint =
+      if (file == null) "a config read as text sees no environment variables, and a destination that starts " +
+        "with $ must be quoted"
+      else if (file.inInclude) "an included file sees none of the variables of the file that includes it"
+      else "a destination that starts with $ must be quoted"
+    throw new ConfSyntaxException(s"variable reference for '$name' on line $line can not be found ($hint)")
   }
 
-  private def readKey(): String = {
-    val c = next()
-    if (c == '\'' || c == '"') {
-      val sb = new java.lang.StringBuilder
-      while (peek != c) {
-        if (peek == EOF) fail(s"Unexpected EOF processing ${if (c == '"') "double " else ""}quoted map key.")
-        sb.appendCodePoint(next())
+  /** `include PATH`: the included file's entries join the map being read, each with its line and file. */
+  private def include(rawPath: String, line: Int): Unit = {
+    if (file == null)
+      throw new ConfSyntaxException(s"error parsing include file '$rawPath', a config read as text includes " +
+        "no files: give the config's file (a path, or subjxform validate FILE)")
+    val included =
+      try file.include(rawPath, dir)
+      catch {
+        case e: ConfSyntaxException =>
+          throw new ConfSyntaxException(s"error parsing include file '$rawPath', ${e.getMessage}")
       }
-      next()
-      sb.toString
-    } else {
-      // nats-server drops a lone `/` that starts a key (it was looking for a `//` comment).
-      val sb = new java.lang.StringBuilder
-      if (c != '/') sb.appendCodePoint(c) else if (peek != EOF) sb.appendCodePoint(next())
-      var reading = true
-      while (reading) {
-        val d = peek
-        if (d == EOF) fail("Unexpected EOF processing map key.")
-        if (isSpace(d)) {
-          if (sb.toString.equalsIgnoreCase("include")) {
-            if (file == null)
-              fail("include needs the configuration file (subjxform validate FILE): it is read relative to it")
-            return IncludeKey
-          }
-          reading = false
-        } else if (isKeySeparator(d)) reading = false
-        else sb.appendCodePoint(next())
-      }
-      sb.toString
+    val m = frames.last.asInstanceOf[MapFrame] // an include is read where a key is, so in a map
+    for ((k, v) <- included.entries) {
+      keys += k
+      keyLines += v.line
+      set(v)
+      if (included.usedVariables(k)) m.usedVariables += k
     }
   }
 
-  /** A value, or null when it opens a list or a map (pushed as the innermost frame). */
-  private def readValue(): ConfValue = {
-    while (isBlank(peek)) next()
-    val at = line
-    peek match {
-      case '[' => next(); open(new ArrFrame(at)); null
-      case '{' => next(); open(new MapFrame(closing = true, line)); null
-      case _ => scalar(at)
-    }
-  }
-
-  protected def variable(name: String, at: Int): ConfValue = {
-    if (name.startsWith("2a$")) return Str("$" + name, quoted = false, at) // a bcrypt hash, not a reference
-    val inScope = scopes.reverseIterator.find(_.entries.contains(name))
-    if (inScope.nonEmpty) { inScope.get.usedVariables += name; inScope.get.entries(name) }
-    else (if (file == null) None else file.fromEnvironment(name, at)).getOrElse {
-      val hint =
-        if (file != null && file.inInclude) "an included file sees none of the variables of the file that includes it"
-        else "a destination that starts with $ must be quoted"
-      throw new ConfSyntaxException(s"variable reference for '$name' on line $at can not be found ($hint)")
-    }
-  }
-
-  /** `include PATH` (PATH quoted or bare, up to the end of the line): the included file's top-level entries. */
-  private def readInclude(): Obj = {
-    val path = includePath()
-    file.include(path, line)
-  }
-
-  /** The path after `include`: quoted, or bare up to white space or the end of the line. */
-  def includePath(): String = {
-    while (isBlank(peek)) next()
-    val sb = new java.lang.StringBuilder
-    val q = peek
-    if (q == '"' || q == '\'') {
-      next()
-      while (peek != q) {
-        if (peek == EOF || isNewLine(peek)) fail("Unexpected EOF in the include path."); sb.appendCodePoint(next())
-      }
-      next()
-    } else while (peek != EOF && !isSpace(peek) && peek != ';' && peek != ',' && peek != '}') sb.appendCodePoint(next())
-    if (sb.length == 0) fail("include without a file name")
-    sb.toString
-  }
-
-  /** In a list: the next item, or the list's end (its value); null when the item opens a list or map. */
-  private def arrayItem(a: ArrFrame): ConfValue = {
-    while (true) {
-      val c = peek
-      if (isSpace(c)) next()
-      else if (c == '#') skipComment()
-      else if (c == '/' && peekAt(1) == '/') { next(); skipComment() }
-      else if (c == ',' || c == '/') fail("Unexpected array value terminator ','.")
-      else if (c == ']') { next(); return close() }
-      else return readValue()
-    }
-    throw new IllegalStateException
-  }
-
-  /** After a list item: blanks, a comment, then `,` or a new line (more items) or `]` (true: the list ended). */
-  private def arrayGap(): Boolean = {
-    while (true) {
-      val d = next()
-      if (isBlank(d)) ()
-      else if (d == '#') skipComment()
-      else if (d == '/') { if (peek == '/') skipComment() else return false }
-      else if (d == ',' || isNewLine(d)) return false
-      else if (d == ']') return true
-      else fail(s"""Expected an array value terminator "," or an array terminator "]", but got '${show(d)}' instead.""")
-    }
-    false
+  /** nats-server keeps only what comes before the first `}`: say so instead of guessing. */
+  private def unquotedFunction(cut: String, it: Item): ConfSyntaxException = {
+    var p = it.end
+    while (p < input.length && !ConfLexer.isSpace(input(p) & 0xff) && input(p) != ',' && input(p) != ';') p += 1
+    var whole = cut + GoBytes.decode(input, it.end, p)
+    while (whole.endsWith("}") && whole.count(_ == '}') > whole.count(_ == '{')) whole = whole.dropRight(1)
+    new ConfSyntaxException(s"unquoted destination on line ${it.line} holds {{...}}: nats-server reads an unquoted " +
+      s"value only up to its first '}' (here ${subjxform.engine.GoQuote(cut)}); put the destination in quotes: " +
+      subjxform.engine.GoQuote(whole))
   }
 }
 
 private[config] object ConfReader {
+  import ConfValue._
 
-  /** The key nats-server's lexer turns into an include directive; compared by reference. */
-  private val IncludeKey = new String("include")
+  private sealed abstract class Frame { def result(line: Int): ConfValue }
+
+  private final class MapFrame extends Frame {
+    val entries = mutable.LinkedHashMap.empty[String, ConfValue]
+    val repeated = mutable.ArrayBuffer.empty[String]
+    val usedVariables = mutable.Set.empty[String] // keys whose current value a `$name` used
+
+    def put(key: String, v: ConfValue): Unit = {
+      if (entries.contains(key)) repeated += key
+      entries(key) = v
+      usedVariables -= key // a new value, which no reference has used yet
+    }
+
+    def result(line: Int): Obj = {
+      val o = Obj(entries.toVector, repeated.toVector, line)
+      o.usedVariables = usedVariables.toSet
+      o
+    }
+  }
+
+  private final class ArrFrame extends Frame {
+    val items = Vector.newBuilder[ConfValue]
+    def result(line: Int): Arr = Arr(items.result(), line)
+  }
+
+  /** `v` on another line (a variable's value where it is referenced, as nats-server's token does). */
+  def relined(v: ConfValue, line: Int): ConfValue = v match {
+    case x: Str => x.copy(line = line)
+    case x: Integer => x.copy(line = line)
+    case x: Decimal => x.copy(line = line)
+    case x: Bool => x.copy(line = line)
+    case x: DateTime => x.copy(line = line)
+    case x: Null => x.copy(line = line)
+    case x: Arr => x.copy(line = line)
+    case x: Obj =>
+      val o = x.copy(line = line)
+      o.usedVariables = x.usedVariables
+      o
+  }
 }

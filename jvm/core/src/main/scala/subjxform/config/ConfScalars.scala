@@ -1,191 +1,109 @@
 package subjxform.config
 
-import subjxform.engine.GoQuote
-
 /**
- * The scalars of nats-server's configuration syntax: quoted and bare strings, escapes, booleans, numbers
- * with size suffixes, dates. Apart because most of the lexer's corners are here, and none depend on the
- * nesting; [[ConfReader]] reads the maps and lists around them and resolves a bare `$name`.
+ * What nats-server's parser makes of a scalar item's text: Go's `strconv.ParseInt` (and the size suffixes),
+ * `strconv.ParseFloat` and `time.Parse` with their errors, in its words. Apart from [[ConfReader]] because
+ * these are Go's library rules, not the config syntax: most of the values the lexer accepts and the parser
+ * refuses (`৫`, `2024-02-30T00:00:00Z`, a float past the range) are refused here.
  */
-private[config] abstract class ConfScalars(input: String) extends ConfScanner(input) {
-  import ConfScanner._
-  import ConfValue._
+private[config] object ConfScalars {
 
-  /** A `$name` reference: the reader of maps and lists knows the maps in scope (and the file's environment). */
-  protected def variable(name: String, at: Int): ConfValue
+  /** An integer whose size suffix nats-server does not know (`1kbb`): it sets no value at all. */
+  final val NoValue: java.lang.Long = null
 
-  /** The value that starts here, which is no list or map. */
-  protected final def scalar(at: Int): ConfValue = peek match {
-    case '\'' =>
-      next()
-      val sb = new java.lang.StringBuilder
-      while (peek != '\'') { if (peek == EOF) fail("Unexpected EOF."); sb.appendCodePoint(next()) }
-      next()
-      Str(sb.toString, quoted = true, at)
-    case '"' =>
-      next()
-      val sb = new java.lang.StringBuilder
-      while (peek != '"') {
-        if (peek == EOF) fail("Unexpected EOF.")
-        val c = next()
-        if (c == '\\') escape(sb) else sb.appendCodePoint(c)
-      }
-      next()
-      Str(sb.toString, quoted = true, at)
-    case '-' =>
-      next()
-      if (!isDigit(peek)) fail(
-        if (peek == '.') "Floats must start with a digit, not '.'." else s"Expected a digit but got '${show(peek)}'.")
-      negativeNumber(at)
-    case '(' => fail("(...) blocks are not supported in mappings given to subject_map; use a quoted string")
-    case '.' => next(); fail("Floats must start with a digit")
-    case c if isNewLine(c) => fail("Expected value but found new line")
-    case c if isDigit(c) => numberOrString(at)
-    case _ => bareString(new java.lang.StringBuilder, pos, at)
+  /**
+   * The integer item `text` (digits, maybe a `-`, maybe a size suffix): its value, or [[NoValue]].
+   * Like nats-server, it counts the leading digits in runes and cuts the text there in bytes, so that a
+   * digit of another script (`৫`) is never a number; a product past 64 bits wraps as Go's does.
+   */
+  def integer(text: Array[Byte]): java.lang.Long = {
+    var runes = 0
+    var i = 0
+    var reading = true
+    while (reading && i < text.length) {
+      val r = ConfLexer.decodeRune(text, i)
+      val c = r & 0xffffff
+      if (ConfLexer.isDigit(c) || c == '-') { runes += 1; i += r >>> 24 }
+      else reading = false
+    }
+    val digits = math.min(runes, text.length)
+    val n = parseInt(text, digits) match {
+      case Right(v) => v
+      case Left(true) => throw new ConfSyntaxException(s"integer '${GoBytes.decode(text)}' is out of the range")
+      case Left(false) => throw new ConfSyntaxException(s"expected integer, but got '${GoBytes.decode(text)}'")
+    }
+    val suffix = new String(text, digits, text.length - digits, java.nio.charset.StandardCharsets.ISO_8859_1)
+    Scales.get(suffix.trim.toLowerCase(java.util.Locale.ROOT)) match {
+      case Some(scale) => n * scale
+      case None => NoValue
+    }
   }
 
-  private def escape(sb: java.lang.StringBuilder): Unit = next() match {
-    case 't' => sb.append('\t')
-    case 'n' => sb.append('\n')
-    case 'r' => sb.append('\r')
-    case '"' => sb.append('"')
-    case '\\' => sb.append('\\')
-    case 'x' =>
-      val a = next()
-      val b = next()
-      if (isNewLine(a) || isNewLine(b)) fail("Expected two hexadecimal digits after '\\x', but hit end of line")
-      val hex = s"${show(a)}${show(b)}"
-      if (!hex.forall(ch => Character.digit(ch, 16) >= 0) || hex.length != 2)
-        fail(s"Expected two hexadecimal digits after '\\x', but got '$hex'")
-      // nats-server adds the byte itself to the string: only ASCII survives as text.
-      sb.append(java.lang.Integer.parseInt(hex, 16).toChar)
-    case c =>
-      fail(s"Invalid escape character '${show(c)}'. Only the following escape characters are allowed: " +
-        "\\xXX, \\t, \\n, \\r, \\\", \\\\.")
+  private val Scales: Map[String, Long] = {
+    val powers = Seq("k", "m", "g", "t", "p", "e").zipWithIndex
+    Map("" -> 1L) ++ powers.flatMap { case (p, i) =>
+      val decimal = Seq.fill(i + 1)(1000L).product
+      val binary = Seq.fill(i + 1)(1024L).product
+      Seq(p -> decimal, s"${p}b" -> binary, s"${p}i" -> binary, s"${p}ib" -> binary)
+    }
+  }
+
+  /** Go's `strconv.ParseInt(text[0, until), 10, 64)`: the value, or Left(whether the error is the range's). */
+  private def parseInt(text: Array[Byte], until: Int): Either[Boolean, Long] = {
+    if (until == 0) return Left(false)
+    val negative = text(0) == '-'
+    val from = if (text(0) == '-' || text(0) == '+') 1 else 0
+    if (from == until) return Left(false)
+    // strconv.ParseUint: stops at the first byte that is no digit, or the first that overflows 64 bits.
+    val cutoff = java.lang.Long.divideUnsigned(-1L, 10) + 1
+    var n = 0L
+    var i = from
+    while (i < until) {
+      val d = text(i) - '0'
+      if (d < 0 || d > 9) return Left(false)
+      if (java.lang.Long.compareUnsigned(n, cutoff) >= 0) return Left(true)
+      val n1 = n * 10 + d
+      if (java.lang.Long.compareUnsigned(n1, n * 10) < 0) return Left(true)
+      n = n1
+      i += 1
+    }
+    val limit = Long.MinValue // 1 << 63, unsigned
+    if (!negative && java.lang.Long.compareUnsigned(n, limit) >= 0) Left(true)
+    else if (negative && java.lang.Long.compareUnsigned(n, limit) > 0) Left(true)
+    else Right(if (negative) -n else n)
+  }
+
+  /** Go's `strconv.ParseFloat(text, 64)` of a float item (`-?digits.digits`, the digits of any script). */
+  def float(text: Array[Byte]): Double = {
+    val s = GoBytes.decode(text)
+    if (!text.forall(b => b >= 0)) throw new ConfSyntaxException(s"expected float, but got '$s'")
+    val d = java.lang.Double.parseDouble(s) // correctly rounded, as Go's; an underflow is 0 in both
+    if (d.isInfinite) throw new ConfSyntaxException(s"float '$s' is out of the range")
+    d
   }
 
   /**
-   * A bare string: up to a new line, blank, `,` `;` `]` `}` or a `'` (which it swallows); `\` escapes
-   * work. `true`/`false`/`on`/`off`/`yes`/`no` are booleans and `$name` a variable reference.
+   * Go's `time.Parse("2006-01-02T15:04:05Z", text)` of a date item: ASCII digits, and a date and time
+   * that exist (no February 30th, no hour 24). The text as written (which is how Go prints it back).
    */
-  private def bareString(sb: java.lang.StringBuilder, start: Int, at: Int): ConfValue = {
-    var escaped = false
-    var tailStart = start
-    while (true) {
-      val c = peek
-      if (c == EOF || isNewLine(c) || isBlank(c) || c == ';' || c == ',' || c == ']' || c == '}') {
-        val s = sb.toString
-        if (escaped) return Str(s, quoted = false, at)
-        val tail = text.substring(tailStart, pos)
-        if (Set("true", "on", "yes").contains(tail.toLowerCase)) return Bool(true, at)
-        if (Set("false", "off", "no").contains(tail.toLowerCase)) return Bool(false, at)
-        if (tail.startsWith("$")) return variable(tail.substring(1), at)
-        if (s.contains("{{")) unquotedFunction(s, at)
-        return Str(s, quoted = false, at)
-      }
-      next()
-      if (c == '\'') {
-        val s = sb.toString
-        if (s.contains("{{")) unquotedFunction(s, at)
-        return Str(s, quoted = false, at)
-      }
-      if (c == '\\') { escape(sb); escaped = true; tailStart = pos }
-      else sb.appendCodePoint(c)
+  def dateTime(text: Array[Byte]): String = {
+    val s = GoBytes.decode(text)
+    def fail() = throw new ConfSyntaxException(s"expected Zulu formatted DateTime, but got '$s'")
+    if (text.length != 20 || !text.forall(b => b >= 0)) fail()
+    def num(from: Int, until: Int): Int = {
+      var n = 0
+      for (i <- from until until) { val d = s.charAt(i) - '0'; if (d < 0 || d > 9) fail(); n = n * 10 + d }
+      n
     }
-    throw new IllegalStateException
-  }
-
-  /** nats-server would keep only what comes before the first `}`: say so instead of guessing. */
-  private def unquotedFunction(cut: String, at: Int): Nothing = {
-    var p = pos
-    while (p < text.length && !isSpace(text.codePointAt(p)) && text.charAt(p) != ',' && text.charAt(p) != ';') p += 1
-    var whole = cut + text.substring(pos, p)
-    while (whole.endsWith("}") && whole.count(_ == '}') > whole.count(_ == '{')) whole = whole.dropRight(1)
-    throw new ConfSyntaxException(
-      s"unquoted destination on line $at holds {{...}}: nats-server reads an unquoted value only up to its " +
-        s"first '}' (here ${GoQuote(cut)}); put the destination in quotes: ${GoQuote(whole)}")
-  }
-
-  /** After a leading digit: an integer, a float, an IP address, a date, or a bare string (`98%`). */
-  private def numberOrString(at: Int): ConfValue = {
-    val start = pos
-    next()
-    while (true) {
-      val c = peek
-      if (c == '-') {
-        next()
-        if (pos - start != 5) fail("All ISO8601 dates must be in full Zulu form.")
-        for (f <- "00-00T00:00:00Z") {
-          val d = next()
-          if (f == '0' && !isDigit(d)) fail(s"Expected digit in ISO8601 datetime, but found '${show(d)}' instead.")
-          if (f != '0' && f != d) fail(s"Expected '$f' in ISO8601 datetime, but found '${show(d)}' instead.")
-        }
-        return DateTime(text.substring(start, pos), at)
-      } else if (isDigit(c)) next()
-      else if (c == '.') { next(); return fraction(start, at) }
-      else if (isSizeSuffix(c)) { next(); return sizedNumber(start, at) }
-      else if (!isNumberEnd(c)) {
-        // Not a number after all: the text so far and this character open a bare string.
-        next()
-        return bareString(new java.lang.StringBuilder(text.substring(start, pos)), start, at)
-      } else return integer(text.substring(start, pos))
+    val (year, month, day) = (num(0, 4), num(5, 7), num(8, 10))
+    val (hour, minute, second) = (num(11, 13), num(14, 16), num(17, 19))
+    val leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    val days = month match {
+      case 2 => if (leap) 29 else 28
+      case 4 | 6 | 9 | 11 => 30
+      case _ => 31
     }
-    throw new IllegalStateException
-  }
-
-  private def negativeNumber(at: Int): ConfValue = {
-    val start = pos - 1
-    while (isDigit(peek)) next()
-    if (peek == '.') { next(); fraction(start, at) }
-    else if (isSizeSuffix(peek)) { next(); sizedNumber(start, at) }
-    else integer(text.substring(start, pos))
-  }
-
-  private def fraction(start: Int, at: Int): ConfValue = {
-    if (!isDigit(peek)) fail(s"Floats must have a digit after the '.', but got '${show(peek)}' instead.")
-    while (isDigit(peek)) next()
-    if (peek == '.') {
-      // An IP address (127.0.0.1:4222): a string.
-      while (isDigit(peek) || peek == '.' || peek == ':' || peek == '-') next()
-      return Str(text.substring(start, pos), quoted = false, at)
-    }
-    val s = text.substring(start, pos)
-    try Decimal(s.toDouble, at)
-    catch { case _: NumberFormatException => throw new ConfSyntaxException(s"expected float, but got '$s'") }
-  }
-
-  private def sizedNumber(start: Int, at: Int): ConfValue = {
-    while ("bBiI".indexOf(peek) >= 0 && peek != EOF) next()
-    if (isNumberEnd(peek) || isDigit(peek)) integer(text.substring(start, pos))
-    else bareString(new java.lang.StringBuilder(text.substring(start, pos)), start, at)
-  }
-
-  private def integer(s: String): ConfValue = {
-    val digits = s.takeWhile(ch => Character.isDigit(ch) || ch == '-')
-    val n =
-      try digits.toLong
-      catch {
-        case _: NumberFormatException =>
-          if (digits.length > 1 && digits.drop(1).forall(Character.isDigit))
-            throw new ConfSyntaxException(s"integer '$s' is out of the range")
-          throw new ConfSyntaxException(s"expected integer, but got '$s'")
-      }
-    val scale: Long = s.substring(digits.length).trim.toLowerCase match {
-      case "" => 1L
-      case "k" => 1000L
-      case "kb" | "ki" | "kib" => 1024L
-      case "m" => 1000L * 1000
-      case "mb" | "mi" | "mib" => 1024L * 1024
-      case "g" => 1000L * 1000 * 1000
-      case "gb" | "gi" | "gib" => 1024L * 1024 * 1024
-      case "t" => 1000L * 1000 * 1000 * 1000
-      case "tb" | "ti" | "tib" => 1024L * 1024 * 1024 * 1024
-      case "p" => 1000L * 1000 * 1000 * 1000 * 1000
-      case "pb" | "pi" | "pib" => 1024L * 1024 * 1024 * 1024 * 1024
-      case "e" => 1000L * 1000 * 1000 * 1000 * 1000 * 1000
-      case "eb" | "ei" | "eib" => 1024L * 1024 * 1024 * 1024 * 1024 * 1024
-      case other => throw new ConfSyntaxException(s"unknown size suffix '$other' in '$s'")
-    }
-    Integer(n * scale, line)
+    if (month < 1 || month > 12 || day < 1 || day > days || hour > 23 || minute > 59 || second > 59) fail()
+    s
   }
 }

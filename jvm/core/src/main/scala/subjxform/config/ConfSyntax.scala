@@ -1,66 +1,73 @@
 package subjxform.config
 
+import scala.collection.mutable
+
 /**
- * Reads the body of a nats-server `mappings { ... }` block (or the block with its braces, or JSON)
- * into [[ConfValue]]s, accepting what nats-server 2.15's configuration lexer accepts and reading it
- * the same way: keys quoted or bare; `=`, `:` or white space before a value; values ended by a new
- * line, `,` or `;`; `#` and `//` comments; bare strings; numbers with size suffixes (`1k`); a number
- * followed by other characters (`98%`) is a bare string. Tests compare this reader with the
- * nats-server binary. Compile time only: nothing here runs per row.
+ * Reads nats-server's configuration syntax into [[ConfValue]]s exactly as nats-server 2.15's `conf` package
+ * reads it (the way the server loads a file, `ParseWithChecks`): the same verdict, the same values (int64,
+ * float64, string as bytes, bool, date; sizes, variables, includes) and its error texts. A document that is
+ * also valid JSON is still read by these rules, as nats-server reads it (`1e5` is the string "1e5", a unicode escape
+ * an error). tests/conf_oracle compares it, and the portable path's reader, with the Go package on generated
+ * documents. The deliberate differences (docs/concepts/differences.md): an unquoted value holding `{{` is
+ * refused (nats-server cuts it at its first `}`), lists and maps nest at most [[MaxDepth]] deep, an include
+ * at most 32 deep, and a config read as text reads no files and no environment variables.
  *
- * Its pieces, each in its file: [[ConfValue]] (the values), [[ConfScanner]] (the cursor and character
- * classes), [[ConfScalars]] (strings and numbers), [[ConfReader]] (maps, lists, `$name` and `include`),
- * [[ConfFile]] (included files and the environment), [[ConfJson]] (strict JSON). The portable path's reader
- * (python/src/subjxform/portable/_confsyntax.py) has the same pieces but the files (it reads none):
- * `_Scanner`, `_Scalars`, `_Reader` and its JSON reader.
+ * Its pieces, each in its file: [[ConfValue]] (the values), [[ConfLexer]] (the lexer, over UTF-8 bytes),
+ * [[ConfScalars]] (Go's number and date rules), [[ConfReader]] (maps, lists, `$name` and `include`),
+ * [[ConfFile]] (included files and the environment), [[GoBytes]] (Go's strings in Java's), [[ConfJson]]
+ * (strict JSON, for what nats reads as JSON: stream configs, JWT claims). The portable path's reader
+ * (python/src/subjxform/portable/_confsyntax.py) has the same pieces but the files (it reads none).
  */
 object ConfSyntax {
   import ConfValue._
 
   /**
-   * How deep lists and maps may nest, in either syntax, the document's own map included: 10,000, the
-   * limit of Go's `encoding/json`, where nats-server stops too. It reads stream configs (every JSON
-   * request) with it, and its config-file parser, which has no limit of its own (its stacks are slices),
-   * hands the result to it: `nats-server -t` accepts `foo: [[...]]` 9,999 lists deep and rejects 10,000
-   * ("json: error calling MarshalJSON ...: exceeded max depth"). Ours says so naming the line. No
-   * mappings table or stream config comes near (they nest 3 or 4 deep). Both readers keep their own
-   * stack, so the depth is bounded by this, not by the thread's stack.
+   * How deep lists and maps may nest, the document's own map included: 10,000, where nats-server stops
+   * loading a file (its parser has no limit, but the digest it takes of the config is JSON, whose writer
+   * stops there): `nats-server -t` accepts `foo: [[...]]` 9,999 lists deep and rejects 10,000 ("json: error
+   * calling MarshalJSON ...: exceeded max depth"). Ours says so naming the line. No mappings table or
+   * stream config comes near (they nest 3 or 4 deep). The reader keeps its own stacks, so the depth is
+   * bounded by this, not by the thread's stack.
    */
   final val MaxDepth = 10000
 
   private[config] def tooDeep(line: Int): ConfSyntaxException =
     new ConfSyntaxException(s"Parse error on line $line: 'lists and maps nested more than $MaxDepth deep'")
 
-  /** JSON first (it has escapes like `\u00e9` nats-server's lexer lacks); otherwise nats-server syntax. */
-  def parseMappings(text: String): Obj =
-    ConfJson.parse(text) match {
-      case Some(o: Obj) => unwrapMappingsKey(o)
-      case Some(other) =>
-        throw new ConfSyntaxException(s"the mappings must be a JSON object, not ${ConfValue.goText(other)}")
-      case None => unwrapMappingsKey(new ConfReader(text).document())
-    }
+  /** A mappings block: its content, or `mappings { ... }` pasted whole (then the block inside). */
+  def parseMappings(text: String): Obj = unwrapMappingsKey(parseDocument(text))
 
   /**
-   * A whole document as it is written, nothing unwrapped: JSON (a stream config, a mappings table) or
-   * a nats-server configuration file (its top-level keys, `accounts`, ...). `include` is not followed.
+   * A whole document as it is written, nothing unwrapped: a nats-server configuration (its top-level keys,
+   * `accounts`, ...) or a mappings block. Read as text: `include` and environment variables are errors.
    */
-  def parseDocument(text: String): Obj = parseDocument(text, null)
+  def parseDocument(text: String): Obj = read(GoBytes.encode(text))
 
-  private[subjxform] def parseDocument(text: String, file: ConfFile): Obj =
+  private[config] def read(bytes: Array[Byte], refuseUnquotedBraces: Boolean = true): Obj =
+    new ConfReader(bytes, "", null, mutable.Set.empty, ".", refuseUnquotedBraces).document()
+
+  /**
+   * A document nats reads as JSON (a stream config, a consumer group's config, JWT claims: Go's
+   * `encoding/json`), else, when it is not JSON, in the configuration syntax.
+   */
+  def parseJson(text: String): Obj =
     ConfJson.parse(text) match {
       case Some(o: Obj) => o
       case Some(other) => throw new ConfSyntaxException(s"expected a JSON object, not ${ConfValue.goText(other)}")
-      case None => new ConfReader(text, file).document()
+      case None => parseDocument(text)
     }
 
+  /** The text as strict JSON (Go's `encoding/json`), when it is a JSON object; None when it is not JSON. */
+  def jsonObject(text: String): Option[Obj] = ConfJson.parse(text).collect { case o: Obj => o }
+
   /**
-   * A configuration file as nats-server reads it (`conf.ParseFile`): JSON, or its configuration syntax
-   * where `include PATH` reads PATH relative to the including file (as its own document: it sees none
-   * of the including file's variables) and `$NAME` is a variable of the config in scope, else the
-   * environment variable NAME (`env`), read as a config value. [[ConfFile.fileOf]] tells which file a
-   * value was written in, for messages that give a file and a line.
+   * A configuration file as nats-server reads it (`conf.ParseFileWithChecks`): `include PATH` reads PATH
+   * joined to the including file's folder (as its own document: it sees none of the including file's
+   * variables) and `$NAME` is a variable of the config in scope, else the environment variable NAME (`env`),
+   * read as a config value. [[ConfFile.fileOf]] tells which file a value was written in, for messages that
+   * give a file and a line.
    *
-   * @param name the file's name in messages (as given: nats-server's messages use the path as given)
+   * @param name the file's path as given (nats-server's messages use it so)
    */
   def parseFile(name: String, env: String => Option[String]): ConfFile = {
     val file = new ConfFile(name, env)

@@ -1,8 +1,9 @@
 package subjxform.config
 
 /**
- * A value of nats-server's configuration language, as its parser leaves it. Strings remember whether
- * they were quoted: nats-server cuts an unquoted `{{...}}` at its first `}`, and we refuse that.
+ * A value of nats-server's configuration language, as its parser leaves it: a string holds a Go string's
+ * bytes ([[GoBytes]]) and remembers whether it was quoted; `line` is the line nats-server's token gives it
+ * (its key's line in a map, its own in a list), which messages name.
  */
 sealed trait ConfValue { def line: Int }
 
@@ -34,6 +35,80 @@ object ConfValue {
   def goText(v: ConfValue): String = goText(v, 0)
 
   final val GoTextDepth = 8
+
+  /**
+   * `v` written in nats-server's configuration syntax, so that [[ConfSyntax]] reads back the same values,
+   * types included (a mappings block handed to Python and read again by `subject_map`). Where the
+   * syntax allows it the text is JSON too. A float is written with digits only (`1e10` would read as a
+   * string); a byte that is no UTF-8 is written `\xHH`; JSON's null, which the syntax lacks, as `null`
+   * (a string there). Python's `configs.conf_text` writes a dict the same way.
+   */
+  def confText(v: ConfValue): String = {
+    val b = new java.lang.StringBuilder
+    writeConf(v, b)
+    b.toString
+  }
+
+  private def writeConf(v: ConfValue, b: java.lang.StringBuilder): Unit = v match {
+    case Str(s, _, _) => quoteConf(s, b)
+    case Integer(n, _) => b.append(n)
+    case Decimal(d, _) =>
+      if (d.isNaN || d.isInfinite) quoteConf(d.toString, b)
+      else if (d == 0) b.append(if (1 / d < 0) "-0.0" else "0.0")
+      else {
+        val plain = java.math.BigDecimal.valueOf(d).toPlainString
+        b.append(plain).append(if (plain.contains('.')) "" else ".0")
+      }
+    case Bool(x, _) => b.append(x)
+    case DateTime(s, _) => b.append(s)
+    case Null(_) => b.append("null")
+    case Arr(items, _) =>
+      b.append('[')
+      items.zipWithIndex.foreach { case (x, i) => if (i > 0) b.append(", "); writeConf(x, b) }
+      b.append(']')
+    case Obj(entries, _, _) =>
+      b.append('{')
+      entries.zipWithIndex.foreach { case ((k, x), i) =>
+        if (i > 0) b.append(", ")
+        b.append(confKey(k)).append(": ")
+        writeConf(x, b)
+      }
+      b.append('}')
+  }
+
+  /** A key as the syntax can hold it: in double quotes (which have no escapes), else single, else bare. */
+  private def confKey(k: String): String =
+    if (!k.contains('"') && !k.contains('\u0000')) "\"" + k + "\""
+    else if (!k.contains('\'') && !k.contains('\u0000')) "'" + k + "'"
+    else if (k.nonEmpty && k.forall(c => c > ' ' && c != '=' && c != ':' && !ConfLexer.isSpace(c)) &&
+      k.head != '"' && k.head != '\'' && k.head != '{' && k.head != '#' && k.head != '/')
+      k
+    else throw new ConfSyntaxException(s"the key ${subjxform.engine.GoQuote(k)} cannot be written in nats-server's " +
+      "configuration syntax (it holds both quotes and white space or a NUL)")
+
+  /** A string in double quotes with the escapes the syntax has (`\xHH` for a byte that is no UTF-8). */
+  private def quoteConf(s: String, b: java.lang.StringBuilder): Unit = {
+    b.append('"')
+    var i = 0
+    while (i < s.length) {
+      val c = s.charAt(i)
+      c match {
+        case '"' => b.append("\\\"")
+        case '\\' => b.append("\\\\")
+        case '\n' => b.append("\\n")
+        case '\r' => b.append("\\r")
+        case '\t' => b.append("\\t")
+        case _ if c < 0x20 || (c >= 0xdc80 && c <= 0xdcff) => b.append(f"\\x${c & 0xff}%02x")
+        case _
+            if Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < s.length &&
+              Character.isLowSurrogate(s.charAt(i + 1))) =>
+          GoBytes.encode(c.toString).foreach(x => b.append(f"\\x${x & 0xff}%02x")) // a lone one: its three bytes
+        case _ => b.append(c)
+      }
+      i += 1
+    }
+    b.append('"')
+  }
 
   private def goText(v: ConfValue, depth: Int): String = v match {
     case Str(s, _, _) => s

@@ -169,7 +169,7 @@ object ConsumerGroup {
    */
   def parse(json: String, kind: Option[Kind] = None, version: ServerVersion = ServerVersion.Newest): ConsumerGroup = {
     val root =
-      try ConfSyntax.parseDocument(json)
+      try ConfSyntax.parseJson(json)
       catch {
         case e: ConfSyntaxException =>
           throw new InvalidConsumerGroupException(

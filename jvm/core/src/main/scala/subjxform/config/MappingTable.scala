@@ -408,12 +408,12 @@ object MappingTable {
       case o: Obj if isJwtEntry(o) => jwtEntry(rule, o)
       case o: Obj =>
         val dest = o.entries.collectFirst {
-          case (k, Str(s, _, _)) if k.equalsIgnoreCase("dest") || k.equalsIgnoreCase("destination") => s
+          case (k, Str(s, _, _)) if isDestinationField(k) => s
         }.orNull
         var subject: Option[String] = None
         var weight: Option[Int] = None
         var cluster = ""
-        for ((k, x) <- o.entries) k.toLowerCase match {
+        for ((k, x) <- o.entries) GoBytes.lower(k) match {
           case "dest" | "destination" => x match {
               case Str(s, _, _) => subject = Some(s)
               case other =>
@@ -522,9 +522,10 @@ object MappingTable {
 
   /** A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`. */
   private def isJwtEntry(o: Obj): Boolean =
-    o.get("subject").isDefined && !o.entries.exists { case (k, _) =>
-      k.equalsIgnoreCase("destination") || k.equalsIgnoreCase("dest")
-    }
+    o.get("subject").isDefined && !o.entries.exists { case (k, _) => isDestinationField(k) }
+
+  /** `dest` or `destination` as nats-server compares field names (Go's `strings.ToLower`). */
+  private def isDestinationField(k: String): Boolean = { val l = GoBytes.lower(k); l == "dest" || l == "destination" }
 
   private def isWildcardToken(t: String): Boolean = t.startsWith("*") // `*`, or a token nats-server's matching treats as one
   private def isPureLiteral(toks: Array[String]): Boolean = !toks.exists(t => isWildcardToken(t) || t == ">")

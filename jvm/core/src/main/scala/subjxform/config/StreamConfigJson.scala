@@ -18,7 +18,7 @@ object StreamConfigJson {
 
   def parse(json: String): StreamConfig = {
     val root =
-      try ConfSyntax.parseDocument(json)
+      try ConfSyntax.parseJson(json)
       catch { case e: ConfSyntaxException => fail("config", s"not valid JSON: ${e.getMessage}") }
     fromConf(root)
   }

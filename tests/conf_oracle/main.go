@@ -1,0 +1,319 @@
+// Command conf_oracle prints what nats-server's config package (github.com/nats-io/nats-server/v2/conf,
+// pinned in go.mod) makes of each document: conf.Parse's and conf.ParseWithChecks's verdict, error text
+// and values with their Go types, and, for a document with files or environment variables, what
+// ParseFile, ParseFileWithChecks and ParseFileWithChecksDigest (the server's way to load a file) make of
+// it. tests/conf_differential.py compares the project's two config readers with it.
+//
+// Input (stdin), one JSON document a line:
+//
+//	{"id": 7, "text": "<base64 of the bytes>", "files": {"inc/a.conf": "<base64>"}, "env": {"NAME": "value"}}
+//
+// Output, one JSON line each: {"id", "text": {"parse", "checks"}, "file": {"parse", "checks", "digest"}}
+// ("file" only with files or env), each a result {"ok", "error": hex, "value"}. A value is {"s": hex} (a
+// string's bytes), {"i": "123"} (int64), {"f": "<hex of the float64's bits>"}, {"b": true}, {"t":
+// "2006-01-02T15:04:05Z"} (time.Time), {"a": [...]}, {"m": [["<hex of the key>", value], ...]} sorted by
+// key; a value ParseWithChecks wrapped in a token also has "l" (its line), "u" (a used variable) and
+// "src" (its file, relative to the document's folder). Text documents are read with no environment in an
+// empty folder, so that nothing outside the document reaches them.
+//
+// `conf_oracle tables` prints the unicode tables the lexer uses (unicode.IsDigit's ranges and the
+// white space), for the readers' copies of them. `conf_oracle fields OPTS.GO` prints the fields a
+// release's server/opts.go knows in the blocks `subjxform validate` reads (the cases of each switch
+// whose default is "unknown field"), for tests/server_fields.py.
+package main
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/nats-io/nats-server/v2/conf"
+)
+
+type document struct {
+	ID    int64             `json:"id"`
+	Text  string            `json:"text"`
+	Files map[string]string `json:"files"`
+	Env   map[string]string `json:"env"`
+}
+
+type result struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+	Panic string `json:"panic,omitempty"`
+	Value any    `json:"value,omitempty"`
+}
+
+type tokenLike interface {
+	Value() any
+	Line() int
+	IsUsedVariable() bool
+	SourceFile() string
+}
+
+// encode writes a parsed value with its Go type; folder is stripped from token source files.
+func encode(v any, folder string) any {
+	if tk, ok := v.(tokenLike); ok {
+		out := encode(tk.Value(), folder).(map[string]any)
+		out["l"] = tk.Line()
+		out["u"] = tk.IsUsedVariable()
+		src := tk.SourceFile()
+		if folder != "" {
+			src = strings.TrimPrefix(strings.TrimPrefix(src, folder), "/")
+		}
+		out["src"] = src
+		return out
+	}
+	switch x := v.(type) {
+	case string:
+		return map[string]any{"s": hex.EncodeToString([]byte(x))}
+	case int64:
+		return map[string]any{"i": strconv.FormatInt(x, 10)}
+	case float64:
+		return map[string]any{"f": strconv.FormatUint(math.Float64bits(x), 16)}
+	case bool:
+		return map[string]any{"b": x}
+	case time.Time:
+		return map[string]any{"t": x.UTC().Format("2006-01-02T15:04:05Z")}
+	case []any:
+		items := make([]any, len(x))
+		for i, it := range x {
+			items[i] = encode(it, folder)
+		}
+		return map[string]any{"a": items}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		entries := make([]any, len(keys))
+		for i, k := range keys {
+			entries[i] = []any{hex.EncodeToString([]byte(k)), encode(x[k], folder)}
+		}
+		return map[string]any{"m": entries}
+	}
+	return map[string]any{"unknown": fmt.Sprintf("%T", v)}
+}
+
+func run(parse func() (map[string]any, error), folder string) (r result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = result{Panic: fmt.Sprint(p)}
+		}
+	}()
+	m, err := parse()
+	if err != nil {
+		text := err.Error()
+		if folder != "" { // the document's folder is a temporary one: its files are named relative to it
+			text = strings.ReplaceAll(strings.ReplaceAll(text, folder+"/", ""), folder, ".")
+		}
+		return result{Error: hex.EncodeToString([]byte(text))}
+	}
+	return result{OK: true, Value: encode(m, folder)}
+}
+
+func decode(s string) []byte {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		fail(err)
+	}
+	return b
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "conf_oracle:", err)
+	os.Exit(2)
+}
+
+// withFiles writes the document's files and main.conf under a fresh folder and sets its environment.
+func withFiles(doc document, text []byte, read func(path, folder string) map[string]result) map[string]result {
+	folder, err := os.MkdirTemp("", "conf-oracle-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(folder)
+	for name, content := range doc.Files {
+		path := filepath.Join(folder, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(path, decode(content), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	main := filepath.Join(folder, "main.conf")
+	if err := os.WriteFile(main, text, 0o644); err != nil {
+		fail(err)
+	}
+	for k, v := range doc.Env {
+		os.Setenv(k, v)
+	}
+	defer func() {
+		for k := range doc.Env {
+			os.Unsetenv(k)
+		}
+	}()
+	return read(main, folder)
+}
+
+func tables() {
+	var digits [][2]rune
+	for _, r := range unicode.Digit.R16 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			digits = appendRange(digits, c)
+		}
+	}
+	for _, r := range unicode.Digit.R32 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			digits = appendRange(digits, c)
+		}
+	}
+	var spaces []rune
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if unicode.IsSpace(c) {
+			spaces = append(spaces, c)
+		}
+	}
+	json.NewEncoder(os.Stdout).Encode(map[string]any{"digits": digits, "spaces": spaces, "unicode": unicode.Version})
+}
+
+func appendRange(ranges [][2]rune, c rune) [][2]rune {
+	if n := len(ranges); n > 0 && ranges[n-1][1] == c-1 {
+		ranges[n-1][1] = c
+		return ranges
+	}
+	return append(ranges, [2]rune{c, c})
+}
+
+// The functions of server/opts.go whose "unknown field" switch names a block's fields.
+var fieldBlocks = map[string]string{
+	"processConfigFileLine":      "top",
+	"parseAccounts":              "account",
+	"parseExportStreamOrService": "export",
+	"parseImportStreamOrService": "import",
+	"parseAccount":               "import_account",
+}
+
+func fields(path string) {
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		fail(err)
+	}
+	out := map[string][]string{}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fieldBlocks[fn.Name.Name] == "" {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			sw, ok := n.(*ast.SwitchStmt)
+			if !ok || out[fieldBlocks[fn.Name.Name]] != nil || !unknownFieldDefault(sw) {
+				return true
+			}
+			names := []string{}
+			for _, c := range sw.Body.List {
+				for _, e := range c.(*ast.CaseClause).List {
+					if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						names = append(names, s)
+					}
+				}
+			}
+			sort.Strings(names)
+			out[fieldBlocks[fn.Name.Name]] = names
+			return false
+		})
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// unknownFieldDefault: the switch's default case reports an unknownConfigFieldErr.
+func unknownFieldDefault(sw *ast.SwitchStmt) bool {
+	for _, c := range sw.Body.List {
+		if cc := c.(*ast.CaseClause); cc.List == nil {
+			found := false
+			ast.Inspect(cc, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.CompositeLit); ok {
+					if id, ok := lit.Type.(*ast.Ident); ok && id.Name == "unknownConfigFieldErr" {
+						found = true
+					}
+				}
+				return !found
+			})
+			return found
+		}
+	}
+	return false
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "tables" {
+		tables()
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "fields" {
+		fields(os.Args[2])
+		return
+	}
+	// Text documents see no environment and no files: an empty folder, an empty environment.
+	os.Clearenv()
+	empty, err := os.MkdirTemp("", "conf-oracle-cwd-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(empty)
+	if err := os.Chdir(empty); err != nil {
+		fail(err)
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			break
+		}
+		var doc document
+		if err := json.Unmarshal(line, &doc); err != nil {
+			fail(err)
+		}
+		text := decode(doc.Text)
+		answer := map[string]any{"id": doc.ID, "text": map[string]result{
+			"parse":  run(func() (map[string]any, error) { return conf.Parse(string(text)) }, ""),
+			"checks": run(func() (map[string]any, error) { return conf.ParseWithChecks(string(text)) }, ""),
+		}}
+		if len(doc.Files) > 0 || len(doc.Env) > 0 {
+			answer["file"] = withFiles(doc, text, func(path, folder string) map[string]result {
+				return map[string]result{
+					"parse":  run(func() (map[string]any, error) { return conf.ParseFile(path) }, folder),
+					"checks": run(func() (map[string]any, error) { return conf.ParseFileWithChecks(path) }, folder),
+					"digest": run(func() (map[string]any, error) {
+						m, _, err := conf.ParseFileWithChecksDigest(path)
+						return m, err
+					}, folder),
+				}
+			})
+		}
+		if err := enc.Encode(answer); err != nil {
+			fail(err)
+		}
+		if in.Buffered() == 0 { // the writer waits for these answers before it sends more
+			out.Flush()
+		}
+	}
+}
