@@ -8,9 +8,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from pyspark.sql import functions as F
 
-from conftest import classic_only, needs_jar
+from conftest import SPARK_MODE, classic_only, needs_jar
 from subjxform import portable
 
 # What nats-server delivers (tests/golden/servers/<line>/transforms.jsonl, ids bytes-0 and bytes-2, from each
@@ -82,13 +83,19 @@ def test_a_cut_result_keeps_its_bytes_through_parquet_joins_and_group_bys(sessio
 
 
 @needs_jar
-def test_pyspark_shows_bytes_that_are_no_utf8_as_u_fffd_when_it_collects(session):
-    """What the docs say PySpark shows (classic and Spark Connect: this runs in both modes)."""
+def test_what_pyspark_gives_when_it_collects_bytes_that_are_no_utf8(session):
+    """What the docs say: classic PySpark decodes them with U+FFFD; a Spark Connect client cannot decode them and
+    raises UnicodeDecodeError (this runs in both modes); hex() gives the bytes in both."""
     from subjxform import subject_transform
 
     df = session.createDataFrame([(CUT[2],)], "subject string")
-    row = df.select(subject_transform("subject", "m.*", "{{left(1,1)}}").alias("r")).first()
-    assert row.r == "\ufffd"
+    cut = df.select(subject_transform("subject", "m.*", "{{left(1,1)}}").alias("r"))
+    assert cut.select(F.hex("r")).first()[0] == "E6"
+    if SPARK_MODE == "connect":
+        with pytest.raises(UnicodeDecodeError):
+            cut.first()
+    else:
+        assert cut.first().r == "\ufffd"
 
 
 @classic_only
