@@ -31,6 +31,7 @@ if [[ "${1-}" == "--quick" ]]; then
   timed "engine suites (core)" scripts/sbt core/test
   timed "pytest sample (-m quick)" "$PY" -m pytest -q -p no:cacheprovider -m quick tests "$@"
   echo "test: quick: $((SECONDS - start)) s"
+  failed_steps  # (with SUBJXFORM_KEEP_GOING=1 every step ran: the run still fails if one did)
   exit 0
 fi
 
