@@ -296,11 +296,32 @@ commands += Command.args("selectLine", "<command> <spark>_<scala> <k/n>") { (sta
 // `lineDone <command> <what>`: how long <what> took since the line was selected or the previous lineDone
 commands += Command.args("lineDone", "<command> <what>") { (state, args) =>
   val Seq(command, what) = args
-  val now = System.nanoTime
-  val seconds = (now - sys.props("subjxform.lineStarted").toLong) / 1e9
-  sys.props("subjxform.lineStarted") = now.toString
-  state.log.info(f"$command: $what done in $seconds%.0f s")
+  state.log.info(f"$command: $what done in ${lineSeconds()}%.0f s")
   state
+}
+def lineSeconds(): Double = {
+  val now = System.nanoTime
+  val seconds = (now - sys.props.getOrElse("subjxform.lineStarted", now.toString).toLong) / 1e9
+  sys.props("subjxform.lineStarted") = now.toString
+  seconds
+}
+// One line's failing tests must not hide the next line's: scripts/test-lines.sh registers
+// `onFailure lineFailed <command> <what>` before each step and puts sbt's `resumeFromFailure` after it (on a
+// failure sbt skips the commands up to there and runs the onFailure command first); `failIfLinesFailed`
+// at the end fails the session, naming every step that failed.
+commands += Command.args("lineFailed", "<command> <what>") { (state, args) =>
+  val Seq(command, what) = args
+  state.log.error(f"$command: $what FAILED after ${lineSeconds()}%.0f s")
+  sys.props("subjxform.linesFailed") = (sys.props.get("subjxform.linesFailed").toList :+ what).mkString(" ")
+  state
+}
+commands += Command.command("failIfLinesFailed") { state =>
+  sys.props.get("subjxform.linesFailed") match {
+    case Some(failed) =>
+      state.log.error(s"failed: $failed")
+      state.copy(onFailure = None).fail
+    case None => state.copy(onFailure = None)
+  }
 }
 
 // JMH benchmarks of the engine (not aggregated): `bash bench/run.sh --jmh` (see bench/README.md).

@@ -30,10 +30,11 @@ scala_suites() { # lines...: one sbt session; the newest line's engine suites (c
   local commands=() k=0 line home
   for line in "$@"; do
     k=$((k + 1))
-    commands+=("selectLine tests $line $k/$#" "reload")
+    # a failure skips to the next resumeFromFailure, after saying what failed (build.sbt's lineFailed)
+    commands+=("onFailure lineFailed tests $line" "selectLine tests $line $k/$#" "reload" "resumeFromFailure")
     for java in ${JAVAS[$line]}; do
       home="$(bash scripts/java.sh "$java")"
-      commands+=("set ThisBuild / testJava := Some(file(\"$home\"))")
+      commands+=("onFailure lineFailed tests $line-on-java-$java" "set ThisBuild / testJava := Some(file(\"$home\"))")
       # the engine (core) is the same on every line of a Scala version: its suites run once per Scala version,
       # on Java 17, on the newest line and on 3.5/2.12 (Scala 2.12's compiler and library make other code)
       if [[ "$java" == 17 && ("$line" == "$NEWEST" || "$line" == 3.5_2.12) ]]; then
@@ -41,10 +42,10 @@ scala_suites() { # lines...: one sbt session; the newest line's engine suites (c
       else
         commands+=("spark/test")
       fi
-      commands+=("lineDone tests $line-on-java-$java")
+      commands+=("lineDone tests $line-on-java-$java" "resumeFromFailure")
     done
   done
-  scripts/sbt "${commands[@]}"
+  scripts/sbt "${commands[@]}" failIfLinesFailed
 }
 
 venv_of() { echo "$ROOT/.tools/venvs/spark-$1"; }

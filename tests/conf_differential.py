@@ -38,8 +38,18 @@ sys.path.insert(0, str(HERE.parent / "python" / "src"))
 
 from subjxform.portable import _confsyntax as conf  # noqa: E402
 
-# Values nested thousands deep (the readers' limit is 10,000) are written and compared recursively here.
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 25000))
+# Values nested thousands deep (the readers' limit is 10,000) are decoded, written and compared recursively
+# here. Python's recursion limit is one for the whole process and other code lowers it (importing IPython
+# sets 3,000: pyspark's Connect client imports it), so each submission raises it again.
+DEPTH = 25000
+
+
+def deep_enough() -> None:
+    if sys.getrecursionlimit() < DEPTH:
+        sys.setrecursionlimit(DEPTH)
+
+
+deep_enough()
 
 # What the readers add to nats-server's words, on purpose (differences.md): hints after "can not be found",
 # and, for a config read as text, why an include cannot be read.
@@ -89,20 +99,33 @@ def probe_command() -> list[str]:
 class Stream:
     """A process that answers one JSON line per JSON line. ``submit`` hands it documents (a thread writes
     them, another reads the answers) and returns at once, so that the oracle, the JVM and this process's
-    own reader work at the same time; ``answers`` waits for them."""
+    own reader work at the same time; ``answers`` waits for them, at most ``timeout`` seconds.
 
-    def __init__(self, command: list[str]):
+    A submission whose answers could not all be read leaves the stream broken: the answers still in the pipe
+    would be taken for the next documents', so every later call raises what broke it, and a process that
+    does not answer in time is stopped. Answers not collected are collected by the next ``submit``."""
+
+    def __init__(self, command: list[str], timeout: float = 600):
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1 << 16
         )
+        self.name = os.path.basename(command[0]) if len(command) == 1 else command[-1]  # the oracle, or the class
+        self.timeout = timeout
         self._threads: list[threading.Thread] = []
         self._out: list[dict] = []
         self._failure: BaseException | None = None
+        self._broken: BaseException | None = None
+        self._asked = 0
 
     def submit(self, docs: list[Doc]) -> None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        deep_enough()
+        if self._threads:  # the last submission's answers, never collected
+            self.answers()
+        if self._broken is not None:
+            raise RuntimeError(f"{self.name}: an earlier answer could not be read") from self._broken
         lines = [d.line() + "\n" for d in docs]
-        self._out, self._failure = [], None
+        self._out, self._failure, self._asked = [], None, len(docs)
 
         def write() -> None:
             assert self.proc.stdin is not None
@@ -118,7 +141,7 @@ class Stream:
                 for _ in docs:
                     line = self.proc.stdout.readline()
                     if not line:
-                        raise RuntimeError(f"{self.proc.args[0]} stopped (exit code {self.proc.wait()})")
+                        raise RuntimeError(f"{self.name} stopped (exit code {self.proc.wait()})")
                     self._out.append(json.loads(line))
             except BaseException as e:  # noqa: BLE001 - handed to the caller of answers()
                 self._failure = e
@@ -128,10 +151,21 @@ class Stream:
             t.start()
 
     def answers(self) -> list[dict]:
+        deadline = time.monotonic() + self.timeout
         for t in self._threads:
-            t.join()
-        if self._failure is not None:
-            raise self._failure
+            t.join(max(0.0, deadline - time.monotonic()))
+        if any(t.is_alive() for t in self._threads):
+            self._broken = TimeoutError(
+                f"{self.name}: {len(self._out)} of {self._asked} answers after {self.timeout:.0f} s (stopped)"
+            )
+            self.proc.kill()
+            for t in self._threads:
+                t.join()
+        elif self._failure is not None and self._broken is None:
+            self._broken = self._failure
+        self._threads = []
+        if self._broken is not None:
+            raise self._broken
         return self._out
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -190,6 +191,55 @@ def test_the_portable_reader_says_a_document_needs_its_files():
         with pytest.raises(conf.ConfSyntaxError) as e:
             conf.parse_document(text)
         assert str(e.value).startswith(words)
+
+
+def test_deep_answers_are_read_whatever_recursion_limit_other_code_left(programs):
+    # Importing IPython (pyspark's Connect client does) sets Python's recursion limit to 3,000: the answer to a
+    # document nested 3,000 deep then failed to decode in the reading thread, and the JVM's answer, left in its
+    # pipe, was taken for the next test's (a CI run hung there for an hour).
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
+    try:
+        doc = Doc(0, "kind", b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b"}")
+        [(doc, go, jar)] = read(programs, [doc])
+        assert go["text"]["checks"]["ok"] and diff.compare(doc, go, jar) == []
+    finally:
+        sys.setrecursionlimit(before)
+
+
+ANSWERS = "import sys\nfor n, line in enumerate(sys.stdin):\n    print({ANSWER}, flush=True)\n"
+
+
+def test_a_stream_whose_answers_cannot_be_read_says_so_on_every_later_submission():
+    # the second document's answer is not JSON: the third's is left in the pipe
+    stream = diff.Stream([sys.executable, "-c", ANSWERS.format(ANSWER="'{}' if n != 1 else 'no'")])
+    try:
+        docs = [Doc(i, "kind", b"a: 1") for i in range(3)]
+        stream.submit(docs)
+        with pytest.raises(ValueError):
+            stream.answers()
+        with pytest.raises(RuntimeError, match="an earlier answer could not be read"):
+            stream.submit(docs[:1])  # (it once read the third document's answer as this one's)
+    finally:
+        stream.proc.kill()
+
+
+def test_answers_not_collected_are_collected_by_the_next_submission():
+    stream = diff.Stream([sys.executable, "-c", ANSWERS.format(ANSWER="'{\"n\": %d}' % n")])
+    try:
+        stream.submit([Doc(0, "kind", b"a: 1")])  # (its caller failed before it asked for the answers)
+        stream.submit([Doc(1, "kind", b"a: 1")])
+        assert stream.answers() == [{"n": 1}]
+    finally:
+        stream.proc.kill()
+
+
+def test_a_process_that_does_not_answer_is_stopped_with_a_message():
+    stream = diff.Stream([sys.executable, "-c", "import sys, time\nsys.stdin.readline()\ntime.sleep(60)"], timeout=2)
+    stream.submit([Doc(0, "kind", b"a: 1"), Doc(1, "kind", b"a: 2")])
+    with pytest.raises(TimeoutError, match=r"0 of 2 answers after 2 s \(stopped\)"):
+        stream.answers()
+    assert stream.proc.poll() is not None
 
 
 def test_the_generator_covers_every_kind_of_document():
