@@ -14,15 +14,14 @@ import pytest
 from pyspark.sql import SparkSession
 
 import subjxform
-from processes import RUN_LONG_JVM_OPTIONS, TEST_JVM_OPTIONS, free_port, listening, stop, wait_until
+from processes import TEST_JVM_OPTIONS, free_port, listening, stop, wait_until
 from subjxform.session import EXTENSIONS_CLASS
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
 # Every Spark JVM started through spark-submit (sessions, Spark Connect servers, the commands the tests run)
-# gets the tests' JIT options (the run's own session and Connect server take the default tiers back, below);
-# a value of one's own in the environment wins.
+# gets the tests' JIT options; a value of one's own in the environment wins.
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
 
 # PySpark 3.5 builds its JVM session with SparkSession(sc, options), which applies spark.sql.extensions
@@ -94,7 +93,6 @@ def spark() -> SparkSession:
         .config("spark.sql.codegen.fallback", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
-        .config("spark.driver.extraJavaOptions", RUN_LONG_JVM_OPTIONS)
         .config("spark.sql.warehouse.dir", str(ROOT / "target" / "pytest-warehouse"))
         .getOrCreate()
     )
@@ -142,8 +140,6 @@ def connect_url():
             "spark.ui.enabled=false",
             "--conf",
             "spark.sql.codegen.fallback=false",
-            "--conf",
-            f"spark.driver.extraJavaOptions={RUN_LONG_JVM_OPTIONS}",
             "spark-internal",
         ],
         env={**os.environ, "SPARK_HOME": str(spark_home), "SPARK_LOCAL_IP": "127.0.0.1"},

@@ -10,19 +10,13 @@ import subprocess
 import time
 from collections.abc import Callable
 
-# Most JVMs the tests start live for seconds to a few minutes: HotSpot's optimizing compiler (C2) costs
+# Every JVM the tests start lives for seconds to a few minutes: HotSpot's optimizing compiler (C2) costs
 # such a JVM more CPU than it saves it (measured on this project's two-core CI machine: the Spark JVMs of
 # a pytest run used 35-40% less CPU with the first tier, C1, alone). The tests check answers, not speed;
 # the benchmarks (bench/) run with HotSpot's default tiers. C1's frames are larger than C2's: a regex over a long
 # token (java.util.regex recurses per repetition) overflowed a task thread's default 1 MB stack in the portable
 # suite, so the threads get 4 MB (the stack is reserved, not used, until it is needed).
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -Xss4m"
-# The JVM of a pytest run's own session and its session-wide Spark Connect server live as long as the run
-# and analyse the portable path's largest expressions, hot code that C2 pays for: on C1 alone the portable
-# golden side-by-side test took 617 s instead of 124 s, the run's longest test.
-# They get HotSpot's default tiers back (as spark.driver.extraJavaOptions, which comes after
-# SPARK_SUBMIT_OPTS on the command line: the later flag wins).
-RUN_LONG_JVM_OPTIONS = "-XX:TieredStopAtLevel=4"
 
 
 def free_port() -> int:
