@@ -20,6 +20,7 @@ Two sources of the server's answers:
 
       SUBJXFORM_GO_ORACLE=1 python -m pytest -q -s tests/test_differential_bytes.py   # a sample, every line
       SUBJXFORM_HEAVY=1 python -m pytest -q -s tests/test_differential_bytes.py       # 100,000 cases a line
+      SUBJXFORM_HEAVY=1 SUBJXFORM_DIFF_TRANSFORMS=20 python -m pytest ...             # 100,000 in all (5 lines)
 
   (the seed is printed; SUBJXFORM_DIFF_SEED repeats a run). Needs Go and, for a cold build, the module proxy.
 """
@@ -54,7 +55,7 @@ HEAVY = os.environ.get("SUBJXFORM_HEAVY") == "1"
 GO_ORACLE = HEAVY or os.environ.get("SUBJXFORM_GO_ORACLE") == "1"
 # Generated: heavy 100 transforms x 1,000 subjects = 100,000 cases a line through every path (the command line
 # starts a JVM a transform, the portable path and `subjxform sql` build SQL a transform: subjects are cheaper).
-TRANSFORMS = 100 if HEAVY else 8
+TRANSFORMS = int(os.environ.get("SUBJXFORM_DIFF_TRANSFORMS", "100" if HEAVY else "8"))  # a line
 SUBJECTS = 1000 if HEAVY else 12
 SEED = int(os.environ.get("SUBJXFORM_DIFF_SEED", "20261128"))
 EMPTY_TOKEN = b"Error: the result has an empty token (nats-server drops such a message)"
@@ -222,7 +223,9 @@ def sql_results(spark, df, cases: list[Case], chunks: list[list[int]], tmp: Path
     for k, chunk in enumerate(chunks):
         line = cases[chunk[0]].line
         block = tmp / f"block-{k}.json"
-        block.write_text(json.dumps({cases[ci].src: cases[ci].dest for ci in chunk}), encoding="utf-8")
+        # (UTF-8 as it stands: nats-server's config reader refuses JSON's \u escapes, and so does ours)
+        rules = {cases[ci].src: cases[ci].dest for ci in chunk}
+        block.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
         cli = subprocess.run(
             [sys.executable, "-m", "subjxform", "sql", str(block), "--server-version", line],
             capture_output=True,
