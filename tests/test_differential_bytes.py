@@ -176,11 +176,11 @@ def subjects_frame(spark, cases: list[Case]):
     return df.withColumn("subject", F.unhex("h").cast("string"))
 
 
-def collect_hex(parts: list) -> dict[tuple[int, int], bytes | None]:
-    """(ci, si) -> result bytes, from DataFrames of (ci, si, hex), unioned into as few queries as may be."""
+def collect_hex(parts: list, per_query: int = PARTS_PER_QUERY) -> dict[tuple[int, int], bytes | None]:
+    """(ci, si) -> result bytes, from DataFrames of (ci, si, hex), `per_query` of them unioned into a query."""
     found = {}
-    for start in range(0, len(parts), PARTS_PER_QUERY):
-        union = reduce(lambda a, b: a.unionAll(b), parts[start : start + PARTS_PER_QUERY])
+    for start in range(0, len(parts), per_query):
+        union = reduce(lambda a, b: a.unionAll(b), parts[start : start + per_query])
         found.update({(r[0], r[1]): None if r[2] is None else bytes.fromhex(r[2]) for r in union.collect()})
     return found
 
@@ -235,7 +235,9 @@ def sql_results(spark, df, cases: list[Case], chunks: list[list[int]], tmp: Path
         assert cli.returncode == 0, cli.stderr
         ids = ", ".join(map(str, chunk))
         parts.append(spark.sql(f"SELECT ci, si, hex({cli.stdout.strip()}) AS h FROM byte_cases WHERE ci IN ({ids})"))
-    return collect_hex(parts)
+    # One table's expression a query: ten of them in one plan ran the driver's 1 GB heap out (a heavy run, 5 lines
+    # of 20 transforms, in Spark's analysis).
+    return collect_hex(parts, per_query=1)
 
 
 def chunks_of(cases: list[Case], accepted: list[int], per_line: int | None) -> list[list[int]]:
