@@ -11,7 +11,9 @@ ratio come from the same session and the same round) with their spread:
 
   - constant reorder / concat(subject, '') on the telemetry shape (`telemetry.*.*.*` -> `metrics.$3.$1.$2`)
     and on the bench mix (`*.*.>` -> `$2.$1.>`);
-  - src/dest from columns (4 distinct transforms, row by row) / the constant form.
+  - src/dest from columns (4 distinct transforms, row by row) / the constant form;
+
+and over the floor, the functions that count bytes (split, slice, left, right) on the same mix.
 
 The previous jar is built from a git ref (default: the commit this branch forked from main) with that
 commit's own build, in target/guard/<commit>/, once. It prints numbers; it is not a timed test.
@@ -35,6 +37,11 @@ GUARD_DIR = ROOT / "target" / "guard"
 
 TELEMETRY_SOURCE, TELEMETRY_DEST = "telemetry.*.*.*", "metrics.$3.$1.$2"
 MIX_SOURCE, MIX_DEST = "*.*.>", "$2.$1.>"
+# Every function that counts bytes (split, slice, left, right), once each, on the bench's ASCII mix.
+BYTES_DEST = (
+    "$1.{{split(2,-)}}.{{left(2,3)}}.{{right(2,3)}}.{{splitfromleft(2,2)}}.{{splitfromright(2,2)}}"
+    ".{{slicefromleft(2,2)}}.{{slicefromright(2,3)}}.>"
+)
 
 # name -> (data set, SQL expression). Each query is select(expr).agg(sum(length(...))).
 CASES = {
@@ -44,6 +51,7 @@ CASES = {
     "mix concat": ("mix", "concat(subject, '')"),
     "mix reorder": ("mix", f"subject_transform(subject, '{MIX_SOURCE}', '{MIX_DEST}')"),
     "mix columns, 4 distinct": ("mix", "subject_transform(subject, src, dest)"),
+    "mix byte functions": ("mix", f"subject_transform(subject, '{MIX_SOURCE}', '{BYTES_DEST}')"),
 }
 
 # (label, numerator case, denominator case, the target)
@@ -58,6 +66,7 @@ NET = [
     ("telemetry reorder - concat", "telemetry reorder", "telemetry concat"),
     ("mix reorder - concat", "mix reorder", "mix concat"),
     ("columns (4 distinct) - constant", "mix columns, 4 distinct", "mix reorder"),
+    ("byte functions - concat", "mix byte functions", "mix concat"),
 ]
 
 

@@ -80,13 +80,13 @@ class NatsClient:
                     parts = line.split()
                     payload = self._exact(int(parts[-1]))
                     with self.lock:
-                        self.msgs.append((parts[1].decode(), payload))
+                        self.msgs.append((parts[1].decode("utf-8", "surrogateescape"), payload))
                         self.lock.notify_all()
                 elif line.startswith(b"HMSG"):
                     parts = line.split()
                     data = self._exact(int(parts[-1]))
                     with self.lock:
-                        self.msgs.append((parts[1].decode(), data[int(parts[-2]) :]))
+                        self.msgs.append((parts[1].decode("utf-8", "surrogateescape"), data[int(parts[-2]) :]))
                         self.lock.notify_all()
         except (OSError, ConnectionError):
             return

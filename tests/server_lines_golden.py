@@ -1,6 +1,8 @@
 """Per-line golden files: the inputs of tests/golden/{transform,map}_cases.jsonl (made with nats-server 2.15.1)
 run through the real binary of every supported server line, written to
-tests/golden/servers/<line>/{transforms,mappings}.jsonl in the same shape (named apart from the shared contract files).
+tests/golden/servers/<line>/{transforms,mappings}.jsonl in the same shape (named apart from the shared contract files),
+and beside them non-ASCII subjects through the functions that count bytes (BYTE_CASES: issue 39), cuts inside a
+character included.
 
 Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
 
@@ -11,8 +13,10 @@ subject is what a `>` subscriber received from that binary (one mapping per acco
 made). `expected` is the 2.15 golden's where the line delivered exactly what 2.15 delivered (so SPEC §4's
 deliberate differences carry over; random draws compare with their numbers blanked), otherwise what the
 line delivered, with `differs_from_2_15: true` and `nats_received` (`nats_crashed: true` and NULL where the
-binary exited on the message: 2.10/2.11 divide by zero in `{{partition(0,…)}}`). A case that only this line accepts and whose subject is not a literal subject gets
-NULL (SPEC §1); one where the line's bytes and SPEC's code points cannot be told apart pins no result.
+binary exited on the message: 2.10/2.11 divide by zero in `{{partition(0,…)}}`). A case that only this line accepts
+and whose subject is not a literal subject gets NULL (SPEC §1). Where the golden counted code points (its
+`deviation` said so, before SPEC §4 took the server's bytes) and for the BYTE_CASES, `expected` is what the line
+delivered; a delivered subject that is not UTF-8 (a character cut in two) is written as `expected_hex`, its bytes.
 """
 
 from __future__ import annotations
@@ -36,8 +40,12 @@ from subjxform.portable import _versions  # noqa: E402
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 # The release measured for each line is installed in its line's folder.
 LINE_FOLDERS = {v.release: v.line for v in _versions.ALL}
-BY_CHARACTERS = ("split", "slice", "left", "right")
 CRASH = "crash"  # what a binary "delivered" when the message made it exit
+# The golden's deviation for split/slice/left/right on non-ASCII subjects, when SPEC §4 counted code points.
+CODE_POINTS = "character counts are code points; nats-server counts bytes"
+BYTE_CASES_SEED = 39
+BYTE_TRANSFORMS = 60
+BYTE_SUBJECTS = 3
 
 
 def binary(name: str) -> str:
@@ -155,6 +163,70 @@ def numbers_out(subject: str) -> str:
     return ".".join("#" if t.isdigit() else t for t in subject.split("."))
 
 
+def same_delivery(got, ref, random_case) -> bool:
+    """The line delivered what 2.15 did (random draws with their numbers blanked); nothing delivered counts as the
+    same (a line that drops what 2.15 delivers is a verdict difference, pinned by the verdict)."""
+    return (
+        got == ref
+        or got is None
+        or (
+            bool(random_case)
+            and got != CRASH
+            and ref != CRASH
+            and [numbers_out(x) for x in got] == [numbers_out(x) for x in ref]
+        )
+    )
+
+
+def pin(case: dict, delivered: str | None) -> None:
+    """The delivered subject as the case's `expected`, or as `expected_hex` (its bytes) when it is not UTF-8 (read
+    with surrogate escapes, as nats_oracle reads deliveries)."""
+    if delivered is None:
+        case["expected"] = None
+        return
+    raw = delivered.encode("utf-8", "surrogateescape")
+    try:
+        case["expected"] = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        case["expected_hex"] = raw.hex()
+
+
+def byte_cases() -> list[dict]:
+    """Non-ASCII subjects through split, splitfromleft/right, slicefromleft/right, left and right (every line's
+    binary answers for itself: 2.10-2.14 refuse left/right): the issue's own examples, then seeded transforms of
+    tests/transform_gen.py with UTF-8 subjects (a JSON string holds them) whose cuts fall inside characters."""
+    import random
+
+    import transform_gen as gen
+
+    fixed = [
+        ("sensor.*.*", "telemetry.{{wildcard(2)}}.{{splitfromleft(1,3)}}", "sensor.münchen01.dev-1"),
+        ("m.*.*", "m.$1.{{slicefromleft(2,2)}}", "m.10.日"),
+        ("m.*", "{{left(1,1)}}.{{slicefromleft(1,2)}}", "m.日本"),
+        ("m.*", "{{right(1,1)}}.{{splitfromleft(1,4)}}", "m.日本"),
+        ("m.*", "{{slicefromright(1,2)}}.{{splitfromright(1,1)}}", "m.ñandú"),
+        ("m.*", "{{split(1,é)}}.{{split(1,)}}", "m.aébé日🙂"),
+        ("m.*", "{{split(1,)}}", "m.𝄞é€a"),
+    ]
+    from subjxform.portable import _transform as T
+
+    r = random.Random(BYTE_CASES_SEED)
+    cases = [{"src": a, "dest": b, "subject": s} for a, b, s in fixed]
+    for i in range(BYTE_TRANSFORMS):
+        src = gen.byte_source(r, i).replace(f"k{i}.", f"b{i}.", 1)
+        dest = gen.byte_destination(r, src, gen.BYTE_FUNCTIONS)
+        source = T.compile_filter(src, source_quirk=True)
+        subjects: list[str] = []
+        while len(subjects) < BYTE_SUBJECTS:
+            s = gen.byte_subjects(r, src, 1)[0]
+            toks = T.literal_tokens(s)
+            # a literal subject the source matches (a subscriber receives any other one unchanged), UTF-8 (JSON)
+            if toks is not None and T.filter_matches(source, toks) and s.decode("utf-8", "replace").encode() == s:
+                subjects.append(s.decode("utf-8"))
+        cases += [{"src": src, "dest": dest, "subject": s} for s in subjects]
+    return [dict(c, id=f"bytes-{n}") for n, c in enumerate(cases)]
+
+
 def per_line(
     golden: list[dict], key, json_blocks: bool, names: list[str] = LINES, newest: str = "2.15"
 ) -> dict[str, list[dict]]:
@@ -194,49 +266,41 @@ def per_line(
                 continue
             got = delivered[i][si]
             c2.update(accepted=True, error=None)
-            if c.get("accepted") and i not in ref_errors:
-                ref = ref_delivered[i][si]
-                same = (
-                    got == ref
-                    or got is None
-                    or (
-                        c.get("random")
-                        and got != CRASH
-                        and ref != CRASH
-                        and [numbers_out(x) for x in got] == [numbers_out(x) for x in ref]
-                    )
-                )
-                if same:
-                    for k in ("deviation", "nats_received", "nats_received_hex"):
-                        if k in c:
-                            c2[k] = c[k]
-                    cases.append(c2)
-                    continue
-            # The line delivers something 2.15 does not (or 2.15 refused the mapping).
+            same_as_newest = i not in ref_errors and same_delivery(got, ref_delivered[i][si], c.get("random"))
+            pinned_by_golden = (
+                c.get("accepted") and ("expected" in c or c.get("random")) and c.get("deviation") != CODE_POINTS
+            )
+            if same_as_newest and pinned_by_golden:
+                for k in ("deviation", "nats_received", "nats_received_hex"):
+                    if k in c:
+                        c2[k] = c[k]
+                cases.append(c2)
+                continue
+            # The line's own delivery is what the case pins: it delivers something 2.15 does not (or 2.15 refused
+            # the mapping), or the golden has no (or a code-point) result for it.
             c2.pop("expected_pattern", None)
-            c2["differs_from_2_15"] = True
+            c2.pop("expected", None)
+            if not same_as_newest:
+                c2["differs_from_2_15"] = True
             if got == CRASH:  # the binary exited: nothing is delivered, to anyone
                 c2.update(expected=None, nats_received=None, nats_crashed=True)
                 cases.append(c2)
                 continue
-            received = got[0] if len(got) == 1 else got
-            try:
-                json.dumps(received, ensure_ascii=False).encode("utf-8")
-                c2["nats_received"] = received
-            except UnicodeEncodeError:  # not UTF-8: the bytes, as tests/golden writes them
-                c2["nats_received"] = None
-                c2["nats_received_hex"] = received.encode("utf-8", "surrogateescape").hex()
+            if not same_as_newest:
+                received = got[0] if len(got) == 1 else got
+                try:
+                    json.dumps(received, ensure_ascii=False).encode("utf-8")
+                    c2["nats_received"] = received
+                except UnicodeEncodeError:  # not UTF-8: the bytes, as tests/golden writes them
+                    c2["nats_received"] = None
+                    c2["nats_received_hex"] = received.encode("utf-8", "surrogateescape").hex()
             subject = c["subject"]
             if not is_literal(subject):
                 c2["expected"] = None  # SPEC §1
             elif len(got) > 1 or c.get("random"):
-                c2.pop("expected", None)
-            elif not subject.isascii() and any(
-                f in c.get("dest", c.get("mappings", "")).lower() for f in BY_CHARACTERS
-            ):
-                c2.pop("expected", None)  # bytes there, code points here (SPEC §4): not pinned
+                pass  # several deliveries, or a draw: no single subject to pin
             else:
-                c2["expected"] = got[0] if got else None
+                pin(c2, got[0] if got else None)
             cases.append(c2)
         out[line] = cases
     return out
@@ -252,12 +316,13 @@ def quotable(s: str) -> bool:
         return False
 
 
+def transform_inputs() -> list[dict]:
+    """The transform cases every line's (and every release's) binary is asked: the contract's, then BYTE_CASES."""
+    return [c for c in read("transform_cases.jsonl") + byte_cases() if quotable(c["src"]) and quotable(c["dest"])]
+
+
 def main() -> None:
-    transforms = per_line(
-        [c for c in read("transform_cases.jsonl") if quotable(c["src"]) and quotable(c["dest"])],
-        lambda c: (c["src"], c["dest"]),
-        False,
-    )
+    transforms = per_line(transform_inputs(), lambda c: (c["src"], c["dest"]), False)
     maps = per_line(read("map_cases.jsonl"), lambda c: c["mappings"], True)
     for line in LINES:
         d = os.path.join(ROOT, "tests", "golden", "servers", line)

@@ -3,8 +3,10 @@ implicit republish, overlapping source filters; the kinds of issue 28 among them
 live JetStream server, written to tests/golden/servers/<line>/streams.jsonl. tests/test_server_lines_streams_golden.py
 checks stream_plan / stream_messages against them without servers.
 
-Then the scenarios of what 2.10 checks otherwise (line_difference_scenarios), and republish and ingress
-transform sources with white space (white_space_source_scenarios).
+Then the scenarios of what 2.10 checks otherwise (line_difference_scenarios), republish and ingress
+transform sources with white space (white_space_source_scenarios), and ingress, mirror and source destinations
+with white space (white_space_dest_scenarios: 2.10 builds its stream transforms as transforms alone and stores
+what they build).
 
 Regenerate (needs the binaries: scripts/nats-servers.sh installs them into .tools/nats-server/):
 
@@ -227,6 +229,34 @@ def white_space_source_scenarios(first: int = PER_LINE + 3 * PER_KIND) -> list[d
     return out
 
 
+def white_space_dest_scenarios(first: int = PER_LINE + 3 * PER_KIND + 18) -> list[dict]:
+    """Destinations with white space in a literal token (a space, a tab): an ingress transform and a mirror's (2.10
+    stores what they build: `v.hello world.a`, `m x.abcdef.x`), a source's (2.10 refuses it, 10146); 2.11 on refuse
+    them all as mapping destinations. Named after the others (T<first>...)."""
+    out = []
+    for k, (kind, src, dest) in enumerate(
+        [
+            ("ingress", "u{i}.*", "v{i}.hello world.$1"),
+            ("ingress", "u{i}.*", "v{i}.hello\tworld.$1"),
+            ("ingress", "u{i}.*", "v{i}.{{{{left(1,2)}}}}. x.$1"),
+            ("mirror", "o.>", "m{i} x.>"),
+            ("mirror", "o.*.*", "m{i}.a\tb.{{{{slicefromleft(1,2)}}}}.$2"),
+            ("source", "o.>", "s{i}.a b.>"),
+        ]
+    ):
+        i = first + k
+        t = {"src": src.format(i=i), "dest": dest.format(i=i)}
+        if kind == "ingress":
+            cfg = {"name": f"T{i}", "subjects": [f"u{i}.*"], "subject_transform": t}
+            msgs = [[f"u{i}.{x}", None] for x in ("a", "abcdef")]
+        else:
+            origin = {"name": ORIGIN, "subject_transforms": [t]}
+            cfg = {"name": f"T{i}", "mirror": origin} if kind == "mirror" else {"name": f"T{i}", "sources": [origin]}
+            msgs = [[x, ORIGIN] for x in ORIGIN_SUBJECTS]
+        out.append({"kind": f"white_space_{kind}_dest", "config": cfg, "messages": msgs})
+    return out
+
+
 def run_line(line: str, cases: list[dict]) -> list[dict]:
     with jetstream_server(binary(line)) as port:
         client = NatsClient(port)
@@ -277,8 +307,13 @@ def _republish_prefix(cfg: dict) -> str | None:
     return first + "." if first not in (">", "*") else None
 
 
+def all_scenarios() -> list[dict]:
+    """Every scenario each line's (and every release's) JetStream server is given."""
+    return scenarios() + line_difference_scenarios() + white_space_source_scenarios() + white_space_dest_scenarios()
+
+
 def main() -> None:
-    cases = scenarios() + line_difference_scenarios() + white_space_source_scenarios()
+    cases = all_scenarios()
     for line in LINES:
         records = run_line(line, cases)
         path = os.path.join(ROOT, "tests", "golden", "servers", line, "streams.jsonl")

@@ -42,7 +42,7 @@ sys.path.insert(0, HERE)
 
 import server_lines_streams_golden as streams_golden  # noqa: E402
 from nats_client import NatsClient, jetstream_server  # noqa: E402
-from server_lines_golden import ROOT, binary, numbers_out, per_line, quotable, read, run_line  # noqa: E402
+from server_lines_golden import ROOT, binary, numbers_out, per_line, read, run_line, transform_inputs  # noqa: E402
 from subjxform.portable import _versions  # noqa: E402
 
 FOLDER = os.path.join(ROOT, "tests", "golden", "releases")
@@ -159,20 +159,10 @@ def measure(names: list[str]) -> dict[str, dict[str, list[dict]]]:
     `names` holds the newest line's release, which the others are told apart from)."""
     started = time.monotonic()
     newest = _versions.NEWEST.release
-    transforms = per_line(
-        [c for c in read("transform_cases.jsonl") if quotable(c["src"]) and quotable(c["dest"])],
-        lambda c: (c["src"], c["dest"]),
-        False,
-        names,
-        newest,
-    )
+    transforms = per_line(transform_inputs(), lambda c: (c["src"], c["dest"]), False, names, newest)
     maps = per_line(read("map_cases.jsonl"), lambda c: c["mappings"], True, names, newest)
     print(f"transforms and mappings: {time.monotonic() - started:.0f} s", flush=True)
-    scenarios = (
-        streams_golden.scenarios()
-        + streams_golden.line_difference_scenarios()
-        + streams_golden.white_space_source_scenarios()
-    )
+    scenarios = streams_golden.all_scenarios()
     measured = {}
     for name in names:
         measured[name] = {"transforms": transforms[name], "mappings": maps[name]}
@@ -216,10 +206,12 @@ def main(argv: list[str]) -> None:
     for v in (v for v in _versions.ALL if v.release in measured):
         for kind in KINDS:
             mine, golden = measured[v.release][kind], line_golden(v.line, kind)
-            differing = sum(comparable(a) != comparable(b) for a, b in zip(mine, golden))
+            differing = [b for a, b in zip(mine, golden) if comparable(a) != comparable(b)]
             if len(mine) != len(golden) or differing:
+                named = ", ".join(str(b.get("id") or b["config"]["name"]) for b in differing[:10])
                 stale.append(
-                    f"{v.line}/{kind}.jsonl: {differing} of {len(golden)} cases answered otherwise by {v.release}"
+                    f"{v.line}/{kind}.jsonl: {len(differing)} of {len(golden)} cases answered otherwise by "
+                    f"{v.release} ({named})"
                 )
     if stale:
         raise SystemExit("the line golden files are not what their binaries answer now:\n  " + "\n  ".join(stale))

@@ -87,7 +87,14 @@ TABLE = [
         "subject with invalid UTF-8 bytes in a token",
         "hex(subject_transform(CAST(X'61FF2E62' AS STRING), '*.*', '$2.$1'))",
         "622E61FF",
-        "whole tokens are copied byte for byte; character functions count code points",
+        "whole tokens are copied byte for byte",
+    ),
+    Row(
+        "a cut inside a character (`left(1,1)` of `日`, the bytes E6 97 A5)",
+        "hex(subject_transform('m.日本', 'm.*', '{{left(1,1)}}.{{slicefromleft(1,2)}}'))",
+        "E62EE6972EA5E62E9CAC",
+        "split, slice, left and right count bytes, as nats-server: the result holds the bytes it delivers, not "
+        "valid UTF-8 (`hex()` shows them)",
     ),
     Row(
         "result with an empty token",

@@ -19,7 +19,7 @@ from conftest import classic_only, golden, needs_jar
 from subjxform import portable
 from subjxform.portable import _expr
 from subjxform.portable._transform import InvalidTransform, compile_transform
-from test_golden import fits, nats_reason
+from test_golden import as_delivered, fits, from_hex, nats_reason
 
 # Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.
 pytestmark = needs_jar
@@ -40,7 +40,8 @@ def kind(dest: str) -> tuple:
 
 def side_by_side(spark, transforms, subjects, key=None, seed=None):
     """One DataFrame of `subjects` (str, or bytes: any byte string), a portable and a jar column per
-    (src, dest, line) of `transforms`; {(subject, k): (portable, jar)}."""
+    (src, dest, line) of `transforms`; {(subject, k): (portable, jar)}, each result read from its bytes (not
+    UTF-8: surrogate escapes; a collected STRING would show U+FFFD there)."""
     rows = [
         (i, s.hex() if isinstance(s, bytes) else s.encode("utf-8", "surrogatepass").hex())
         for i, s in enumerate(subjects)
@@ -49,21 +50,21 @@ def side_by_side(spark, transforms, subjects, key=None, seed=None):
     cols = []
     for k, (src, dest, line) in enumerate(transforms):
         kw = dict(server_version=line, seed=seed, key=key)
-        cols.append(portable.try_subject_transform("subject", src, dest, **kw).alias(f"p{k}"))
-        cols.append(subjxform.try_subject_transform("subject", src, dest, **kw).alias(f"j{k}"))
+        cols.append(F.hex(portable.try_subject_transform("subject", src, dest, **kw)).alias(f"p{k}"))
+        cols.append(F.hex(subjxform.try_subject_transform("subject", src, dest, **kw)).alias(f"j{k}"))
     out = {}
     for r in df.select("i", *cols).collect():
         for k in range(len(transforms)):
-            out[(r["i"], k)] = (r[f"p{k}"], r[f"j{k}"])
+            out[(r["i"], k)] = (from_hex(r[f"p{k}"]), from_hex(r[f"j{k}"]))
     return out
 
 
 def golden_cases():
-    cases = [dict(c, line=None) for c in golden("transform_cases.jsonl")]
+    cases = [dict(c, line=None) for c in as_delivered(golden("transform_cases.jsonl"))]
     for line in LINES:
         cases += [
             dict(c, line=line)
-            for c in golden(f"servers/{line}/transforms.jsonl")
+            for c in as_delivered(golden(f"servers/{line}/transforms.jsonl"))
             # the per-line files repeat the shared cases: keep what the line does otherwise
             if line != "2.15" and (c.get("differs_from_2_15") or not c["accepted"] or c.get("nats_crashed"))
         ]
@@ -191,8 +192,8 @@ def test_partition_equals_the_jar_for_long_and_invalid_keys(spark):
 
 
 def test_slices_of_every_length_agree_with_the_jar(spark):
-    """An ASCII token is sliced by substrings up to _build._SLICED_BY_SUBSTRINGS characters, by a regex beyond, any
-    other token by the regex over its bytes: every length around those bounds, every piece size up to past them."""
+    """A token is sliced by substrings of its bytes up to _build._SLICED_BY_SUBSTRINGS bytes, by a regex over its
+    bytes beyond, whatever the bytes are: every length around those bounds, every piece size up to past them."""
     r = random.Random(11)
     subjects = [b"p." + bytes(r.choice(b"abcxyz-_09") for _ in range(n)) for n in range(1, 60)]
     subjects += [b"p." + "é".encode() * n for n in (1, 2, 5, 13)] + [b"p.ab\xc3", b"p.\x80\x80abc"]

@@ -133,7 +133,7 @@ def test_streams_store_and_republish_what_each_rows_releases_did(spark):
         release = row.measured[0]
         own = [r for r in golden(release) if r.get("file") == "streams" and r["error"] is None]
         if own:
-            _, n, found = stores_and_republishes(spark, release, own[::4])
+            n, found = stores_and_republishes(spark, release, own[::4])
             checked += n
             problems += found
     assert checked >= 8 and not problems, "\n".join(problems[:20])

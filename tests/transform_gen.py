@@ -173,3 +173,112 @@ def subjects_for(r: random.Random, src: str, count: int) -> list[str]:
 def has_random(dest: str) -> bool:
     low = dest.lower()
     return "random" in low
+
+
+# ---------------------------------------------------------------------------------------------------
+# Non-ASCII subjects through the functions that count bytes (issue 39): tests/test_differential_bytes.py.
+# Subjects are bytes: characters of two, three and four bytes, and now and then bytes that are no UTF-8 (a
+# Spark STRING can hold them, and a cut of this project's own output is one: `left(1,1)` of `日` is E6).
+
+BYTE_FUNCTIONS = ["split", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "left", "right"]
+MULTI_BYTE = ["é", "ñ", "ü", "ß", "Ω", "ø", "€", "日", "本", "語", "𝄞", "🙂", "😀"]
+NOT_UTF8 = [b"\xe6\x97", b"\x97", b"\xa5", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\xff", b"\xf0\x9f"]
+# split's separators: one byte, several, a character of several bytes (its bytes are never inside another
+# character of valid UTF-8, but are inside the bytes above), none at all (Go cuts between UTF-8 sequences)
+BYTE_SEPARATORS = ["-", "_", "a", "é", "日", "本日", "🙂", "ü-", "", "\u00a9", "\u0169"]
+
+
+def byte_token(r: random.Random) -> bytes:
+    """A subject token of 1 to ~30 bytes: ASCII mixed with characters of 2-4 bytes, sometimes bytes that are no
+    UTF-8, sometimes a separator's run (split then leaves an empty token)."""
+    k = r.random()
+    if k < 0.05:
+        return r.choice(["-", "é", "日"]).encode() * r.randint(1, 3)
+    pieces = []
+    for _ in range(r.randint(1, 12)):
+        c = r.random()
+        if c < 0.45:
+            pieces.append(r.choice(SHORT + "-_").encode())
+        elif c < 0.93:
+            pieces.append(r.choice(MULTI_BYTE).encode())
+        else:
+            pieces.append(r.choice(NOT_UTF8))
+    return b"".join(pieces)
+
+
+def byte_source(r: random.Random, i: int) -> str:
+    """`k<i>.` (its own first token) then one to three more: mostly `*`, a literal, a trailing `>`."""
+    toks = [f"k{i}"]
+    n = r.randint(1, 3)
+    for j in range(n):
+        k = r.random()
+        if j == n - 1 and k < 0.2:
+            toks.append(">")
+        elif k < 0.85:
+            toks.append("*")
+        else:
+            toks.append(r.choice(["x", "ü", "日本"]))
+    if "*" not in toks:
+        toks.insert(1, "*")
+    return ".".join(toks)
+
+
+def _byte_count(r: random.Random) -> str:
+    k = r.random()
+    if k < 0.85:
+        return str(r.randint(1, 12))
+    return r.choice(["0", "-1", "13", "40", "2147483647", "x"])
+
+
+def byte_destination(r: random.Random, src: str, functions: list[str]) -> str:
+    """Mostly the byte-counting functions of `functions` on the source's wildcards; `$N`, a `partition` of them,
+    non-ASCII literals beside them; a trailing `>` when the source has one."""
+    stoks = src.split(".")
+    wildcards = stoks.count("*")
+    toks = []
+    for _ in range(r.randint(1, 4)):
+        k = r.random()
+        index = str(r.randint(1, wildcards))
+        if k < 0.7:
+            fn = r.choice(functions)
+            if fn == "split":
+                args = [index, r.choice(BYTE_SEPARATORS)]
+            else:
+                args = [index, _byte_count(r)]
+            toks.append(_braced(r, fn, args))
+        elif k < 0.8:
+            toks.append("$" + index)
+        elif k < 0.87:
+            toks.append(f"{{{{partition({r.randint(1, 9)},{index})}}}}")
+        else:
+            toks.append(r.choice(["x", "ü", "日本", "v1"]))
+    if stoks[-1] == ">":
+        toks.append(">")
+    return ".".join(toks)
+
+
+def byte_subjects(r: random.Random, src: str, count: int) -> list[bytes]:
+    """Subjects for `src`: its wildcards filled with byte tokens; now and then one that does not match (a token
+    too many or too few, another first token) or is not a literal subject (an empty token)."""
+    out = []
+    stoks = src.split(".")
+    for _ in range(count):
+        toks: list[bytes] = []
+        for t in stoks:
+            if t == ">":
+                toks += [byte_token(r) for _ in range(r.randint(1, 3))]
+            elif t == "*":
+                toks.append(byte_token(r))
+            else:
+                toks.append(t.encode())
+        k = r.random()
+        if k < 0.02:
+            toks.append(byte_token(r))
+        elif k < 0.04 and len(toks) > 2:
+            toks.pop()
+        elif k < 0.05:
+            toks[0] = b"other"
+        elif k < 0.06:
+            toks[-1] = b""
+        out.append(b".".join(toks))
+    return out

@@ -369,7 +369,10 @@ def subject_filter_transform(
 
     Returns:
         A STRING Column: the subject as the stream takes it (renamed or not), NULL when it is not taken. A
-        renamed subject with an empty token is kept, as the stream stores it.
+        renamed subject with an empty token is kept, as the stream stores it. With ``server_version="2.10"``
+        the list is built as 2.10 builds a stream's transforms, as transforms alone: white space in a literal
+        token (``"m x.>"``) and ``left``/``right`` pass and build what 2.10 stores (2.10's config check of a
+        ``sources[]`` entry refuses such a destination: :func:`subjxform.streams.stream_plan` says so).
 
     Raises:
         TypeError: a list entry that is not a pair or a ``{"src", "dest"}`` dict.

@@ -57,8 +57,9 @@ def stream_plan(spark: SparkSession, config: StreamConfig, server_version: str |
     ``subjects``, ``subject_transform``, ``origins`` (each source or the mirror: ``name``, ``field``, its
     ``subject_transforms`` filter list and ``inactive``, why nothing is taken from it, or None) and
     ``republish``, nats-server's defaults applied, and ``applied_as`` (when there are transforms): for each
-    field, the server version whose functions build its subjects as the stream's server does (None where none
-    does: white space in a literal token, see docs/concepts/server-releases.md).
+    field, the server version whose functions build its subjects as the stream's server does (None for a
+    republish none does: white space in a literal token, never a valid subject, see
+    docs/concepts/server-releases.md).
 
     Args:
         spark: a session with the jar (classic or Spark Connect).
@@ -217,7 +218,7 @@ def stream_messages(
         # is (Core NATS would drop it, so subject_transform gives NULL there); no match keeps the subject.
         renamed = subject_filter_transform(
             stored,
-            [(ingress["src"], ingress["dest"])],
+            [(ingress["src"] or ">", ingress["dest"])],  # no source means `>`, as nats-server builds it
             server_version=_stored_as(applied_as, "subject_transform", server_version),
         )
         if explain:
@@ -259,17 +260,9 @@ def _matches_no_subject(src: str) -> bool:
 
 
 def _stored_as(applied_as: dict, field: str, server_version: str | None) -> str | None:
-    """The version that builds `field`'s stored subjects; an error when none does: a 2.10 stream transform with
-    white space in a literal token stores such subjects, which subjxform does not build."""
-    if field not in applied_as:
-        return server_version
-    if applied_as[field] is None:
-        raise StreamConfigError(
-            f"{field}: nats-server stores subjects with white space in a token through this "
-            "transform (2.10 checks stream transforms only as transforms); subjxform does not "
-            "build such subjects"
-        )
-    return applied_as[field]
+    """The version that builds `field`'s stored subjects: the line that checked the config (its
+    subject_filter_transform builds a list as that line's stream does, on 2.10 as transforms alone)."""
+    return applied_as.get(field, server_version)
 
 
 def _first_match(subject: Column, filters: list[str]) -> Column:

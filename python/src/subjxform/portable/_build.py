@@ -3,13 +3,14 @@
 Exactness on every byte string: a Spark STRING is a window on UTF-8 bytes that need not be valid. Functions
 that go through a Java String (``split``, ``split_part``, ``regexp_*`` on the subject itself, ``ascii``)
 replace invalid bytes, so tokens are cut with ``substring_index`` (byte search), joined with ``concat``,
-counted with ``octet_length``/``replace``; anything that needs a character or a byte as a value works on
-the token's ISO-8859-1 reading (one character per byte, ``decode(cast(x as binary), 'ISO-8859-1')``),
-where a regex sees every byte and ``encode(..., 'ISO-8859-1')`` gives the same bytes back.
+counted with ``octet_length``/``replace``, and cut by position with ``substr`` on the token's BINARY form
+(``cast(x as binary)``: the same bytes; ``cast(... as string)`` takes them back unchanged, valid UTF-8 or not);
+anything that needs a byte as a value or a regex works on the token's ISO-8859-1 reading (one character per
+byte, ``decode(cast(x as binary), 'ISO-8859-1')``), where a regex sees every byte and
+``encode(..., 'ISO-8859-1')`` gives the same bytes back.
 
-Characters are counted as the jar counts them (SPEC §4): a character starts at the token's first byte and
-at every byte that is not a UTF-8 continuation byte (0x80-0xBF), so valid UTF-8 is cut between code
-points and invalid UTF-8 exactly where the jar cuts it.
+split/slice/left/right count bytes, as nats-server does (SPEC §4): a cut may fall inside a character, and the
+result is then those bytes.
 """
 
 from __future__ import annotations
@@ -26,13 +27,6 @@ _INT_MAX = 2**31 - 1
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
 _MASK32 = 0xFFFFFFFF
-
-# A character as the jar cuts the token's ISO-8859-1 reading: any byte, then its continuation bytes.
-# (Java regex; `\A`/`\z` rather than `^`/`$`, which would stop before a trailing newline byte.)
-_ANY = r"[\x00-\xff]"
-# Possessive (`*+`): a character always takes all its continuation bytes, never fewer on backtracking.
-_CHAR = r"[\x00-\xff][\x80-\xbf]*+"
-_CHAR_START = r"[^\x80-\xbf][\x80-\xbf]*+"
 
 
 def i32(v: int) -> Node:
@@ -218,37 +212,18 @@ def below_from_keyed(keyed: Node, bound: int, salt: int) -> Node:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Character operations, on the token's ISO-8859-1 reading
-
-
-def _by_characters_any_bytes(op: str, tok: Node, k: int) -> Node:
-    """Any token, invalid UTF-8 included: regexes over its ISO-8859-1 reading, counting characters as the jar."""
-    text = latin1(tok)
-    if op == T.LEFT:
-        out = call("regexp_replace", text, lit(r"\A((?:%s){%d})%s*\z" % (_CHAR, k, _ANY)), lit("$1"))
-    elif op == T.RIGHT:
-        out = call("regexp_replace", text, lit(r"\A%s*?((?:%s){%d})\z" % (_ANY, _CHAR_START, k)), lit("$1"))
-    elif op == T.SPLIT_FROM_LEFT:
-        out = call("regexp_replace", text, lit(r"\A((?:%s){%d})(?=%s)" % (_CHAR, k, _ANY)), lit("$1."))
-    elif op == T.SPLIT_FROM_RIGHT:
-        out = call("regexp_replace", text, lit(r"(?<=%s)((?:%s){%d})\z" % (_ANY, _CHAR_START, k)), lit(".$1"))
-    elif op == T.SLICE_FROM_LEFT:
-        # k characters, then a `.` unless at the end; the next piece starts at a character's start
-        out = call("regexp_replace", text, lit(r"((?:%s){%d})(?!\z)" % (_CHAR, k)), lit("$1."))
-    elif op == T.SLICE_FROM_RIGHT:
-        # a `.` before every character (not the first) followed by a whole number of k-character pieces
-        out = call("regexp_replace", text, lit(r"(?<=%s)(?=(?:(?:%s){%d})+\z)" % (_ANY, _CHAR_START, k)), lit("."))
-    else:
-        raise AssertionError(op)
-    return from_latin1(out)
+# The byte-counting functions (split, slice, left, right), on the token's bytes
 
 
 def _split_any_bytes(tok: Node, sep: str) -> Node:
     """Any token: nats-server's split: empty pieces dropped, and a `.` before the first piece when the token starts
     with two separators and something follows (its loop writes one there; the result has an empty token)."""
     if sep == "":
-        # Go's strings.Split on "" cuts between characters.
-        return from_latin1(call("regexp_replace", latin1(tok), lit(r"(?<=%s)(?=[^\x80-\xbf])" % _ANY), lit(".")))
+        # Go's strings.Split on "" cuts after each UTF-8 sequence it decodes, and after each byte it cannot: a `.`
+        # after every sequence, then the last one taken off. (Not a lookahead for the end, which would make the
+        # regex give up the last sequence for its first byte alone.)
+        each = call("regexp_replace", latin1(tok), lit("(%s)" % T.GO_SEQUENCE.decode("latin-1")), lit("$1."))
+        return from_latin1(call("regexp_replace", each, lit(r"\.\z"), lit("")))
     dotted = latin1(call("replace", tok, lit(sep), lit(".")))  # byte search; a token holds no `.`
     joined = call(
         "regexp_replace", call("regexp_replace", dotted, lit(r"\.{2,}"), lit(".")), lit(r"\A\.|\.\z"), lit("")
@@ -262,30 +237,38 @@ def _is_ascii(tok: Node) -> Node:
     return call("=", call("octet_length", tok), call("octet_length", latin1(tok)))
 
 
-# An ASCII token of up to this many characters is sliced by `substring`s, one a piece, a longer one by a regex:
-# issue 31 measured the regex at ~0.55 us a row and the substrings of a 9-character token at ~0.2.
+def _bytes(tok: Node, start: int | Node, length: int | Node | None = None) -> Node:
+    """`length` bytes of STRING `tok` from byte `start` (1-based; negative: from the end), to its end when
+    `length` is None, as a STRING holding exactly those bytes."""
+    start_node = i32(start) if isinstance(start, int) else start
+    args = [cast(tok, "binary"), start_node] + (
+        [] if length is None else [i32(length) if isinstance(length, int) else length]
+    )
+    return cast(call("substr", *args), "string")
+
+
+# A token of up to this many bytes is sliced by `substr`s, one a piece, a longer one by a regex: issue 31
+# measured the regex at ~0.55 us a row and the substrings of a 9-byte token at ~0.2.
 _SLICED_BY_SUBSTRINGS = 24
 _MOST_PIECES = 8  # (each piece writes the token out again in the SQL text)
 
 
-def _ascii_slices(tok: Node, size: Node, k: int, from_left: bool) -> Node:
-    """slicefromleft/slicefromright of an ASCII token (`size` its length, 0 < k): pieces of k characters joined
-    by `.`, the short piece last (from the left) or first (from the right)."""
+def _slices(tok: Node, size: Node, k: int, from_left: bool) -> Node:
+    """slicefromleft/slicefromright (`size` the token's length in bytes, 0 < k): pieces of k bytes joined by `.`,
+    the short piece last (from the left) or first (from the right)."""
     pieces = min(_MOST_PIECES, -(-_SLICED_BY_SUBSTRINGS // k))
+    text = latin1(tok)  # the regex for a longer token: one character a byte
     if from_left:
-        regex = call("regexp_replace", tok, lit(r"([\x00-\x7f]{%d})(?!\z)" % k), lit("$1."))
-        # piece i: the k characters after the first i*k, when there are more than i*k (else NULL: concat_ws skips it)
-        parts = [
-            when(call(">", size, i32(i * k)), call("substring", tok, i32(i * k + 1), i32(k))) for i in range(pieces)
-        ]
+        regex = call("regexp_replace", text, lit(r"([\x00-\xff]{%d})(?!\z)" % k), lit("$1."))
+        # piece i: the k bytes after the first i*k, when there are more than i*k (else NULL: concat_ws skips it)
+        parts = [when(call(">", size, i32(i * k)), _bytes(tok, i * k + 1, k)) for i in range(pieces)]
     else:
-        regex = call("regexp_replace", tok, lit(r"(?<=[\x00-\x7f])(?=(?:[\x00-\x7f]{%d})+\z)" % k), lit("."))
-        # piece j from the right: the k characters before the last j*k, or what is left before them
+        regex = call("regexp_replace", text, lit(r"(?<=[\x00-\xff])(?=(?:[\x00-\xff]{%d})+\z)" % k), lit("."))
+        # piece j from the right: the k bytes before the last j*k, or what is left before them
         parts = [
             when(
                 call(">", size, i32(j * k)),
-                call(
-                    "substring",
+                _bytes(
                     tok,
                     call("greatest", i32(1), call("-", size, i32((j + 1) * k - 1))),
                     call("least", i32(k), call("-", size, i32(j * k))),
@@ -293,43 +276,30 @@ def _ascii_slices(tok: Node, size: Node, k: int, from_left: bool) -> Node:
             )
             for j in reversed(range(pieces))
         ]
-    return when(call("<=", size, i32(pieces * k)), call("concat_ws", lit("."), *parts), regex)
+    return when(call("<=", size, i32(pieces * k)), call("concat_ws", lit("."), *parts), from_latin1(regex))
 
 
 def _by_characters(op: str, tok: Node, k: int) -> Node:
-    """split/slice/left/right by characters. An ASCII token (the usual subject: a character is a byte, and
-    Spark's string functions count the same characters as the jar) takes `substring`, about ten times
-    faster than the regexes any byte string needs."""
-    if k <= 0:
-        return tok  # the jar leaves the token whole unless 0 < k < length
+    """split/slice/left/right, counting bytes as nats-server does: `substr` on the token's bytes, whatever they
+    are (no test for ASCII, no regex but for slicing a token longer than _SLICED_BY_SUBSTRINGS bytes)."""
+    if k <= 0 or k >= _INT_MAX:
+        return tok  # the token stays whole unless 0 < k < its length (no token is 2^31-1 bytes long)
     size = call("octet_length", tok)
-    fast: Node
     if op == T.LEFT:
-        fast = call("substring", tok, i32(1), i32(k))
-    elif op == T.RIGHT:
-        fast = when(call(">", size, i32(k)), call("substring", tok, i32(-k)), tok)
-    elif op == T.SPLIT_FROM_LEFT:
-        fast = when(
+        return _bytes(tok, 1, k)
+    if op == T.RIGHT:
+        return _bytes(tok, -k)  # the whole token when it is k bytes or shorter
+    if op == T.SPLIT_FROM_LEFT:
+        return when(call(">", size, i32(k)), call("concat", _bytes(tok, 1, k), lit("."), _bytes(tok, k + 1)), tok)
+    if op == T.SPLIT_FROM_RIGHT:
+        return when(
             call(">", size, i32(k)),
-            call("concat", call("substring", tok, i32(1), i32(k)), lit("."), call("substring", tok, i32(k + 1))),
+            call("concat", _bytes(tok, 1, call("-", size, i32(k))), lit("."), _bytes(tok, -k)),
             tok,
         )
-    elif op == T.SPLIT_FROM_RIGHT:
-        fast = when(
-            call(">", size, i32(k)),
-            call(
-                "concat",
-                call("substring", tok, i32(1), call("-", size, i32(k))),
-                lit("."),
-                call("substring", tok, i32(-k)),
-            ),
-            tok,
-        )
-    elif op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT):
-        fast = _ascii_slices(tok, size, k, from_left=op == T.SLICE_FROM_LEFT)
-    else:
-        raise AssertionError(op)
-    return when(_is_ascii(tok), fast, _by_characters_any_bytes(op, tok, k))
+    if op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT):
+        return _slices(tok, size, k, from_left=op == T.SLICE_FROM_LEFT)
+    raise AssertionError(op)
 
 
 def _split(tok: Node, sep: str) -> Node:
@@ -433,7 +403,7 @@ def too_long_error(function: str, size: Node) -> Node:
 
 def _longest_safe_subject(t: T.Transform) -> int:
     """The longest subject (in bytes) whose result cannot be longer than a subject may be (-1: none is safe).
-    A destination token writes at most its source token's bytes (a slice: twice, a `.` after each character)
+    A destination token writes at most its source token's bytes (a slice: twice, a `.` after each byte)
     plus a few bytes of its own; tokens read once each write at most the subject's bytes in all, so only
     the most-read token multiplies the subject's length (a trailing `>` reads every token from its position)."""
     rest = t.filter.length - 1 if t.filter.ends_with_fwc else None

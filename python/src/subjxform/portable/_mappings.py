@@ -575,7 +575,7 @@ def explain_reference(
     else:
         d = choice.destinations[picked]
         out = apply_reference(d.transform, raw, random_draw)
-        result = None if out is None else out.decode("utf-8", "surrogatepass")
+        result = None if out is None else _text(out)
     destination: str | None
     weight: int
     if d is None or d.is_remainder:
@@ -595,6 +595,15 @@ def explain_reference(
         outcome,
         result,
     )
+
+
+def _text(subject: bytes) -> str:
+    """A result as text: a character cut in two (split/slice/left/right count bytes) as surrogate escapes, the
+    way the tests read a STRING's bytes back."""
+    try:
+        return subject.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return subject.decode("utf-8", "surrogateescape")
 
 
 def map_reference(

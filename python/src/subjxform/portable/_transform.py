@@ -337,10 +337,6 @@ def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, stri
     return None
 
 
-def mapping_token_error(dest: str, version: ServerVersion) -> str | None:
-    return None if not dest else _check_destination_tokens(tokens(dest), version)
-
-
 def partitions_written(dest: str, server_version=None) -> list[tuple[int, tuple[int, ...]]]:
     """(count, wildcard indexes) of each ``{{partition(...)}}`` token of a destination, read as the line reads
     it (``<<...>>``, any case); no indexes: the whole subject is hashed. Tokens the line cannot read are left
@@ -617,7 +613,8 @@ def or_fwc(src: str) -> str:
 def compile_filter_transforms(
     pairs: Sequence[tuple[str, str] | None], server_version=None, field: str = "transforms"
 ) -> FilterTransformList:
-    """TransformListCache.compile + FilterTransforms.compile with nats-server's rules for one source."""
+    """TransformListCache.compile + FilterTransforms.compile with nats-server's rules for one source, as the line
+    builds the list (not its stream config check)."""
     version = server_version if isinstance(server_version, ServerVersion) else _versions.resolve(server_version)
     ps: list[tuple[str, str]] = []
     for i, p in enumerate(pairs):
@@ -645,12 +642,9 @@ def compile_filter_transforms(
                 10147,
             )
 
+    # (2.10's stream config check of a source's destination tokens is the config's, not the list's: 2.10 builds a
+    # list as transforms alone, white space in a literal token and left/right included, and stores what they build.)
     as_mappings = version.stream_transforms_checked_as_mappings
-    if not as_mappings:
-        # 2.10 checks every source destination's tokens first, with one error for all of them.
-        for i, (_, dest) in enumerate(ps):
-            if dest is not None and mapping_token_error(dest, version) is not None:
-                raise InvalidStreamConfig(entry(i), "source transform destination is invalid", dest_err)
 
     def compile_entry(src: str, dest: str, i: int) -> Transform:
         if as_mappings:
@@ -724,38 +718,36 @@ def fnv1a32(data: bytes) -> int:
     return h
 
 
-def _code_points(token: bytes) -> list:
-    """The token cut into characters as the jar counts them: a character starts at every byte that is not
-    a UTF-8 continuation byte (and at the first byte)."""
-    out, start = [], 0
-    for i in range(1, len(token) + 1):
-        if i == len(token) or (token[i] & 0xC0) != 0x80:
-            out.append(token[start:i])
-            start = i
-    return out
+# One UTF-8 sequence as Go's utf8.DecodeRune reads it (well formed: no overlong form, no surrogate, nothing above
+# U+10FFFF), else one byte: how Go's strings.Split cuts a token on an empty separator.
+GO_SEQUENCE = (
+    rb"[\x00-\x7f]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}|[\x00-\xff]"
+)
+_GO_SEQUENCE = re.compile(GO_SEQUENCE)
 
 
 def _by_characters(op: str, token: bytes, k: int) -> bytes:
-    chars = _code_points(token)
-    n = len(chars)
+    """split/slice/left/right counting bytes, as nats-server does (a cut may fall inside a character)."""
+    n = len(token)
     if k <= 0 or k >= n:
         return token
     if op == SPLIT_FROM_LEFT:
-        return b"".join(chars[:k]) + b"." + b"".join(chars[k:])
+        return token[:k] + b"." + token[k:]
     if op == SPLIT_FROM_RIGHT:
-        return b"".join(chars[: n - k]) + b"." + b"".join(chars[n - k :])
+        return token[: n - k] + b"." + token[n - k :]
     if op == LEFT:
-        return b"".join(chars[:k])
+        return token[:k]
     if op == RIGHT:
-        return b"".join(chars[n - k :])
+        return token[n - k :]
     first = k if op == SLICE_FROM_LEFT else (n % k or k)
-    pieces = [b"".join(chars[:first])] + [b"".join(chars[i : i + k]) for i in range(first, n, k)]
-    return b".".join(pieces)
+    return b".".join([token[:first]] + [token[i : i + k] for i in range(first, n, k)])
 
 
 def _split(token: bytes, sep: bytes) -> bytes:
     if not sep:
-        return b".".join(_code_points(token))
+        return b".".join(_GO_SEQUENCE.findall(token))
     pieces = token.split(sep)
     # Empty pieces are written as nothing; a `.` goes before a non-empty piece unless the first piece
     # was an empty one directly before it (nats-server's loop).

@@ -90,7 +90,8 @@ object FilterTransforms {
   /**
    * [[compile]]'s checks alone, those nats-server's stream config check (`checkStreamCfg`) makes. The same
    * as [[compile]] from 2.11 on; 2.10 builds the transforms only when it adds the stream, after every other
-   * check of the config, so a transform it cannot build (10049) is its last error ([[StreamConfig.plan]]).
+   * check of the config, so a transform it cannot build (10049) is its last error ([[StreamConfig.plan]]), and
+   * it checks a source's destination tokens as mapping destinations here (10146), never when it builds them.
    *
    * @throws InvalidStreamConfigException naming the entry, with nats-server's API error
    */
@@ -121,8 +122,10 @@ object FilterTransforms {
       }
     }
     val asMappings = version.streamTransformsCheckedAsMappings
-    if (!asMappings && overlap == SourceRule) {
-      // 2.10 checks every source destination's tokens first, with one error for all of them.
+    if (!asMappings && overlap == SourceRule && !build) {
+      // 2.10's stream config check takes every source destination's tokens first, with one error for all of them.
+      // Only the config check: the list is then built (and a mirror's or an ingress transform, never so checked,
+      // too) as a transform alone, which takes white space in a literal token and left/right, and stores them.
       for (((_, dest), i) <- ps.zipWithIndex
         if dest != null && SubjectTransform.mappingTokenError(dest, version).isDefined)
         throw new InvalidStreamConfigException(entry(i), "source transform destination is invalid", destErr)

@@ -47,10 +47,10 @@ final case class StreamPlan(
     republish: Option[TransformConfig],
     /**
      * For each field with transforms (`subject_transform`, `mirror`, `sources[i]`, `republish`): the server
-     * version whose `subject_filter_transform` / `subject_transform` builds what the stream's line builds
-     * (see [[StreamConfig.appliedAs]]); None where none does (white space in a literal token: never a valid
-     * subject, so nothing is republished, and a 2.10 stream that stores such subjects is not followed). An entry
-     * whose source has white space matches nothing ([[StreamConfig.matchesNoSubject]]) and decides no version.
+     * version whose `subject_filter_transform` / `subject_transform` builds what the stream's line builds: the
+     * line itself for what a stream stores, and for a republish see [[StreamConfig.appliedAs]]; None where none
+     * does (white space in a literal token: never a valid subject, so nothing is republished). An entry whose
+     * source has white space matches nothing ([[StreamConfig.matchesNoSubject]]) and decides no version.
      */
     appliedAs: Map[String, Option[String]] = Map.empty) {
 
@@ -219,18 +219,20 @@ object StreamConfig {
     }
 
     val origins = mirrorOrigin.toSeq ++ sourceOrigins
-    val applied = ingress.map(t => "subject_transform" -> Seq((t.src, t.dest))) ++
-      origins.map(o => o.field -> o.transforms.map(t => (t.src, t.dest))) ++ republish.map(t =>
-        "republish" -> Seq((t.src, t.dest)))
-    StreamPlan(subjects, ingress, origins, republish, applied.map { case (f, ps) => f -> appliedAs(ps, version) }.toMap)
+    // The ingress, source and mirror transforms are applied by `subject_filter_transform`, which builds a list as
+    // the line's stream builds it (2.10: as transforms alone, white space in a literal token and left/right
+    // included): the line itself. A republish is applied by `subject_transform`, which makes the mapping checks.
+    val stored = (ingress.map(_ => "subject_transform") ++ origins.map(_.field)).map(_ -> Some(version.name))
+    val republished = republish.map(t => "republish" -> appliedAs(Seq((t.src, t.dest)), version))
+    StreamPlan(subjects, ingress, origins, republish, (stored ++ republished).toMap)
   }
 
   /**
-   * The server version whose functions (`subject_transform`, `subject_filter_transform`, which make the mapping
-   * checks) build the (src, dest) entries of an accepted config as `version`'s server builds them (a republish
-   * on every line, and 2.10's stream transforms, are checked only as transforms): `version` itself when its
-   * mapping checks accept them; else the newest line when it builds them alike (a function the parser reads
-   * that the line's list does not know, e.g. left on 2.10-2.14); else none (white space in a literal token).
+   * The server version whose `subject_transform` (which makes the mapping checks) builds the (src, dest) entries of
+   * an accepted republish as `version`'s server builds them (it checks a republish only as a transform): `version`
+   * itself when its mapping checks accept them; else the newest line when it builds them alike (a function the
+   * parser reads that the line's list does not know, e.g. left on 2.10-2.14); else none (white space in a literal
+   * token: never a valid subject, so nothing is republished).
    */
   private def appliedAs(pairs: Seq[(String, String)], version: ServerVersion): Option[String] = {
     // A source with white space (a republish's, 2.10's ingress transform's: checked only as a transform's source)

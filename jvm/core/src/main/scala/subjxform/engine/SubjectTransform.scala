@@ -158,7 +158,10 @@ final class SubjectTransform private (
     size
   }
 
-  /** Convenience for tests and tools (allocates): the new subject, or null as [[apply]] says. */
+  /**
+   * Convenience for tests and tools (allocates): the new subject, or null as [[apply]] says. A result that is not
+   * UTF-8 (a count that ends inside a character) decodes with U+FFFD here: the byte form gives its bytes.
+   */
   def apply(subject: String): String = {
     val b = subject.getBytes(UTF_8)
     val r = apply(b, 0, b.length, new Workspace)
@@ -382,52 +385,47 @@ object SubjectTransform {
     ws.putDecimal(Integer.toUnsignedLong(h) % Integer.toUnsignedLong(n))
   }
 
-  // Character counts are Unicode code points (SPEC §4), so results never cut a character in two.
-  @inline private def isContinuation(b: Byte): Boolean = (b & 0xc0) == 0x80
+  // Character counts are bytes of the UTF-8 subject, as nats-server counts them (Go slices its token strings by
+  // byte): a cut may fall inside a character, and the result is then those bytes (SPEC §4).
 
-  private def codePoints(in: Array[Byte], s: Int, e: Int): Int = {
-    var n = 0
-    var i = s
-    while (i < e) { if (i == s || !isContinuation(in(i))) n += 1; i += 1 }
-    n
-  }
-
-  /** The byte position `k` code points after `p`. */
-  private def advance(in: Array[Byte], p: Int, e: Int, k: Int): Int = {
-    var i = p
-    var c = 0
-    while (c < k && i < e) {
-      i += 1
-      while (i < e && isContinuation(in(i))) i += 1
-      c += 1
-    }
-    i
-  }
-
-  /** split/slice/left/right on token `in[s, e)`; each leaves the token whole unless 0 < k < length. */
+  /** split/slice/left/right on token `in[s, e)`; each leaves the token whole unless 0 < k < its length in bytes. */
   private def byCharacters(op: Int, in: Array[Byte], s: Int, e: Int, k: Int, ws: Workspace): Unit = {
-    // ASCII (the usual subject): a character is a byte, so no character needs counting or walking.
-    val ascii = Swar.isAscii(in, s, e)
-    val n = if (ascii) e - s else codePoints(in, s, e)
+    val n = e - s
     if (k <= 0 || k >= n) { ws.put(in, s, e); return }
-    @inline def after(p: Int, chars: Int): Int = if (ascii) math.min(p + chars, e) else advance(in, p, e, chars)
     (op: @annotation.switch) match {
       case Op.SplitFromLeft | Op.SplitFromRight =>
-        val m = after(s, if (op == Op.SplitFromLeft) k else n - k)
+        val m = s + (if (op == Op.SplitFromLeft) k else n - k)
         ws.put(in, s, m); ws.put(Subjects.Sep); ws.put(in, m, e)
-      case Op.Left => ws.put(in, s, after(s, k))
-      case Op.Right => ws.put(in, after(s, n - k), e)
+      case Op.Left => ws.put(in, s, s + k)
+      case Op.Right => ws.put(in, e - k, e)
       case Op.SliceFromLeft | Op.SliceFromRight =>
-        // From the right, the short remainder comes first; then pieces of k characters.
+        // From the right, the short remainder comes first; then pieces of k bytes.
         val first = if (op == Op.SliceFromLeft) k else { val r = n % k; if (r == 0) k else r }
-        var p = s
-        var q = after(s, first)
-        ws.put(in, p, q)
-        while (q < e) {
-          p = q
-          q = after(p, k)
+        ws.put(in, s, s + first)
+        var p = s + first
+        while (p < e) {
+          val q = math.min(p + k, e)
           ws.put(Subjects.Sep); ws.put(in, p, q)
+          p = q
         }
+    }
+  }
+
+  /**
+   * The length of the UTF-8 sequence at `in(p)` as Go's utf8.DecodeRune reads it: a well-formed sequence (no
+   * overlong form, no surrogate, nothing above U+10FFFF) is its bytes; anything else is one byte.
+   */
+  private def goSequenceLength(in: Array[Byte], p: Int, e: Int): Int = {
+    val b0 = in(p) & 0xff
+    def cont(i: Int, lo: Int = 0x80, hi: Int = 0xbf) = p + i < e && (in(p + i) & 0xff) >= lo && (in(p + i) & 0xff) <= hi
+    if (b0 < 0xc2 || b0 > 0xf4) 1
+    else if (b0 < 0xe0) { if (cont(1)) 2 else 1 }
+    else if (b0 < 0xf0) {
+      val second = if (b0 == 0xe0) cont(1, 0xa0) else if (b0 == 0xed) cont(1, hi = 0x9f) else cont(1)
+      if (second && cont(2)) 3 else 1
+    } else {
+      val second = if (b0 == 0xf0) cont(1, 0x90) else if (b0 == 0xf4) cont(1, hi = 0x8f) else cont(1)
+      if (second && cont(2) && cont(3)) 4 else 1
     }
   }
 
@@ -449,10 +447,10 @@ object SubjectTransform {
    */
   private def split(in: Array[Byte], s: Int, e: Int, sep: Array[Byte], ws: Workspace): Unit = {
     if (sep.isEmpty) {
-      // Go's strings.Split on "" cuts between characters.
+      // Go's strings.Split on "" cuts after each UTF-8 sequence it decodes, and after each byte it cannot.
       var p = s
       while (p < e) {
-        val q = advance(in, p, e, 1)
+        val q = p + goSequenceLength(in, p, e)
         if (p > s) ws.put(Subjects.Sep)
         ws.put(in, p, q)
         p = q

@@ -249,18 +249,27 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(intercept[InvalidStreamConfigException](plan("rp.{{random(3)}}", V2_11)).errCode == 10052)
   }
 
-  test("2.10 stores what its stream transforms build as transforms: applied with a version that builds it alike") {
+  test("2.10 stores what its stream transforms build as transforms, white space and left/right: applied as 2.10") {
     val mirror = StreamConfig.plan(StreamConfigJson.parse(
         """{"name": "M", "mirror": {"name": "O", "subject_transforms": [{"src": "o.*.*", "dest": "m.{{left(1,2)}}.$2"}]}}"""),
       V2_10)
-    assert(mirror.appliedAs == Map("mirror" -> Some("2.15")))
+    assert(mirror.appliedAs == Map("mirror" -> Some("2.10")))
     val ingress = StreamConfig.plan(StreamConfigJson.parse(
         """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.a b.$1"}}"""), V2_10)
-    assert(ingress.appliedAs == Map("subject_transform" -> None))
-    val plain = StreamConfig.plan(StreamConfigJson.parse(
-        """{"name": "I", "subjects": ["i.*"], "subject_transform": {"src": "i.*", "dest": "v.$1"}}"""), V2_10)
-    assert(plain.appliedAs == Map("subject_transform" -> Some("2.10")) && plain.toJson.endsWith(
+    assert(ingress.appliedAs == Map("subject_transform" -> Some("2.10")) && ingress.toJson.endsWith(
       """"applied_as":{"subject_transform":"2.10"}}"""))
+    // What subject_filter_transform builds with them on 2.10: what nats-server 2.10.26 stores (a tab too).
+    def stored(pairs: Seq[(String, String)], subject: String) =
+      FilterTransforms.compile(pairs, FilterTransforms.SourceRule, "transforms", V2_10)(subject)
+    assert(stored(Seq(("o.*.*", "m.{{left(1,2)}}.$2")), "o.abc.d") == "m.ab.d")
+    assert(stored(Seq(("i.*", "v.a b.$1")), "i.x") == "v.a b.x")
+    assert(stored(Seq(("u.*", "v.hello\tworld.$1")), "u.a") == "v.hello\tworld.a")
+    assert(stored(Seq(("al.>", "m x.>")), "al.abcdef.x") == "m x.abcdef.x")
+    // A source's own check still refuses such a destination (10146), as 2.10's stream config check does.
+    val source = intercept[InvalidStreamConfigException](StreamConfig.plan(StreamConfigJson.parse(
+          """{"name": "S", "sources": [{"name": "O", "subject_transforms": [{"src": "o.*", "dest": "s.a b.$1"}]}]}"""),
+        V2_10))
+    assert(source.errCode == 10146 && source.description == "source transform destination is invalid")
   }
 
   test("an import's to: a function the parser reads fails the import check on every line, not 'unknown function'") {

@@ -48,24 +48,52 @@ class WordScanSuite extends AnyFunSuite {
     }
   }
 
-  test("left/right/slice count characters, on ASCII and non-ASCII tokens alike") {
+  test("left/right/slice count bytes as nats-server does, on ASCII and non-ASCII tokens alike, cutting characters") {
     val tokenAlphabet = Array("a", "b", "7", "-", "é", "€", "𝄞")
+    val ws = new Workspace
+    var cutInside = 0
     for (_ <- 1 to 3000) {
       val token = Iterator.fill(1 + rnd.nextInt(30))(tokenAlphabet(rnd.nextInt(tokenAlphabet.length))).mkString
-      val cps = token.codePoints().toArray.map(cp => new String(Character.toChars(cp)))
-      val k = rnd.nextInt(cps.length + 2)
-      val n = cps.length
+      val b = token.getBytes(UTF_8) // nats-server's Go slices the token string by byte
+      val n = b.length
+      val k = rnd.nextInt(n + 2)
       val whole = k <= 0 || k >= n
-      def chunks(first: Int): Seq[String] =
-        (Seq(cps.take(first)) ++ cps.drop(first).grouped(k)).map(_.mkString)
+      def join(pieces: Seq[Array[Byte]]) = pieces.reduce(_ ++ Array('.'.toByte) ++ _)
+      def chunks(first: Int) = Seq(b.take(first)) ++ b.drop(first).grouped(k)
       val expected = Map(
-        s"{{left(1,$k)}}" -> (if (whole) token else cps.take(k).mkString),
-        s"{{right(1,$k)}}" -> (if (whole) token else cps.drop(n - k).mkString),
-        s"{{splitfromleft(1,$k)}}" -> (if (whole) token else cps.take(k).mkString + "." + cps.drop(k).mkString),
-        s"{{slicefromleft(1,$k)}}" -> (if (whole) token else chunks(k).mkString(".")),
-        s"{{slicefromright(1,$k)}}" -> (if (whole) token else chunks(if (n % k == 0) k else n % k).mkString(".")))
-      for ((dest, want) <- expected)
-        assert(SubjectTransform.compile("t.*", "x." + dest)("t." + token) == "x." + want, s"$dest on $token")
+        s"{{left(1,$k)}}" -> (if (whole) b else b.take(k)),
+        s"{{right(1,$k)}}" -> (if (whole) b else b.drop(n - k)),
+        s"{{splitfromleft(1,$k)}}" -> (if (whole) b else join(Seq(b.take(k), b.drop(k)))),
+        s"{{splitfromright(1,$k)}}" -> (if (whole) b else join(Seq(b.take(n - k), b.drop(n - k)))),
+        s"{{slicefromleft(1,$k)}}" -> (if (whole) b else join(chunks(k))),
+        s"{{slicefromright(1,$k)}}" -> (if (whole) b else join(chunks(if (n % k == 0) k else n % k))))
+      if (!whole && (b(k) & 0xc0) == 0x80) cutInside += 1
+      val subject = ("t." + token).getBytes(UTF_8)
+      for ((dest, want) <- expected) {
+        val got = SubjectTransform.compile("t.*", "x." + dest)(subject, 0, subject.length, ws)
+        assert(java.util.Arrays.equals(got, "x.".getBytes(UTF_8) ++ want), s"$dest on $token")
+      }
+    }
+    assert(cutInside > 100) // the cuts fell inside characters too
+  }
+
+  test(
+    "split on an empty separator cuts as Go's strings.Split does: each well-formed UTF-8 sequence, each other byte") {
+    def hex(s: String) = s.grouped(2).map(Integer.parseInt(_, 16).toByte).toArray
+    val tr = SubjectTransform.compile("t.*", "x.{{split(1,)}}")
+    val ws = new Workspace
+    // (token, its pieces): a truncated sequence, a surrogate, a code point above U+10FFFF, an overlong form and a
+    // lone continuation byte are each cut byte by byte; é, € and 𝄞 stay whole.
+    for ((token, pieces) <- Seq(
+        "e69741" -> Seq("e6", "97", "41"),
+        "eda080" -> Seq("ed", "a0", "80"),
+        "f4908080" -> Seq("f4", "90", "80", "80"),
+        "c0af80" -> Seq("c0", "af", "80"),
+        "c3a9e282acf09d849e" -> Seq("c3a9", "e282ac", "f09d849e"),
+        "e0a080f48fbfbf" -> Seq("e0a080", "f48fbfbf"))) {
+      val subject = hex("742e" + token)
+      val got = tr(subject, 0, subject.length, ws)
+      assert(java.util.Arrays.equals(got, hex(("78" +: pieces).mkString("2e"))), token)
     }
   }
 }

@@ -109,7 +109,9 @@ case class RandomSubjectFilterTransformExpression(
       matches (an empty `dest` keeps the subject). Returns NULL when the message is not taken (or
       `subject` is not a literal subject, or an argument is NULL). An empty list takes everything.
       An invalid list (a bad `src` or `dest`, or one `src` inside another, which nats-server rejects
-      within one source) is an error, at analysis time when the list is a constant.
+      within one source) is an error, at analysis time when the list is a constant. On 2.10 a list is
+      built as 2.10 builds a stream's transforms, as transforms alone: white space in a literal token
+      and left/right pass, as 2.10 stores them (its config check of a `sources[]` entry refuses them).
   """,
   arguments = """
     Arguments:

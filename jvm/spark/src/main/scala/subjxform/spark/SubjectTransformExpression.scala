@@ -110,7 +110,9 @@ case class RandomSubjectTransformExpression(
           `{{split(N,sep)}}`, `{{splitfromleft(N,k)}}`, `{{splitfromright(N,k)}}`,
           `{{slicefromleft(N,k)}}`, `{{slicefromright(N,k)}}`, `{{left(N,k)}}`, `{{right(N,k)}}`,
           `{{random(n)}}` and a trailing `>`; `<<fn(...)>>` is the same as `{{fn(...)}}`.
-          '' means no transformation.
+          '' means no transformation. split, slice, left and right count bytes of the UTF-8 subject,
+          as nats-server does: a cut may fall inside a character, and the result then holds those
+          bytes (not valid UTF-8: `hex()` shows them).
       * strict - a constant BOOLEAN, default false: accept only what an import/export mapping
           accepts (only wildcards, each `*` of `src` used).
       * seed - a constant BIGINT (default NULL: unseeded) for `{{random(n)}}`: reproducible draws
@@ -130,6 +132,10 @@ case class RandomSubjectTransformExpression(
        neworders.customerid2.2
       > SELECT _FUNC_('1234567890', '*', '<<SliceFromLeft(1,3)>>');
        123.456.789.0
+      > SELECT _FUNC_('sensor.münchen01', 'sensor.*', '{{splitfromleft(1,3)}}');
+       mü.nchen01
+      > SELECT hex(_FUNC_('m.日本', 'm.*', '{{left(1,1)}}'));
+       E6
       > SELECT _FUNC_('one.two.three', 'one.>', 'uno.>');
        uno.two.three
       > SELECT _FUNC_('billing.eu', 'orders.*', 'x.$1');
