@@ -20,13 +20,14 @@ Two sources of the server's answers:
 
       SUBJXFORM_GO_ORACLE=1 python -m pytest -q -s tests/test_differential_bytes.py   # a sample, every line
       SUBJXFORM_HEAVY=1 python -m pytest -q -s tests/test_differential_bytes.py       # 100,000 cases a line
-      SUBJXFORM_HEAVY=1 SUBJXFORM_DIFF_TRANSFORMS=20 python -m pytest ...             # 100,000 in all (5 lines)
+      SUBJXFORM_HEAVY=1 SUBJXFORM_DIFF_TRANSFORMS=25 python -m pytest ...             # 119,000 in all (5 lines)
 
   (the seed is printed; SUBJXFORM_DIFF_SEED repeats a run). Needs Go and, for a cold build, the module proxy.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -36,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
@@ -176,11 +178,14 @@ def subjects_frame(spark, cases: list[Case]):
     return df.withColumn("subject", F.unhex("h").cast("string"))
 
 
-def collect_hex(parts: list, per_query: int = PARTS_PER_QUERY) -> dict[tuple[int, int], bytes | None]:
-    """(ci, si) -> result bytes, from DataFrames of (ci, si, hex), `per_query` of them unioned into a query."""
+def collect_hex(parts: Iterable, per_query: int = PARTS_PER_QUERY) -> dict[tuple[int, int], bytes | None]:
+    """(ci, si) -> result bytes, from DataFrames of (ci, si, hex), `per_query` of them unioned into a query. `parts`
+    is consumed as it goes: a DataFrame of a large expression holds its analysed plan in the driver, and a heavy
+    run's hundreds of them, built first, ran a 6 GB driver out of heap."""
     found = {}
-    for start in range(0, len(parts), per_query):
-        union = reduce(lambda a, b: a.unionAll(b), parts[start : start + per_query])
+    it = iter(parts)
+    while batch := list(itertools.islice(it, per_query)):
+        union = reduce(lambda a, b: a.unionAll(b), batch)
         found.update({(r[0], r[1]): None if r[2] is None else bytes.fromhex(r[2]) for r in union.collect()})
     return found
 
@@ -201,17 +206,15 @@ def portable_results(df, cases: list[Case], chunks: list[list[int]]):
     """Each transform a constant (a Column built from its tree: a few thousand calls into the JVM), a projection each
     (two in one projection can pass the 64 KB Spark compiles a method to)."""
     return collect_hex(
-        [
-            df.where(F.col("ci") == ci).select(
-                "ci",
-                "si",
-                # Named: Spark would name hex(...) by the whole generated expression's SQL (megabytes for a heavy run).
-                F.hex(portable.try_subject_transform("subject", c.src, c.dest, server_version=c.line)).alias("h"),
-            )
-            for chunk in chunks
-            for ci in chunk
-            for c in [cases[ci]]
-        ]
+        df.where(F.col("ci") == ci).select(
+            "ci",
+            "si",
+            # Named: Spark would name hex(...) by the whole generated expression's SQL (megabytes for a heavy run).
+            F.hex(portable.try_subject_transform("subject", c.src, c.dest, server_version=c.line)).alias("h"),
+        )
+        for chunk in chunks
+        for ci in chunk
+        for c in [cases[ci]]
     )
 
 
@@ -219,25 +222,25 @@ def sql_results(spark, df, cases: list[Case], chunks: list[list[int]], tmp: Path
     """`subjxform sql` on a mappings block per chunk (every source starts with a token of its own, so one rule at most
     matches a subject), each expression run over its chunk's subjects."""
     df.createOrReplaceTempView("byte_cases")
-    parts = []
-    for k, chunk in enumerate(chunks):
-        line = cases[chunk[0]].line
-        block = tmp / f"block-{k}.json"
-        # (UTF-8 as it stands: nats-server's config reader refuses JSON's \u escapes, and so does ours)
-        rules = {cases[ci].src: cases[ci].dest for ci in chunk}
-        block.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
-        cli = subprocess.run(
-            [sys.executable, "-m", "subjxform", "sql", str(block), "--server-version", line],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert cli.returncode == 0, cli.stderr
-        ids = ", ".join(map(str, chunk))
-        parts.append(spark.sql(f"SELECT ci, si, hex({cli.stdout.strip()}) AS h FROM byte_cases WHERE ci IN ({ids})"))
-    # One table's expression a query: ten of them in one plan ran the driver's 1 GB heap out (a heavy run, 5 lines
-    # of 20 transforms, in Spark's analysis).
-    return collect_hex(parts, per_query=1)
+
+    def parts():
+        for k, chunk in enumerate(chunks):
+            line = cases[chunk[0]].line
+            block = tmp / f"block-{k}.json"
+            # (UTF-8 as it stands: nats-server's config reader refuses JSON's \u escapes, and so does ours)
+            rules = {cases[ci].src: cases[ci].dest for ci in chunk}
+            block.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")
+            cli = subprocess.run(
+                [sys.executable, "-m", "subjxform", "sql", str(block), "--server-version", line],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert cli.returncode == 0, cli.stderr
+            ids = ", ".join(map(str, chunk))
+            yield spark.sql(f"SELECT ci, si, hex({cli.stdout.strip()}) AS h FROM byte_cases WHERE ci IN ({ids})")
+
+    return collect_hex(parts(), per_query=1)  # (a table's expression is already a large plan)
 
 
 def chunks_of(cases: list[Case], accepted: list[int], per_line: int | None) -> list[list[int]]:
