@@ -42,6 +42,24 @@ val ujsonVersion = "3.3.1" // test-only: reading tests/golden/*.jsonl (also publ
 val scalacheckVersion = "1.18.1" // test-only: property tests of the engine
 
 lazy val jarTarget = settingKey[File]("Where the line's jar for the Python package is written")
+
+// Puts `from` at `to` only if the bytes differ, and then by an atomic rename: the Python package's jars are read
+// while a build runs beside them (scripts/test.sh's release check packaged the line during the tests, and a
+// `subjxform validate` started in the moment the Scala library was deleted and copied again exited 1); a
+// rename leaves a JVM that has the old file open reading the old file. (The same bytes only get the time
+// of now: scripts/build-jars.sh calls a jar up to date when no source is newer.)
+def replaceIfChanged(from: File, to: File): Unit =
+  if (to.isFile && java.util.Arrays.equals(IO.readBytes(from), IO.readBytes(to))) IO.touch(to)
+  else {
+    val partial = new File(to.getParentFile, s".${to.getName}.partial")
+    IO.copyFile(from, partial, preserveLastModified = false)
+    java.nio.file.Files.move(
+      partial.toPath,
+      to.toPath,
+      java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+      java.nio.file.StandardCopyOption.REPLACE_EXISTING
+    )
+  }
 lazy val jar = taskKey[File]("Build the line's jar and copy it into the Python package")
 lazy val java9Classes = taskKey[File]("Compile the Java 9+ variants of the engine's classes (multi-release jar)")
 
@@ -252,7 +270,7 @@ lazy val spark = (project in file("jvm/spark"))
     Compile / packageBin := {
       val built = (Compile / packageBin).value
       val dest = (ThisBuild / jarTarget).value
-      IO.copyFile(built, dest, preserveLastModified = false)
+      replaceIfChanged(built, dest)
       streams.value.log.info(s"Python jar: $dest")
       // The command line (`subjxform mapping`, `validate`) runs the engine in a plain JVM, with or
       // without pyspark: the default line's Scala library goes into the package beside its jar (one
@@ -260,8 +278,9 @@ lazy val spark = (project in file("jvm/spark"))
       val libraries = scalaInstance.value.libraryJars
       if (line == SparkLines.default) {
         val library = libraries.find(_.getName.startsWith("scala-library")).get
-        (dest.getParentFile * "scala-library-*.jar").get.foreach(IO.delete)
-        IO.copyFile(library, dest.getParentFile / s"scala-library-${line.scala}.jar", preserveLastModified = false)
+        val beside = dest.getParentFile / s"scala-library-${line.scala}.jar"
+        replaceIfChanged(library, beside)
+        (dest.getParentFile * "scala-library-*.jar").get.filter(_ != beside).foreach(IO.delete)
       }
       built
     },
