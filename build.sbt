@@ -44,9 +44,9 @@ val scalacheckVersion = "1.18.1" // test-only: property tests of the engine
 lazy val jarTarget = settingKey[File]("Where the line's jar for the Python package is written")
 
 // Puts `from` at `to` only if the bytes differ, and then by an atomic rename: the Python package's jars are read
-// while a build runs beside them (scripts/test.sh's release check packaged the line during the tests, and a
-// `subjxform validate` started in the moment the Scala library was deleted and copied again exited 1); a
-// rename leaves a JVM that has the old file open reading the old file. (The same bytes only get the time
+// while a build runs beside them (scripts/test.sh's release check packaged the line during the tests, deleting
+// and copying again the Scala library the command line runs with: the likely cause of a `subjxform validate` that
+// exited 1 with nothing on stdout in CI); a rename leaves a JVM that has the old file open reading the old file. (The same bytes only get the time
 // of now: scripts/build-jars.sh calls a jar up to date when no source is newer.)
 def replaceIfChanged(from: File, to: File): Unit =
   if (to.isFile && java.util.Arrays.equals(IO.readBytes(from), IO.readBytes(to))) IO.touch(to)

@@ -19,7 +19,7 @@ Two sources of the server's answers:
   minutes (it compiles nats-server), so it runs only when asked:
 
       SUBJXFORM_GO_ORACLE=1 python -m pytest -q -s tests/test_differential_bytes.py   # a sample, every line
-      SUBJXFORM_HEAVY=1 python -m pytest -q -s tests/test_differential_bytes.py       # 100,000 cases a line
+      SUBJXFORM_HEAVY=1 python -m pytest -q -s tests/test_differential_bytes.py       # 100 transforms a line
       SUBJXFORM_HEAVY=1 SUBJXFORM_DIFF_TRANSFORMS=25 python -m pytest ...             # 119,000 in all (5 lines)
 
   (the seed is printed; SUBJXFORM_DIFF_SEED repeats a run). Needs Go and, for a cold build, the module proxy.
@@ -55,7 +55,7 @@ ORACLE = ROOT / "tests" / "transform_oracle"
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 HEAVY = os.environ.get("SUBJXFORM_HEAVY") == "1"
 GO_ORACLE = HEAVY or os.environ.get("SUBJXFORM_GO_ORACLE") == "1"
-# Generated: heavy 100 transforms x 1,000 subjects = 100,000 cases a line through every path (the command line
+# Generated: heavy 100 transforms x 1,000 subjects a line through every path (the command line
 # starts a JVM a transform, the portable path and `subjxform sql` build SQL a transform: subjects are cheaper).
 TRANSFORMS = int(os.environ.get("SUBJXFORM_DIFF_TRANSFORMS", "100" if HEAVY else "8"))  # a line
 SUBJECTS = 1000 if HEAVY else 12
