@@ -282,10 +282,10 @@ def test_validate_lists_every_problem_one_per_line_with_exit_code_1(tmp_path):
     path = tmp_path / "broken.conf"
     path.write_text(BROKEN)
     result = run("validate", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 1, (result.stdout, result.stderr)
     lines = result.stdout.splitlines()
     errors = [line for line in lines if ": error: " in line]
-    assert len(errors) == 6, lines
+    assert len(errors) == 6, (lines, result.stderr)
     assert (
         f'{path}:3: error: mappings: rule "orders.*.*", destination "orders.v1.{{{{partition(8,3)}}}}": ' in errors[0]
     )
