@@ -207,21 +207,38 @@ def run_seed(spark, seed: int) -> tuple[list[str], Counter]:
     return problems, stats
 
 
+def _engine(spark):
+    """The engine's classes and one Workspace, looked up once per JVM: each lookup is a py4j round trip, and
+    the per-line differential applies ~13,000 transforms (a Workspace made per call took 1.6 ms of the 1.9
+    an apply took; it is scratch space and the draws of `{{random}}`, which are compared by their shape)."""
+    jvm = spark._jvm
+    cached = _ENGINES.get(id(jvm))
+    if cached is None or cached[0] is not jvm:
+        engine = jvm.subjxform.engine
+        cached = _ENGINES[id(jvm)] = (jvm, engine.SubjectTransform, engine.ServerVersion, engine.Workspace(), {})
+    return cached
+
+
+_ENGINES: dict = {}
+
+
 def apply_bytes(spark, tr, subject: str) -> str | None:
     """The engine's transform of `subject` on its bytes (a str holding bytes that are not UTF-8 as surrogate
     escapes, as the server's deliveries are read), the result read back the same way. (`tr.apply(String)`
     decodes its result, turning a character cut in two into U+FFFD.)"""
     b = subject.encode("utf-8", "surrogateescape")
-    out = tr.apply(b, 0, len(b), spark._jvm.subjxform.engine.Workspace())
+    out = tr.apply(b, 0, len(b), _engine(spark)[3])
     return None if out is None else bytes(out).decode("utf-8", "surrogateescape")
 
 
 def compile_on(spark, src: str, dest: str, line: str | None):
     """The engine's transform, for a server line ("2.10", ...; None: the newest, the default)."""
-    st = spark._jvm.subjxform.engine.SubjectTransform
+    _, transform, version, _, versions = _engine(spark)
     if line is None:
-        return st.compile(src, dest, False)
-    return st.compile(src, dest, False, spark._jvm.subjxform.engine.ServerVersion.parse(line))
+        return transform.compile(src, dest, False)
+    if line not in versions:
+        versions[line] = version.parse(line)
+    return transform.compile(src, dest, False, versions[line])
 
 
 def compare(
