@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Every test (CI's .ci/run), or the quick inner loop.
 #
-#   bash scripts/test.sh            set-up, lint, then two lanes side by side (two cores):
+#   bash scripts/test.sh            set-up, then two lanes side by side (two cores):
 #                                     jvm: every line's Scala suites on its Javas (one sbt session), the
 #                                          release check of the newest line (scripts/release.sh), then the
 #                                          Python suites of some of the older lines
-#                                     py:  the newest line (4.2) in full — all of pytest, the API modules
-#                                          again over Spark Connect, the portable suite with no jar (local
-#                                          and Connect) — then the Python suites of the other older lines
+#                                     py:  lint, the newest line (4.2) in full — all of pytest, the API
+#                                          modules again over Spark Connect, the portable suite with no jar
+#                                          (local and Connect) — then the Python suites of the other lines
+#                                   (the older lines' venvs are made beside the set-up and the lanes' start)
 #                                   then the time of every step (target/test-times.txt).
 #   bash scripts/test.sh --quick    lint, the engine's Scala suites and the pytest sample marked `quick`
 #                                   on the newest line: under 3 minutes once set up; before every commit.
@@ -36,7 +37,7 @@ if [[ "${1-}" == "--quick" ]]; then
 fi
 
 # The older lines of the matrix (the newest is tested in full below), in two shares whose times match
-# (measured: target/test-times.txt); a line's Python suite runs in a venv made during the set-up.
+# (measured: target/test-times.txt); a line's Python suite runs in a venv made beside the set-up.
 matrix=()
 if [[ -n "${SUBJXFORM_LINES-all}" ]]; then
   read -r -a matrix <<<"${SUBJXFORM_LINES:-3.5_2.12 3.5_2.13 4.0_2.13 4.1_2.13 4.2_2.13 4.3_2.13}"
@@ -44,33 +45,47 @@ fi
 in_matrix() { [[ " ${matrix[*]} " == *" $1 "* ]]; }
 python_suites() { # lines...: each one's Python suite, if it is in the matrix
   local line
+  await_done target/venvs.done
   for line in "$@"; do if in_matrix "$line"; then bash scripts/test-lines.sh python "$line"; fi; done
 }
 
 # --- 1. Set-up: every line's jar in one sbt session beside the Python package; the matrix's Javas and venvs
-# (downloads, mostly) beside both.
+# (downloads, mostly) beside both, and beside the lanes' first steps, which need none of the venvs. Each part
+# of the venvs lane writes its exit status to a file when done: the lanes wait for the file.
 matrix_venvs() {
-  local line
-  for java in 11 21; do bash scripts/java.sh "$java" >/dev/null; done
-  for line in "${matrix[@]}"; do bash scripts/test-lines.sh venv "$line"; done
+  local line javas venvs
+  set +e  # (as in steps.sh's timed: errexit holds in each subshell, which no `||` follows)
+  (set -e; for java in 11 21; do bash scripts/java.sh "$java" >/dev/null; done)
+  javas=$?
+  echo "$javas" >target/javas.done
+  (set -e; for line in "${matrix[@]}"; do bash scripts/test-lines.sh venv "$line"; done)
+  venvs=$?
+  set -e
+  echo "$venvs" >target/venvs.done
+  [[ $javas == 0 && $venvs == 0 ]]
 }
+await_done() { # FILE: that part of the venvs lane, from inside another lane (bash waits only for its children)
+  while [[ ! -s "$1" ]]; do sleep 2; done
+  [[ "$(cat "$1")" == 0 ]] || { echo "test: $1: the venvs lane failed there (target/logs/venvs.log)" >&2; return 1; }
+}
+rm -f target/javas.done target/venvs.done
 lane venvs matrix_venvs
 SUBJXFORM_SETUP_LINES=all timed "set-up (every line's jar, the package, nats-server)" bash scripts/setup.sh
-timed "lint" bash scripts/lint.sh
-wait_lanes venvs
 
 # --- 2. Two lanes.
 jvm_lane() {
   local line scala_lines=(4.2_2.13)
   for line in "${matrix[@]}"; do [[ "$line" == 4.2_2.13 ]] || scala_lines+=("$line"); done
+  await_done target/javas.done  # (the Scala suites run on Java 11 and 21 too)
   bash scripts/test-lines.sh scala "${scala_lines[@]}"
   # What a release publishes, built and checked as a user installs it, for the newest line (the wheel, the
   # sdist, its Maven artifact: `--packages` from dist/maven); here, where no other sbt runs on the build.
   timed "release check, 4.2_2.13" bash scripts/release.sh --check-line 4.2_2.13
-  python_suites 3.5_2.12 4.1_2.13 4.2_2.13
+  python_suites 3.5_2.12 4.1_2.13
 }
 py_lane() {
   local workers="${SUBJXFORM_PYTEST_WORKERS:-2}" xdist=()
+  timed "lint" bash scripts/lint.sh
   # (a test file to a worker at a time, the longest files first: LONGEST_FIRST in tests/conftest.py)
   [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile --no-loadscope-reorder)
   timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
@@ -82,13 +97,13 @@ py_lane() {
   timed "4.2 pytest, no jar" env SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q -p no:cacheprovider tests/test_portable*.py
   timed "4.2 pytest, no jar, Spark Connect" env SUBJXFORM_SPARK_MODE=nojar-connect "$PY" -m pytest -q \
     -p no:cacheprovider tests/test_portable*.py
-  python_suites 4.0_2.13 4.3_2.13
+  python_suites 4.0_2.13 4.3_2.13 4.2_2.13
 }
 # In the lanes a failed step does not stop the steps after it: one run shows every failure.
 export SUBJXFORM_KEEP_GOING=1
 lane jvm jvm_lane
 lane py py_lane "$@"
-wait_lanes jvm py
+wait_lanes venvs jvm py
 
 echo "test: the time of each step (lanes side by side):"
 cat target/test-times.txt
