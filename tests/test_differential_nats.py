@@ -16,6 +16,7 @@ import re
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pytest
 from pyspark.sql import functions as F
@@ -207,19 +208,27 @@ def run_seed(spark, seed: int) -> tuple[list[str], Counter]:
     return problems, stats
 
 
-def _engine(spark):
+class _Engine(NamedTuple):
+    jvm: object
+    transform: object  # subjxform.engine.SubjectTransform
+    version: object  # subjxform.engine.ServerVersion
+    workspace: object
+    versions: dict  # line -> its parsed ServerVersion
+
+
+def _engine(spark) -> _Engine:
     """The engine's classes and one Workspace, looked up once per JVM: each lookup is a py4j round trip, and
-    the per-line differential applies ~13,000 transforms (a Workspace made per call took 1.6 ms of the 1.9
-    an apply took; it is scratch space and the draws of `{{random}}`, which are compared by their shape)."""
+    the per-line differential applies ~13,000 transforms (an apply took 1.6 ms with a Workspace made per call,
+    0.2-0.3 ms with one; it is scratch space and the draws of `{{random}}`, which are compared by their shape)."""
     jvm = spark._jvm
     cached = _ENGINES.get(id(jvm))
-    if cached is None or cached[0] is not jvm:
+    if cached is None or cached.jvm is not jvm:
         engine = jvm.subjxform.engine
-        cached = _ENGINES[id(jvm)] = (jvm, engine.SubjectTransform, engine.ServerVersion, engine.Workspace(), {})
+        cached = _ENGINES[id(jvm)] = _Engine(jvm, engine.SubjectTransform, engine.ServerVersion, engine.Workspace(), {})
     return cached
 
 
-_ENGINES: dict = {}
+_ENGINES: dict[int, _Engine] = {}
 
 
 def apply_bytes(spark, tr, subject: str) -> str | None:
@@ -227,18 +236,18 @@ def apply_bytes(spark, tr, subject: str) -> str | None:
     escapes, as the server's deliveries are read), the result read back the same way. (`tr.apply(String)`
     decodes its result, turning a character cut in two into U+FFFD.)"""
     b = subject.encode("utf-8", "surrogateescape")
-    out = tr.apply(b, 0, len(b), _engine(spark)[3])
+    out = tr.apply(b, 0, len(b), _engine(spark).workspace)
     return None if out is None else bytes(out).decode("utf-8", "surrogateescape")
 
 
 def compile_on(spark, src: str, dest: str, line: str | None):
     """The engine's transform, for a server line ("2.10", ...; None: the newest, the default)."""
-    _, transform, version, _, versions = _engine(spark)
+    engine = _engine(spark)
     if line is None:
-        return transform.compile(src, dest, False)
-    if line not in versions:
-        versions[line] = version.parse(line)
-    return transform.compile(src, dest, False, versions[line])
+        return engine.transform.compile(src, dest, False)
+    if line not in engine.versions:
+        engine.versions[line] = engine.version.parse(line)
+    return engine.transform.compile(src, dest, False, engine.versions[line])
 
 
 def compare(
