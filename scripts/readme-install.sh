@@ -33,13 +33,14 @@ default_pyspark="$(grep -oE 'pyspark\[connect\]==[0-9.]+' pyproject.toml | cut -
 PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
   "pyspark==$default_pyspark"
 
-# The commands of the README's first ```bash block after "## Install", comments and blank lines left out.
+# The commands of the README's first ```bash block after "## Install" (blank and comment lines left out; bash
+# itself reads the comments after a command).
 mapfile -t commands < <(awk '
   /^## Install/ { section = 1; next }
   section && /^## / { exit }
   section && /^```bash/ { block = 1; next }
   block && /^```/ { exit }
-  block { sub(/[ \t]+#[^"'\'']*$/, ""); if ($0 !~ /^[ \t]*$/) print }
+  block && $0 !~ /^[ \t]*(#.*)?$/ { print }
 ' README.md)
 [[ ${#commands[@]} -gt 0 ]] || { echo "readme-install: README.md has no \`\`\`bash block under ## Install" >&2; exit 1; }
 
