@@ -19,7 +19,7 @@ from .arguments import (
     draws_seed,
     transform_pairs,
 )
-from .configs import check_cluster_name, mappings_argument
+from .configs import check_table, mappings_argument
 from .grammar.mapping_table import mappings_text
 from .session import ensure_functions
 
@@ -264,7 +264,7 @@ def subject_map(
         >>> df.select(subject_map("subject", "orders.* orders.v2.$1", key="msg_id", server_version="2.11"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_cluster_name(cluster, mappings, server_version)
+    check_table(cluster, mappings, server_version)
     return _map_column("subject_map", subject, mappings, cluster, seed, key, server_version)
 
 
@@ -305,7 +305,7 @@ def subject_map_explain(
         >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_cluster_name(cluster, mappings, server_version)
+    check_table(cluster, mappings, server_version)
     return _map_column("subject_map_explain", subject, mappings, cluster, seed, key, server_version)
 
 
