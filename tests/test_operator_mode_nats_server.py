@@ -30,9 +30,7 @@ from conftest import CONNECT, needs_jar  # noqa: E402
 from nats_jwt import Key, account_jwt, server_config, user_jwt  # noqa: E402
 from nats_oracle import ProtocolError, RawClient  # noqa: E402
 from processes import free_port, listening, stop, wait_until  # noqa: E402
-from pyspark.sql import functions as F  # noqa: E402
-
-from subjxform import reports, subject_map  # noqa: E402
+from subjxform import reports, subject_map, subject_map_explain  # noqa: E402
 from subjxform.accounts import replay  # noqa: E402
 from subjxform.grammar import server_version as versions  # noqa: E402
 
@@ -41,9 +39,7 @@ TOOLS = ROOT / ".tools" / "nats-server"
 
 # Each line's oldest release on the package index and the one measured for it (its newest there).
 RELEASES = [
-    r
-    for line in versions.ALL
-    for r in dict.fromkeys([f"{line.line}.{versions.MEASURED[line.line][0]}", line.release])
+    r for line in versions.ALL for r in dict.fromkeys([f"{line.line}.{versions.MEASURED[line.line][0]}", line.release])
 ]
 NEWEST = versions.ALL[-1].release
 
@@ -131,8 +127,10 @@ def deliveries(binary_path: Path, op: Operator, subjects: list[str]) -> tuple[di
         clients = {}
         for key, name in op.names.items():
             user = Key("user")
-            account = op.orders if name == "ORDERS" else op.ship
-            clients[name] = RawClient("127.0.0.1", port, None, None, 30, jwt_auth=(user_jwt(account, user, "u"), user.sign))
+            account = op.orders if key == op.orders.public else op.ship
+            clients[name] = RawClient(
+                "127.0.0.1", port, None, None, 30, jwt_auth=(user_jwt(account, user, "u"), user.sign)
+            )
         try:
             by_orders = clients["ORDERS"].round_trip(subjects)
             received["ORDERS"] = {i: s for i, s in enumerate(by_orders) if s}
@@ -219,7 +217,9 @@ def test_replay_gives_what_each_release_delivered(session, operator, config_file
     # Which releases deliver alike: a line's releases can differ (2.11.0 takes the character count 2.11.11 refuses)
     alike: dict[tuple, list[str]] = {}
     for r in RELEASES:
-        alike.setdefault(tuple(tuple(decided(RULE_OF[i], delivered[r].get(i, []))) for i in range(len(MESSAGES))), []).append(r)
+        alike.setdefault(
+            tuple(tuple(decided(RULE_OF[i], delivered[r].get(i, []))) for i in range(len(MESSAGES))), []
+        ).append(r)
     assert sorted(alike.values()) == [
         ["2.10.25", "2.10.26", "2.11.0"],
         ["2.11.11"],
@@ -239,8 +239,9 @@ def test_subject_map_with_a_server_version_applies_what_each_release_loads(sessi
     for release in RELEASES:
         got = {
             r.id: r.m
-            for r in df.select("id", subject_map("subject", ORDERS_MAPPINGS, key="id", server_version=release).alias("m"))
-            .collect()
+            for r in df.select(
+                "id", subject_map("subject", ORDERS_MAPPINGS, key="id", server_version=release).alias("m")
+            ).collect()
         }
         wrong = [
             (i, MESSAGES[i][1], delivered[release].get(i))
@@ -285,8 +286,17 @@ def test_every_upgrade_path_gives_the_servers_difference(session, operator, conf
             assert by_rule == {r: c["changed"] for r, c in truth.items() if c["changed"]}, (before, after)
         # validate --upgrade-to names exactly the rules whose messages the servers deliver otherwise
         run = subprocess.run(
-            [sys.executable, "-m", "subjxform", "validate", "--server-version", before, "--upgrade-to", after,
-             str(config_file)],
+            [
+                sys.executable,
+                "-m",
+                "subjxform",
+                "validate",
+                "--server-version",
+                before,
+                "--upgrade-to",
+                after,
+                str(config_file),
+            ],
             capture_output=True,
             text=True,
         )
@@ -308,7 +318,9 @@ def test_the_issues_upgrade_from_every_path(session, spark, operator, config_fil
     assert "rules loaded into the account after, left out before:" in str(report)
     # replay on each release: the same per-message difference
     df = traffic(session, operator, by_key=False)
-    a, b = (collected(replay(df, config_file, server_version=v, key="id").where("via = 'publish'")) for v in (before, after))
+    a, b = (
+        collected(replay(df, config_file, server_version=v, key="id").where("via = 'publish'")) for v in (before, after)
+    )
     assert sum(decided(RULE_OF[i], a[i]) != decided(RULE_OF[i], b[i]) for i in range(len(MESSAGES))) == changed
     if CONNECT:
         return  # (the report command starts a local Spark of its own)
@@ -317,8 +329,21 @@ def test_the_issues_upgrade_from_every_path(session, spark, operator, config_fil
     path = tmp_path / "traffic.parquet"
     traffic(spark, operator, True).write.parquet(str(path))
     code = report_cli.main(
-        [str(path), "--mappings", str(config_file), "--account", operator.orders.public, "--key-column", "id",
-         "--server-version", before, "--upgrade-to", after, "--out", str(tmp_path / "out")],
+        [
+            str(path),
+            "--mappings",
+            str(config_file),
+            "--account",
+            operator.orders.public,
+            "--key-column",
+            "id",
+            "--server-version",
+            before,
+            "--upgrade-to",
+            after,
+            "--out",
+            str(tmp_path / "out"),
+        ],
         spark=spark,
     )
     summary = capsys.readouterr().out
@@ -340,9 +365,7 @@ def test_a_destination_a_release_crashes_on_is_called_a_crash(session, release, 
         assert got[1] == [("ORDERS", "k.0")] and got[2] == [("ORDERS", "f.2")]
     # every path says so: explain, validate (exit 1 unless --allow-crashes), the upgrade report
     df = session.createDataFrame([(0, "k.x")], "id long, subject string")
-    outcome = df.select(F.col("subject")).select(
-        __import__("subjxform").subject_map_explain("subject", CRASHING, server_version=release)["outcome"]
-    ).first()[0]
+    outcome = df.select(subject_map_explain("subject", CRASHING, server_version=release)["outcome"]).first()[0]
     assert outcome == ("crash" if crashes else "mapped")
     config = tmp_path / "crash.conf"
     config.write_text(op.config())
@@ -352,7 +375,7 @@ def test_a_destination_a_release_crashes_on_is_called_a_crash(session, release, 
         text=True,
     )
     assert run.returncode == (1 if crashes else 0), run.stdout
-    assert ("crash: jwt[1](ORDERS).mappings: rule \"k.*\"" in run.stdout) == crashes, run.stdout
+    assert ('crash: jwt[1](ORDERS).mappings: rule "k.*"' in run.stdout) == crashes, run.stdout
     if crashes:
         upgrade = reports.server_upgrade(df, config, release, NEWEST)
         assert upgrade.facts["totals"]["crashes_before"] == 1

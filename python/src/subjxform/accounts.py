@@ -38,7 +38,12 @@ RECEIVED_SUBJECT = "received_subject"
 VIA = "via"
 GLOBAL_ACCOUNT = "$G"
 # replay's working columns, dropped from its result
-PUBLISHER, BY_KEY, MAPPED, DELIVERY = "__subjxform_publisher", "__subjxform_by_key", "__subjxform_mapped", "__subjxform_delivery"
+PUBLISHER, BY_KEY, MAPPED, DELIVERY = (
+    "__subjxform_publisher",
+    "__subjxform_by_key",
+    "__subjxform_mapped",
+    "__subjxform_delivery",
+)
 
 
 class AccountsConfigError(ValueError):
@@ -98,9 +103,7 @@ class _Accounts:
             self.ids_of.setdefault(a["name"], []).append(a["id"])
 
     def known(self) -> str:
-        return ", ".join(
-            a["id"] if a["name"] == a["id"] else f"{a['name']} ({a['id']})" for a in self.by_id.values()
-        )
+        return ", ".join(a["id"] if a["name"] == a["id"] else f"{a['name']} ({a['id']})" for a in self.by_id.values())
 
     def publisher(self, account: Column, where: str) -> Column:
         """The id of the account a message names (its id or its name); an error naming any other."""
@@ -112,16 +115,20 @@ class _Accounts:
                 then = F.lit(ids[0])
             else:
                 then = F.raise_error(
-                    F.lit(f"{where}: account name {value!r} names {len(ids)} accounts ({', '.join(ids)}): "
-                          "name them by public key")
+                    F.lit(
+                        f"{where}: account name {value!r} names {len(ids)} accounts ({', '.join(ids)}): "
+                        "name them by public key"
+                    )
                 )
             out = F.when(account == F.lit(value), then) if out is None else out.when(account == F.lit(value), then)
         unknown = F.raise_error(
             F.concat(
                 F.lit(f"{where}: account "),
                 F.coalesce(F.concat(F.lit("'"), account.cast("string"), F.lit("'")), F.lit("NULL")),
-                F.lit(f" is not an account of the config (its accounts: {self.known()}): name an account by its "
-                      "public key or its JWT's name, or leave its messages out"),
+                F.lit(
+                    f" is not an account of the config (its accounts: {self.known()}): name an account by its "
+                    "public key or its JWT's name, or leave its messages out"
+                ),
             )
         )
         assert out is not None  # every plan has an account (a config without any: $G)

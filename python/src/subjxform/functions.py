@@ -281,7 +281,9 @@ def subject_map_explain(
     (``'literal'`` or ``'wildcard'``), ``cluster`` (the cluster scope whose destinations applied, NULL
     for the cluster-less ones), ``destination`` (as written) and ``destination_index`` (its 0-based
     position among the rule's entries) or ``remainder`` (true when the rest of the weight was taken),
-    ``weight`` (percent), ``outcome`` (``'mapped'``, ``'unchanged'``, ``'dropped'`` or ``'no_match'``)
+    ``weight`` (percent), ``outcome`` (``'mapped'``, ``'unchanged'``, ``'dropped'``, ``'no_match'``, or
+    ``'crash'``: the release's server process exits on the message, as 2.10 and 2.11 do on
+    ``{{partition(0,...)}}``)
     and ``result``: what ``subject_map`` returns, the same draw for the same ``seed`` (and ``key``: then
     each message's draw is its own, whatever the partitioning). NULL when the subject is NULL or not a
     literal subject.

@@ -34,9 +34,9 @@ import time
 from pathlib import Path
 
 from subjxform.cli import UsageParser, usage_error
+from subjxform.grammar import server_version as versions
 from subjxform.grammar.accounts import Account, find_account, is_whole_config
 from subjxform.grammar.conf_syntax import parse_mappings
-from subjxform.grammar import server_version as versions
 
 PROG = "subjxform report"
 STEPS_WIDTH = 24

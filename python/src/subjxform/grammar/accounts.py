@@ -86,10 +86,13 @@ def decode_jwt(token: str) -> dict:
 
 
 def _from_claims(claims: dict) -> Account:
-    key = claims.get("sub") if isinstance(claims.get("sub"), str) else ""
-    name = claims.get("name") if isinstance(claims.get("name"), str) and claims.get("name") else key
-    nats = claims.get("nats") if isinstance(claims.get("nats"), dict) else {}
-    mappings = nats.get("mappings")
+    def text(v: object) -> str:
+        return v if isinstance(v, str) else ""
+
+    key = text(claims.get("sub"))
+    name = text(claims.get("name")) or key
+    nats = claims.get("nats")
+    mappings = nats.get("mappings") if isinstance(nats, dict) else None
     block = None
     if isinstance(mappings, dict):
         # As nats-io/jwt decodes an entry: its subject, weight and cluster (any other field is not read).

@@ -257,8 +257,12 @@ def _reason_of(e: Exception) -> str | None:
 
 
 # Where a mappings block comes from, which decides how much of it a server loads (the jar's MappingSource).
-CONFIG_FILE = "config file"  # a config file's block (top-level or an account's): any error and the server does not start
-ACCOUNT_JWT = "account JWT"  # an account JWT's claim: a claim nats-io/jwt refuses refuses the account; else rule by rule
+CONFIG_FILE = (
+    "config file"  # a config file's block (top-level or an account's): any error and the server does not start
+)
+ACCOUNT_JWT = (
+    "account JWT"  # an account JWT's claim: a claim nats-io/jwt refuses refuses the account; else rule by rule
+)
 
 
 def mapping_source(block: Obj) -> str:
@@ -439,7 +443,9 @@ def _jwt_claim_errors(m: Obj) -> list[MappingProblem]:
             continue
         problems += [error(None, e) for e in subject_errors(rule)]
         problems += [error(d, e) for d, _, _ in decoded for e in subject_errors(d)]
-        problems += [error(d, f"Mapping {go_quote(rule)} has a weight {w} that exceeds 100") for d, w, _ in decoded if w > 100]
+        problems += [
+            error(d, f"Mapping {go_quote(rule)} has a weight {w} that exceeds 100") for d, w, _ in decoded if w > 100
+        ]
         totals: dict[str, int] = {}
         for _, w, cluster in decoded:
             totals[cluster] = totals.get(cluster, 0) + w

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .destination_syntax import (
+    CRASH,
     FUNCTION_PATTERNS,
     FWC,
     INDEX_OUT_OF_RANGE,
     INVALID_SUBJECT,
     LEFT,
     LITERAL,
-    CRASH,
     NOT_FOR_IMPORT,
     NOT_USING_ALL_WILDCARDS,
     PARTITION,

@@ -18,10 +18,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..grammar.destination_syntax import (
+    CRASH,
     FWC,
     LEFT,
     LITERAL,
-    CRASH,
     PARTITION,
     RANDOM,
     RIGHT,

@@ -179,7 +179,7 @@ def _text(plan: list[dict], rows: list[dict], c: _Counts) -> list:
             [True, False, False, True, True, False],
         ),
         "outcomes: "
-        + ", ".join(f"{o} {n:,}" for o, n in c.outcomes.items())
+        + ", ".join(f"{o} {n:,}" for o, n in c.outcomes.items() if n or o != "crash")  # (a crash only when one is)
         + (
             f"; {c.not_subjects:,} not subjects (NULL or not a literal subject: no rule takes them)"
             if c.not_subjects

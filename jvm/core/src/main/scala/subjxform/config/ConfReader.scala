@@ -165,16 +165,17 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
   /**
    * nats-server keeps only what comes before the first `}`: say so, with the fix, instead of guessing. The
    * lexer stopped the value at that `}` or at a `,` inside the function's arguments; the whole destination
-   * goes on to the first space, `,` or `;` outside `{{ }}` and parentheses (a `}` closing the map it is in
-   * is not its own).
+   * goes on to the first white space (ASCII), or `,` or `;` outside `{{ }}` and parentheses (a `}` closing
+   * the map it is in is not its own).
    */
   private def unquotedFunction(cut: String, it: Item): UnquotedBracesException = {
     val start = it.end - it.value.length
     var depth = 0 // braces and parentheses open
     var end = start
     var going = true
-    while (going && end < input.length && !ConfLexer.isSpace(input(end) & 0xff)) {
+    while (going && end < input.length) {
       input(end) match {
+        case ' ' | '\t' | '\n' | 0x0b | 0x0c | '\r' => going = false
         case ',' | ';' if depth == 0 => going = false
         case '{' | '(' => depth += 1; end += 1
         case '}' | ')' if depth == 0 => going = false // it closes the map the value is in

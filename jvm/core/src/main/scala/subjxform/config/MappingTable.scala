@@ -303,9 +303,10 @@ object MappingTable {
 
   /** [[compile]] as the given nats-server line accepts and applies the block. */
   def compile(text: String, version: ServerVersion): MappingTable = {
-    // The same text compiles to another table on another line: the line is part of what is shared.
+    // The same text compiles to another table on another release: its row of the table (releases of one line
+    // differ too: 2.11.0 takes a character count 2.11.11 refuses) is part of what is shared.
     val digest =
-      if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.line}\n$text")
+      if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.since}\n$text")
     val known = shared(digest)
     if (known != null) return known
     val interner = new Interner
