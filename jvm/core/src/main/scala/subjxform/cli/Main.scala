@@ -162,7 +162,9 @@ object Main {
               return 1
           }
         val ws = new Workspace
-        def print(subject: Array[Byte]): Unit = { out.write(show(tr, subject, ws, version)); out.println(); out.println() }
+        def print(subject: Array[Byte]): Unit = {
+          out.write(show(tr, subject, ws, version)); out.println(); out.println()
+        }
         if (subjects.nonEmpty) subjects.foreach(print)
         else {
           out.println("Enter subjects to test, empty subject terminates.")

@@ -192,8 +192,9 @@ object Validate {
     val (name, out, version) = (verdict.name, verdict.out, verdict.version)
     val doc = file.root
     val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
-    val topProblems = for ((label, block) <- top; p <- MappingTable.load(block, version, MappingSource.ConfigFile).problems)
-      yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
+    val topProblems =
+      for ((label, block) <- top; p <- MappingTable.load(block, version, MappingSource.ConfigFile).problems)
+        yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
     val accounts =
       try Accounts.fromDocument(doc, version)
       catch {
@@ -309,9 +310,10 @@ object Validate {
     }
     val crashesAfter = changes.count(_.after.startsWith(CrashPrefix(to)))
     if (crashesAfter > 0) {
-      out.println(s"$name: nats-server $to's process exits on the first message ${if (crashesAfter == 1) "a " else ""}" +
-        s"destination${if (crashesAfter == 1) "" else "s"} above map${if (crashesAfter == 1) "s" else ""}: " +
-        (if (allowCrashes) "allowed (--allow-crashes)" else "the upgrade would bring the server down"))
+      out.println(
+        s"$name: nats-server $to's process exits on the first message ${if (crashesAfter == 1) "a " else ""}" +
+          s"destination${if (crashesAfter == 1) "" else "s"} above map${if (crashesAfter == 1) "s" else ""}: " +
+          (if (allowCrashes) "allowed (--allow-crashes)" else "the upgrade would bring the server down"))
       if (!allowCrashes) return math.max(code, 1)
     }
     code
@@ -369,11 +371,11 @@ object Validate {
               case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None)
             } ++
               (try Accounts.fromDocument(doc, from).accounts.flatMap { a =>
-                val jwt = a.field.startsWith("jwt") || a.field.startsWith("claims")
-                a.mappings.map(m =>
-                  if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)))
-                  else Block(m, MappingSource.ConfigFile, None))
-              }
+                  val jwt = a.field.startsWith("jwt") || a.field.startsWith("claims")
+                  a.mappings.map(m =>
+                    if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)))
+                    else Block(m, MappingSource.ConfigFile, None))
+                }
               catch { case _: ConfSyntaxException => Nil })
           } else {
             val block = soleBlock(doc)

@@ -106,8 +106,10 @@ object Accounts {
     !o.usedVariables(key) && !ServerFields.known(version.line)(block)(lower(key))
 
   private def unknown(at: ConfValue, field: String, key: String) =
-    ConfigProblem(at, field, "error", s"unknown field ${GoQuote(key)}" + (if (field.isEmpty && nearly(key, "mappings"))
-      " (an account's or the server's mappings block is written mappings { ... })" else ""))
+    ConfigProblem(at, field, "error",
+      s"unknown field ${GoQuote(key)}" + (if (field.isEmpty && nearly(key, "mappings"))
+                                            " (an account's or the server's mappings block is written mappings { ... })"
+                                          else ""))
 
   /** `key` is `word` misspelled: at most two letters added, dropped or changed (Levenshtein), case aside. */
   private def nearly(key: String, word: String): Boolean = {
@@ -594,16 +596,19 @@ object Accounts {
     var stored = to
     val route =
       if (hasWildcard(from)) {
-        if (to == from) ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", null, i.field, a.spec.id, exporter.spec.id)
+        if (to == from) ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", null, i.field, a.spec.id,
+          exporter.spec.id)
         else {
           strictError(from, tokenize(to), version).foreach { reason =>
             return Left(
               s"failed to create mapping transform for stream import subject from ${GoQuote(from)} to ${GoQuote(to)}: $reason")
           }
           stored = untokenize(to)._1
-          ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, tokenize(to), null, i.field, a.spec.id, exporter.spec.id)
+          ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, tokenize(to), null, i.field, a.spec.id,
+            exporter.spec.id)
         }
-      } else ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", to, i.field, a.spec.id, exporter.spec.id)
+      } else
+        ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", to, i.field, a.spec.id, exporter.spec.id)
     if (a.streamImports.exists { case (e, f, _) => (e eq exporter) && f == from })
       return Left("stream import already exists")
     a.streamImports += ((exporter, from, stored))
@@ -635,7 +640,8 @@ object Accounts {
     }
     val route =
       if (hasWildcard(to)) {
-        if (to == from) ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", null, i.field, a.spec.id, exporter.spec.id)
+        if (to == from) ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", null, i.field,
+          a.spec.id, exporter.spec.id)
         else {
           val toPattern = untokenize(to)._1
           val forward = tokenize(from)
@@ -648,9 +654,11 @@ object Accounts {
           val (localPattern, placeholders) = untokenize(forward)
           val it = placeholders.iterator
           val back = Subjects.tokens(toPattern).map(t => if (t == "*" && it.hasNext) it.next() else t).mkString(".")
-          ImportRoute("service", a.spec.name, exporter.spec.name, localPattern, localPattern, back, null, i.field, a.spec.id, exporter.spec.id)
+          ImportRoute("service", a.spec.name, exporter.spec.name, localPattern, localPattern, back, null, i.field,
+            a.spec.id, exporter.spec.id)
         }
-      } else ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", to, i.field, a.spec.id, exporter.spec.id)
+      } else
+        ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", to, i.field, a.spec.id, exporter.spec.id)
     a.serviceImports += ((exporter, route.filter, untokenize(to)._1))
     Right(route)
   }

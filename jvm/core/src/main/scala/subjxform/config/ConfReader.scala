@@ -184,9 +184,10 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
       }
     }
     val whole = GoBytes.decode(input, start, end)
-    new UnquotedBracesException(s"unquoted destination on line ${it.line} holds {{...}}: nats-server reads an " +
-      s"unquoted value only up to its first '}' (here ${subjxform.engine.GoQuote(cut)}); put the destination in " +
-      s"quotes: ${subjxform.engine.GoQuote(whole)}", it.line, start, end)
+    new UnquotedBracesException(
+      s"unquoted destination on line ${it.line} holds {{...}}: nats-server reads an " +
+        s"unquoted value only up to its first '}' (here ${subjxform.engine.GoQuote(cut)}); put the destination in " +
+        s"quotes: ${subjxform.engine.GoQuote(whole)}", it.line, start, end)
   }
 }
 

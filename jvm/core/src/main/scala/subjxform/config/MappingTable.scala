@@ -406,7 +406,8 @@ object MappingTable {
       try ConfSyntax.parseMappings(text)
       catch {
         case e: ConfSyntaxException =>
-          return (Nil, MappingLoad(MappingSource.ConfigFile, Nil, Nil,
+          return (Nil,
+            MappingLoad(MappingSource.ConfigFile, Nil, Nil,
               Seq(MappingProblem(null, null, "error", e.getMessage))))
       }
     analyseBlock(doc, interner, overlaps, version, MappingSource.of(doc))
@@ -440,7 +441,8 @@ object MappingTable {
       yield MappingProblem(c.source, t.destination, "crash", SubjectTransform.crashWords(t, version))
     val overlapping =
       if (!overlaps) Nil
-      else if (source == MappingSource.ConfigFile) overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject))
+      else if (source == MappingSource.ConfigFile)
+        overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject))
       else overlapWarnings(kept.map(_.source))
     (kept, MappingLoad(source, kept.map(_.source), leftOut, said ++ crashes ++ overlapping))
   }

@@ -160,14 +160,16 @@ class ServerVersionCliSuite extends AnyFunSuite {
   test("validate --upgrade-to on account JWTs: the rules one release leaves out of the account and the other loads") {
     val (code, lines) = validate(resolver, "--server-version", "2.11", "--upgrade-to", "2.15")
     assert(code == 0, lines.mkString("\n"))
-    assert(lines.count(l => l.startsWith("f.conf:4: warning:") && l.endsWith("nats-server 2.11 loads the account without this rule")) == 2,
+    assert(lines.count(l =>
+        l.startsWith("f.conf:4: warning:") && l.endsWith("nats-server 2.11 loads the account without this rule")) == 2,
       lines.mkString("\n"))
     assert(lines.contains("OK: 4 mappings in jwt(ORDERS).mappings (account JWTs), 2 warnings"), lines.mkString("\n"))
     val table = lines.dropWhile(!_.startsWith("Upgrade from"))
     assert(table.head == "Upgrade from nats-server 2.11 to 2.15: 2 changes", lines.mkString("\n"))
     def row(rule: String) = table.find(_.contains(rule)).get
     assert(row("\"wh.*.*\"").startsWith("f.conf:4") && row("\"wh.*.*\"").contains("become loaded") &&
-      row("\"wh.*.*\"").contains("left out: Error adding mapping for \"wh.*.*\" : invalid mapping destination: unknown function in {{left(1,2)}}"))
+      row("\"wh.*.*\"").contains(
+        "left out: Error adding mapping for \"wh.*.*\" : invalid mapping destination: unknown function in {{left(1,2)}}"))
     assert(row("\"whole.>\"").contains("become loaded"))
     assert(table.last == "2 become loaded")
     val (down, downLines) = validate(resolver, "--server-version", "2.15", "--upgrade-to", "2.11.0")
@@ -180,11 +182,13 @@ class ServerVersionCliSuite extends AnyFunSuite {
   test("a JWT brought in by include: its problems point at the included file and line") {
     val dir = Files.createTempDirectory("jwts")
     Files.write(dir.resolve("preload.conf"), s"# the account JWTs\n\nAORDERS: $orders\n".getBytes(UTF_8))
-    Files.write(dir.resolve("server.conf"), "operator: OJWT\nresolver: MEMORY\nresolver_preload: {\n  include preload.conf\n}\n"
-      .getBytes(UTF_8))
+    Files.write(dir.resolve("server.conf"),
+      "operator: OJWT\nresolver: MEMORY\nresolver_preload: {\n  include preload.conf\n}\n"
+        .getBytes(UTF_8))
     val out = new ByteArrayOutputStream
-    val code = Main.validate(List("--server-version", "2.11", dir.resolve("server.conf").toString).map(_.getBytes(UTF_8)),
-      new ByteArrayInputStream(Array.emptyByteArray), new PrintStream(out, true, "UTF-8"))
+    val code =
+      Main.validate(List("--server-version", "2.11", dir.resolve("server.conf").toString).map(_.getBytes(UTF_8)),
+        new ByteArrayInputStream(Array.emptyByteArray), new PrintStream(out, true, "UTF-8"))
     val lines = new String(out.toByteArray, UTF_8).linesIterator.toSeq
     assert(code == 0)
     assert(lines.count(_.startsWith(s"${dir.resolve("preload.conf")}:3: warning: jwt(ORDERS).mappings: rule ")) == 2,
@@ -195,16 +199,18 @@ class ServerVersionCliSuite extends AnyFunSuite {
     val table = "\"k.*\": \"k.{{partition(0,1)}}\"\n"
     val (code, lines) = validate(table, "--server-version", "2.11")
     assert(code == 1)
-    assert(lines.head == "f.conf:1: crash: rule \"k.*\", destination \"k.{{partition(0,1)}}\": nats-server 2.11's " +
-      "process exits on the first message this destination maps ({{partition(0,1)}}: panic: runtime error: integer " +
-      "divide by zero): the whole server goes down, with every account's traffic, not only this message", lines)
+    assert(
+      lines.head == "f.conf:1: crash: rule \"k.*\", destination \"k.{{partition(0,1)}}\": nats-server 2.11's " +
+        "process exits on the first message this destination maps ({{partition(0,1)}}: panic: runtime error: integer " +
+        "divide by zero): the whole server goes down, with every account's traffic, not only this message", lines)
     assert(lines.last.startsWith("f.conf: 1 crash (1 mapping): nats-server 2.11 loads it, and its process exits"))
     val (allowed, allowedLines) = validate(table, "--server-version", "2.11", "--allow-crashes")
     assert(allowed == 0 && allowedLines.last == "OK: 1 mapping, 1 crash (allowed)")
     assert(validate(table, "--server-version", "2.12")._1 == 0)
     // the upgrade check: an upgrade to a release that crashes on it is refused too
     val (down, downLines) = validate(table, "--server-version", "2.15", "--upgrade-to", "2.10")
-    assert(down == 1 && downLines.last.contains("nats-server 2.10's process exits on the first message a destination above maps"),
+    assert(down == 1 && downLines.last.contains(
+        "nats-server 2.10's process exits on the first message a destination above maps"),
       downLines.mkString("\n"))
     assert(validate(table, "--server-version", "2.15", "--upgrade-to", "2.10", "--allow-crashes")._1 == 0)
     // mapping: the same words for the subject
@@ -216,7 +222,7 @@ class ServerVersionCliSuite extends AnyFunSuite {
     val (code, lines) = validate("# orders\nmapping {\n  a.*: \"b.$1\"\n}\n")
     assert(code == 1)
     assert(lines.head == "f.conf:2: error: unknown field \"mapping\" (an account's or the server's mappings block is " +
-      "written mappings { ... })", lines)
+        "written mappings { ... })", lines)
   }
 
   test("validate: each unquoted {{...}} destination with its fix, and the file's other errors beside them") {

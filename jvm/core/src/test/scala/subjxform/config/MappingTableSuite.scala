@@ -54,7 +54,8 @@ class MappingTableSuite extends AnyFunSuite {
       errorsOf(shaping).head.message.contains("put the destination in quotes: \"myservice.requests.{{wildcard(1)}}\""))
     // the fix proposed is the whole destination, its function's commas and what follows it included
     val sharded = errorsOf("shard.*.*: shard.{{partition(8,1,2)}}.$1.$2\n").head.message
-    assert(sharded.contains("""(here "shard.{{partition(8"); put the destination in quotes: "shard.{{partition(8,1,2)}}.$1.$2""""),
+    assert(sharded.contains(
+        """(here "shard.{{partition(8"); put the destination in quotes: "shard.{{partition(8,1,2)}}.$1.$2""""),
       sharded)
     assert(errorsOf("{a.*: b.{{wildcard(1)}}}").head.message.endsWith("""quotes: "b.{{wildcard(1)}}""""))
   }
@@ -251,7 +252,7 @@ class MappingTableSuite extends AnyFunSuite {
     val block = ConfSyntax.parseMappings("""a.*: [{destination: "b.$1", weight: 50%}, {subject: "c.$1"}]""")
     assert(MappingSource.of(block) == MappingSource.ConfigFile)
     assert(MappingTable.load(block, ServerVersion.Newest, MappingSource.ConfigFile).problems.exists(p =>
-      p.isError && p.message == "Unknown field \"subject\" for mapping destination"))
+        p.isError && p.message == "Unknown field \"subject\" for mapping destination"))
   }
 
   test("a destination the release's server crashes on is a crash: loaded, and its process exits") {
