@@ -19,7 +19,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,9 +26,8 @@ import pytest
 nkeys = pytest.importorskip("nkeys")
 
 from conftest import CONNECT, needs_jar  # noqa: E402
-from nats_jwt import Key, account_jwt, server_config, user_jwt  # noqa: E402
-from nats_oracle import ProtocolError, RawClient  # noqa: E402
-from processes import free_port, listening, stop, wait_until  # noqa: E402
+from nats_jwt import Key, account_jwt, run_operator, server_config  # noqa: E402
+from nats_oracle import RawClient  # noqa: E402
 from subjxform import reports, subject_map, subject_map_explain  # noqa: E402
 from subjxform.accounts import replay  # noqa: E402
 from subjxform.grammar import server_version as versions  # noqa: E402
@@ -111,46 +109,23 @@ class Operator:
 
 
 def deliveries(binary_path: Path, op: Operator, subjects: list[str]) -> tuple[dict, str]:
-    """What one server delivered: message index -> sorted [(account name, subject)], and its log. A server
-    whose process exits (a crash) stops the count where it did."""
-    workdir = tempfile.mkdtemp(prefix="subjxform-operator-")
-    port = free_port()
-    path = os.path.join(workdir, "server.conf")
-    with open(path, "w") as f:
-        f.write(f"listen: 127.0.0.1:{port}\n" + op.config())
-    log_path = os.path.join(workdir, "server.log")
-    log = open(log_path, "wb")
-    proc = subprocess.Popen([str(binary_path), "-c", path], stdout=log, stderr=subprocess.STDOUT)
-    received: dict[str, dict[int, list[str]]] = {}
-    try:
-        wait_until("nats-server", lambda: listening(port), 20, [proc])
-        clients = {}
-        for key, name in op.names.items():
-            user = Key("user")
-            account = op.orders if key == op.orders.public else op.ship
-            clients[name] = RawClient(
-                "127.0.0.1", port, None, None, 30, jwt_auth=(user_jwt(account, user, "u"), user.sign)
-            )
-        try:
-            by_orders = clients["ORDERS"].round_trip(subjects)
-            received["ORDERS"] = {i: s for i, s in enumerate(by_orders) if s}
-            received["SHIP"] = {}
-            for _ in range(2):
-                clients["SHIP"].flush(received["SHIP"])
-        except (OSError, ProtocolError, TimeoutError):
-            pass  # the process exited: what was delivered before is what there is
-        finally:
-            for c in clients.values():
-                c.sock.close()
-    finally:
-        stop(proc, grace=10)
-        log.close()
+    """What one server delivered, every subject published in ORDERS: message index -> sorted [(account name,
+    subject)], and its log. A server whose process exits (a crash) stops the count where it did."""
+
+    def publish(clients):
+        for start in range(0, len(subjects), RawClient.CHUNK):  # PING barriers keep both sides' buffers small
+            for i in range(start, min(start + RawClient.CHUNK, len(subjects))):
+                clients["ORDERS"].publish(subjects[i], i)
+            clients["ORDERS"].flush(received_first)
+
+    received_first: dict[int, list[str]] = {}
+    received, log = run_operator(str(binary_path), op.config(), {"ORDERS": op.orders, "SHIP": op.ship}, publish)
+    received["ORDERS"] = {**received_first, **received["ORDERS"]}
     out: dict[int, list] = {}
     for account, by_index in received.items():
-        for i, subjects_got in by_index.items():
-            out.setdefault(i, []).extend((account, s) for s in subjects_got)
-    text = Path(log_path).read_text(errors="replace")
-    return {i: sorted(v) for i, v in out.items()}, text
+        for i, got in by_index.items():
+            out.setdefault(i, []).extend((account, s) for s in got)
+    return {i: sorted(v) for i, v in out.items()}, log
 
 
 @pytest.fixture(scope="module")
