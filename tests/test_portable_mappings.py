@@ -243,6 +243,10 @@ def test_an_unquoted_function_destination_is_refused_with_the_contracts_words():
         mapping_table.compile_mappings("orders.*: orders.{{wildcard(1)}}")
     assert "unquoted destination on line 1 holds {{...}}" in str(e.value)
     assert 'put the destination in quotes: "orders.{{wildcard(1)}}"' in str(e.value)
+    # the whole destination, its function's commas and what follows it included (before: "shard.{{partition(8")
+    with pytest.raises(mapping_table.InvalidMappings) as e:
+        mapping_table.compile_mappings("shard.*.*: shard.{{partition(8,1,2)}}.$1.$2")
+    assert str(e.value).endswith('put the destination in quotes: "shard.{{partition(8,1,2)}}.$1.$2"')
 
 
 def test_a_python_dict_is_the_same_table_as_its_json():
