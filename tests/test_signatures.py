@@ -52,9 +52,17 @@ def test_each_function_has_the_same_parameters_and_defaults_on_both_paths(ours, 
 
 
 WRONG = [
-    ("subject_transform", dict(subject=1, src="a", dest="b"), "subject must be a column name (str) or a Column, not int"),
+    (
+        "subject_transform",
+        dict(subject=1, src="a", dest="b"),
+        "subject must be a column name (str) or a Column, not int",
+    ),
     ("subject_transform", dict(subject="s", src="a", dest="b", strict="yes"), "strict must be True or False, not str"),
-    ("subject_transform", dict(subject="s", src="a", dest="b", seed=1.9), "seed must be an integer (or None), not float"),
+    (
+        "subject_transform",
+        dict(subject="s", src="a", dest="b", seed=1.9),
+        "seed must be an integer (or None), not float",
+    ),
     ("subject_transform", dict(subject="s", src="a", dest="b", seed=2**63), "seed must fit in a BIGINT"),
     ("subject_transform", dict(subject="s", src="a", dest="b", server_version=2.1), "server_version must be a str"),
     ("subject_transform", dict(subject="s", src=3, dest="b"), "src must be a str (a constant) or a Column, not int"),
