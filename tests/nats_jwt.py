@@ -6,9 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
-import subprocess
-import tempfile
 import time
 
 import nkeys
@@ -96,39 +93,14 @@ def server_config(operator: Key, system_account: Key, accounts: dict[str, str]) 
 
 
 def run_operator(binary: str, config: str, accounts: dict[str, Key], publish) -> tuple[dict[str, dict], str]:
-    """A server of `binary` on `config` (a listen port added), a user of each account (name -> its key) connected,
-    `publish(clients)` called (name -> RawClient), then what each account received (payload -> subjects), the
-    queues read to the end, and the server's log. A server whose process exits (a crash) stops it there."""
-    from nats_oracle import ProtocolError, RawClient
-    from processes import free_port, listening, stop, wait_until
+    """nats_oracle.run_accounts with a user of each account (name -> its key) signed in by a user JWT."""
+    from nats_oracle import RawClient, run_accounts
 
-    workdir = tempfile.mkdtemp(prefix="subjxform-jwt-")
-    port = free_port()
-    path = os.path.join(workdir, "server.conf")
-    with open(path, "w") as f:
-        f.write(f"listen: 127.0.0.1:{port}\n" + config)
-    log = open(os.path.join(workdir, "server.log"), "wb")
-    proc = subprocess.Popen([binary, "-c", path], stdout=log, stderr=subprocess.STDOUT)
-    received: dict[str, dict] = {a: {} for a in accounts}
-    try:
-        wait_until("nats-server", lambda: listening(port), 20, [proc])
+    def connect(port: int) -> dict:
         clients = {}
         for name, key in accounts.items():
             user = Key("user")
             clients[name] = RawClient("127.0.0.1", port, None, None, 30, jwt_auth=(user_jwt(key, user, "u"), user.sign))
-        try:
-            publish(clients)
-            for _ in range(2):  # the publishers' PONGs first, then every receiver's queue
-                for a, c in clients.items():
-                    c.flush(received[a])
-        except (OSError, ProtocolError, TimeoutError):
-            pass  # the process exited: what was delivered before is what there is
-        finally:
-            for c in clients.values():
-                c.sock.close()
-    finally:
-        stop(proc, grace=10)
-        log.close()
-        text = open(os.path.join(workdir, "server.log"), errors="replace").read()
-        shutil.rmtree(workdir, ignore_errors=True)
-    return received, text
+        return clients
+
+    return run_accounts(binary, config, connect, publish)
