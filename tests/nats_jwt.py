@@ -90,3 +90,17 @@ def server_config(operator: Key, system_account: Key, accounts: dict[str, str]) 
         f"operator: {operator_jwt(operator, system_account)}\nsystem_account: {system_account.public}\n"
         f"resolver: MEMORY\nresolver_preload: {{\n{preload}\n}}\n"
     )
+
+
+def run_operator(binary: str, config: str, accounts: dict[str, Key], publish) -> tuple[dict[str, dict], str]:
+    """nats_oracle.run_accounts with a user of each account (name -> its key) signed in by a user JWT."""
+    from nats_oracle import RawClient, run_accounts
+
+    def connect(port: int) -> dict:
+        clients = {}
+        for name, key in accounts.items():
+            user = Key("user")
+            clients[name] = RawClient("127.0.0.1", port, None, None, 30, jwt_auth=(user_jwt(key, user, "u"), user.sign))
+        return clients
+
+    return run_accounts(binary, config, connect, publish)

@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from processes import free_port, stop
+from processes import free_port, listening, stop, wait_until
 
 NATS_SERVER = shutil.which("nats-server")
 
@@ -276,3 +276,42 @@ class RawClient:
             self.sock.sendall(b"".join(out))
             self._until_pong(received)
         return [received.get(i, []) for i in range(len(subjects))]
+
+
+def run_accounts(binary: str, config: str, connect, publish) -> tuple[dict[str, dict], str]:
+    """A server of `binary` on `config` (a listen port added); `connect(port)` gives a client per account (name ->
+    RawClient, each subscribed to `>`), `publish(clients)` publishes; then what each account received (payload ->
+    subjects), every queue read to its end, and the server's log. A server whose process exits (a crash) stops
+    it there: what was delivered before is what there is."""
+    workdir = tempfile.mkdtemp(prefix="subjxform-accounts-")
+    port = free_port()
+    path = os.path.join(workdir, "server.conf")
+    with open(path, "w") as f:
+        f.write(f"listen: 127.0.0.1:{port}\n" + config)
+    log = open(os.path.join(workdir, "server.log"), "wb")
+    proc = subprocess.Popen([binary, "-c", path], stdout=log, stderr=subprocess.STDOUT)
+    received: dict[str, dict] = {}
+    try:
+        wait_until("nats-server", lambda: listening(port), 20, [proc])
+        clients = connect(port)
+        received = {a: {} for a in clients}
+        try:
+            publish(clients)
+            for _ in range(2):  # the publishers' PONGs first, then every receiver's queue
+                for a, c in clients.items():
+                    c.flush(received[a])
+        except (OSError, ProtocolError, TimeoutError):
+            try:
+                proc.wait(timeout=5)  # a crash: the process exits
+            except subprocess.TimeoutExpired:
+                raise  # the server is up: the error is the test's
+        finally:
+            for c in clients.values():
+                c.sock.close()
+    finally:
+        stop(proc, grace=10)
+        log.close()
+        with open(os.path.join(workdir, "server.log"), errors="replace") as f:
+            text = f.read()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return received, text

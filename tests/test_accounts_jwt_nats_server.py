@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
-import subprocess
-import tempfile
 
 import pytest
 
 nkeys = pytest.importorskip("nkeys")
 
-from nats_jwt import Key, account_jwt, server_config, user_jwt  # noqa: E402
-from nats_oracle import RawClient  # noqa: E402
-from processes import free_port, listening, stop, wait_until  # noqa: E402
+from nats_jwt import Key, account_jwt, run_operator, server_config  # noqa: E402
 from subjxform import subject_map, validate_mappings  # noqa: E402
 from subjxform.accounts import AccountsConfigError, JwtSignatureError, accounts_plan, replay, verify_account_jwt  # noqa: E402
 
@@ -43,34 +38,12 @@ class Operator:
 
 
 def deliveries_on_the_server(op: Operator, messages: list[tuple[str, str]]) -> set[tuple[int, str, str]]:
-    workdir = tempfile.mkdtemp(prefix="subjxform-jwt-")
-    port = free_port()
-    path = os.path.join(workdir, "server.conf")
-    with open(path, "w") as f:
-        f.write(f"listen: 127.0.0.1:{port}\n" + op.config())
-    log = open(os.path.join(workdir, "server.log"), "wb")
-    proc = subprocess.Popen([NATS, "-c", path], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_until("nats-server", lambda: listening(port), 20, [proc])
-        clients = {}
-        for name, key in op.accounts.items():
-            user = Key("user")
-            clients[name] = RawClient("127.0.0.1", port, None, None, 30, jwt_auth=(user_jwt(key, user, "u"), user.sign))
-        try:
-            for i, (subject, account) in enumerate(messages):
-                clients[account].publish(subject, i)
-            received: dict[str, dict[int, list[str]]] = {a: {} for a in clients}
-            for _ in range(2):
-                for a, c in clients.items():
-                    c.flush(received[a])
-            return {(i, a, s) for a in clients for i, subjects in received[a].items() for s in subjects}
-        finally:
-            for c in clients.values():
-                c.sock.close()
-    finally:
-        stop(proc, grace=10)
-        log.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+    def publish(clients):
+        for i, (subject, account) in enumerate(messages):
+            clients[account].publish(subject, i)
+
+    received, _ = run_operator(NATS, op.config(), op.accounts, publish)  # a refused account: its user cannot connect
+    return {(i, a, s) for a, got in received.items() for i, subjects in got.items() for s in subjects}
 
 
 def deliveries_in_spark(session, config, messages) -> set[tuple[int, str, str]]:

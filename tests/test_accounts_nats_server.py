@@ -4,15 +4,12 @@ and what each account receives must be the deliveries `replay` computes. Skipped
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 
 import pytest
 
-from nats_oracle import RawClient
-from processes import free_port, listening, stop, wait_until
+from nats_oracle import RawClient, run_accounts
 from subjxform.accounts import AccountsConfigError, accounts_plan, replay
 
 NATS = shutil.which("nats-server")
@@ -31,31 +28,16 @@ def with_users(accounts: dict[str, str]) -> str:
 def deliveries_on_the_server(config: str, messages: list[tuple[str, str]]) -> set[tuple[int, str, str]]:
     """(message index, receiving account, subject) for everything the accounts' `>` subscribers receive."""
     accounts = sorted({a for _, a in messages} | set(ACCOUNTS_IN(config)))
-    workdir = tempfile.mkdtemp(prefix="subjxform-accounts-")
-    port = free_port()
-    path = os.path.join(workdir, "server.conf")
-    with open(path, "w") as f:
-        f.write(f"listen: 127.0.0.1:{port}\n" + config)
-    log = open(os.path.join(workdir, "server.log"), "wb")
-    proc = subprocess.Popen([NATS, "-c", path], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_until("nats-server", lambda: listening(port), 20, [proc])
-        clients = {a: RawClient("127.0.0.1", port, f"u_{a}", f"p_{a}", 30) for a in accounts}
-        try:
-            for i, (subject, account) in enumerate(messages):
-                clients[account].publish(subject, i)
-            received: dict[str, dict[int, list[str]]] = {a: {} for a in accounts}
-            for _ in range(2):  # the publishers' PONGs first, then every receiver's queue
-                for a in accounts:
-                    clients[a].flush(received[a])
-            return {(i, a, s) for a in accounts for i, subjects in received[a].items() for s in subjects}
-        finally:
-            for c in clients.values():
-                c.sock.close()
-    finally:
-        stop(proc, grace=10)
-        log.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+
+    def connect(port: int) -> dict:
+        return {a: RawClient("127.0.0.1", port, f"u_{a}", f"p_{a}", 30) for a in accounts}
+
+    def publish(clients) -> None:
+        for i, (subject, account) in enumerate(messages):
+            clients[account].publish(subject, i)
+
+    received, _ = run_accounts(NATS, config, connect, publish)
+    return {(i, a, s) for a, got in received.items() for i, subjects in got.items() for s in subjects}
 
 
 def ACCOUNTS_IN(config: str) -> list[str]:

@@ -19,7 +19,7 @@ def test_subject_map_with_a_cluster_does_not_depend_on_the_python_reader(spark, 
     def broken(self):
         raise RuntimeError("the Python reader broke")
 
-    # Before: check_cluster_name let the Python reader's failure through, and subject_map failed with it.
+    # Before: the cluster note (configs.check_table) let the Python reader's failure through, and subject_map failed with it.
     monkeypatch.setattr(conf_reader.ConfReader, "document", broken)
     df = spark.createDataFrame([("orders.a",)], "subject string")
     column = subjxform.subject_map("subject", TABLE, cluster="west")

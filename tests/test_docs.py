@@ -177,11 +177,11 @@ def test_the_api_reference_examples_that_need_no_session_are_true(module):
 
 @pytest.mark.parametrize("command", ["mapping", "validate"])
 def test_the_jvm_commands_help_the_site_reads_from_the_sources_is_what_they_print(command):
-    # The site builds before any jar (scripts/docs.sh on a fresh clone): it reads these usage texts from the
-    # Scala sources, which must be what the commands print.
+    # The pages' generated parts are written before any jar (scripts/docs_reference.py): they read these usage
+    # texts from the Scala sources, which must be what the commands print.
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        from mkdocs_hooks import jvm_usage
+        from docs_reference import jvm_usage
     finally:
         sys.path.pop(0)
     run = subprocess.run(
@@ -189,6 +189,15 @@ def test_the_jvm_commands_help_the_site_reads_from_the_sources_is_what_they_prin
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.rstrip("\n") == jvm_usage(command).rstrip("\n")
+
+
+def test_the_reference_pages_generated_parts_are_current():
+    # The signatures a reader sees on the forge are the code's: scripts/docs_reference.py wrote them, and writes
+    # nothing new now.
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "docs_reference.py"), "--check"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_no_example_is_marked_the_old_way():

@@ -43,6 +43,7 @@ GRAMMAR_CONFIG = {
     "grammar.conf_reader",
     "grammar.conf_syntax",
     "grammar.mapping_table",
+    "grammar.accounts",
     "grammar.filter_transforms",
     "grammar.consumer_group",
 }

@@ -168,7 +168,7 @@ def test_a_bad_session_conf_is_named_as_that_conf(session):
 def test_server_upgrade_finds_each_lines_errors_as_the_jar_does(session):
     # The rules' errors come from the engine's Python port (so the report runs over Spark Connect): the jar's texts.
     from subjxform.mappings import validate_mappings
-    from subjxform.reports.upgrade import _errors_by_rule
+    from subjxform.reports.upgrade import _Loaded
 
     if CONNECT:
         pytest.skip("validate_mappings is the classic session's JVM")
@@ -182,7 +182,7 @@ def test_server_upgrade_finds_each_lines_errors_as_the_jar_does(session):
             for p in validate_mappings(table, session, version):
                 if p.severity == "error":
                     jvm.setdefault(p.rule, p.message)
-            assert _errors_by_rule(table, version) == jvm, (table, version)
+            assert _Loaded(table, version).errors == jvm, (table, version)
 
 
 def test_configure_refuses_a_spark_connect_builder_with_what_to_do():

@@ -243,6 +243,10 @@ def test_an_unquoted_function_destination_is_refused_with_the_contracts_words():
         mapping_table.compile_mappings("orders.*: orders.{{wildcard(1)}}")
     assert "unquoted destination on line 1 holds {{...}}" in str(e.value)
     assert 'put the destination in quotes: "orders.{{wildcard(1)}}"' in str(e.value)
+    # the whole destination, its function's commas and what follows it included (before: "shard.{{partition(8")
+    with pytest.raises(mapping_table.InvalidMappings) as e:
+        mapping_table.compile_mappings("shard.*.*: shard.{{partition(8,1,2)}}.$1.$2")
+    assert str(e.value).endswith('put the destination in quotes: "shard.{{partition(8,1,2)}}.$1.$2"')
 
 
 def test_a_python_dict_is_the_same_table_as_its_json():
@@ -350,6 +354,39 @@ def test_a_refused_table_raises_the_jars_text_before_any_query(spark):
         portable_map("subject", F.col("table"))
     with pytest.raises(TypeError, match="seed must be an integer"):
         portable_map("subject", {"a": "b"}, seed=1.5)
+
+
+# What each release loads, by the table's source (MappingTable.load): an account JWT's table rule by rule, a
+# config file's whole; a partition by zero a crash on 2.10 and 2.11.
+LOAD_TABLES = [
+    '{"orders.*": [{"subject": "orders.v1.$1", "weight": 95}, {"subject": "orders.v2.$1", "weight": 5}],'
+    ' "wh.*.*": [{"subject": "wh.{{left(1,2)}}.$2"}], "whole.>": [{"subject": "whole.{{partition(4)}}.>"}],'
+    ' "sl.*": [{"subject": "sl.{{splitfromleft(1,4294967298)}}"}], "big.*": [{"subject": "big.{{partition(4294967297,1)}}"}]}',
+    '{"k.*": [{"subject": "k.{{partition(0,1)}}"}], "a.>.b": [{"subject": "c"}], "d": [{"subject": "e.$1"}]}',
+    '{"w": [{"subject": "w1"}, {"subject": "w2"}]}',  # 200%: nats-io/jwt refuses the account
+    '{"w": [{"subject": "w 1", "weight": 300}]}',
+    'k.*: "k.{{partition(0,1)}}"\nwh.*.*: "wh.{{left(1,2)}}.$2"',
+    'a.*: [{destination: "b.$1", weight: 50%}, {subject: "c.$1"}]',  # a JWT's entry in a config file's table
+]
+
+
+@needs_jar
+@pytest.mark.parametrize("line", ["2.10.25", "2.11.0", "2.11.11", "2.12.0", "2.15.1"])
+def test_each_release_loads_a_table_as_the_jar_loads_it(spark, line):
+    version = spark._jvm.subjxform.engine.ServerVersion.parse(line)
+    for text in LOAD_TABLES:
+        assert portable_plan(text, line) == jar_plan(spark, text, line), (line, text)
+        jar = [
+            (p["rule"], p["destination"], p["severity"], p["message"])
+            for p in json.loads(spark._jvm.subjxform.config.MappingTable.validateJson(text, version))
+            if "overlaps rule" not in p["message"]  # (the jar's own warnings: the grammar has none)
+        ]
+        ours = [(p.rule, p.destination, p.severity, p.message) for p in mapping_table.validate_mappings(text, line)]
+        # (the grammar's server_version names a line's measured release by its line, "2.11" for "2.11.11": only
+        # that name differs in the words)
+        named = str(mapping_table._resolve_version(line))
+        jar = [(r, d, sev, m.replace(f"nats-server {line}", f"nats-server {named}")) for r, d, sev, m in jar]
+        assert sorted(ours, key=str) == sorted(jar, key=str), (line, text)
 
 
 KEYED_TABLE = """

@@ -27,21 +27,29 @@ def starting(subjects, prefix):
     return [s for s in subjects if s.startswith(prefix)]
 
 
-def test_partition_by_zero_lost_on_2_10_is_delivered_on_2_15(traffic):
+def test_partition_by_zero_crashes_2_10_and_is_delivered_on_2_15(traffic):
     df, subjects = traffic
     r = reports.server_upgrade(df, PARTITION_BY_ZERO, "2.10", "2.15")
     lost = starting(subjects, "p.")
-    assert r.facts["by_rule"][("newly_delivered", "p.*")] == len(lost)
-    assert r.facts["totals"]["newly_delivered"] == len(lost)  # nothing else changes
+    # Not a dropped message: 2.10's process exits on the first of them (before: newly_delivered).
+    assert r.facts["by_rule"][("crashes_before", "p.*")] == len(lost)
+    assert r.facts["totals"]["crashes_before"] == len(lost)  # nothing else changes
+    assert list(r.facts["crashes_before"]) == ["p.*"] and r.facts["crashes_after"] == {}
+    assert r.text.splitlines()[1].startswith(
+        "CRASH on 2.10: rule p.*: nats-server 2.10's process exits on the first message"
+    )
     others = len(subjects) - len(lost)
     assert r.facts["totals"]["unchanged"] == others and r.facts["total"] == len(subjects)
     assert r.facts["becomes_invalid"] == {} and r.facts["becomes_valid"] == {}
-    row = r.df.where("category = 'newly_delivered'").first()
+    row = r.df.where("category = 'crashes_before'").first()
     assert (row["example_subject"], row["example_before"], row["example_after"]) == (min(lost), None, "q.0")
     # 2.12 already delivers it: nothing changes from 2.12 to 2.15.
     same = reports.server_upgrade(df, PARTITION_BY_ZERO, "2.12", "2.15")
     assert same.facts["totals"]["unchanged"] == len(subjects) and same.facts["total"] == len(subjects)
-    assert "newly_delivered" in r.text and "q.0" in r.text
+    assert "crashes_before" in str(r) and "q.0" in str(r)
+    # going back, the upgrade report leads with it: 2.10's server would go down
+    down = reports.server_upgrade(df, PARTITION_BY_ZERO, "2.15", "2.10")
+    assert down.facts["totals"]["crashes_after"] == len(lost) and down.text.splitlines()[1].startswith("CRASH on 2.10:")
 
 
 def test_left_becomes_valid_on_2_15_and_invalid_going_back(traffic, tmp_path):
@@ -95,9 +103,9 @@ def test_report_command_compiles_for_the_line_and_adds_the_upgrade(spark, traffi
     assert code == 0
     summary = capsys.readouterr().out
     lost = len(starting(subjects, "p."))
-    # On 2.10 the partition(0, ...) rule loses its messages: rule coverage counts them as dropped.
-    assert f"dropped {lost:,}" in summary and "nats-server 2.10" in summary
-    assert "Server upgrade 2.10 -> 2.15" in summary and f"newly_delivered {lost:,}" in summary
+    # On 2.10 the partition(0, ...) rule crashes the server: rule coverage and the upgrade say so.
+    assert f"crash {lost:,}" in summary and "CRASH: " in summary and "nats-server 2.10" in summary
+    assert "Server upgrade 2.10 -> 2.15" in summary and f"crashes_before {lost:,}" in summary
     assert (tmp_path / "out" / "server_upgrade.png").read_bytes()[:4] == b"\x89PNG"
     assert spark.conf.get("spark.subjxform.serverVersion", None) is None  # the caller's session is left as it was
     assert report_cli.main([str(path), "--mappings", str(table), "--server-version", "2.9"], spark=spark) == 2

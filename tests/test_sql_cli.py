@@ -105,3 +105,35 @@ def test_sql_expression_of_constants_that_draw_needs_key_or_seed():
         )
         assert "rand(" not in portable.sql_expression(name, "subject", *args, key="msg_id")
     assert portable.sql_expression("subject_transform", "subject", "svc.*", "x.$1")  # no draw: nothing to give
+
+
+@needs_jar
+def test_sql_reads_an_operator_mode_configs_jwts_as_the_release_loads_them(spark, capsys, tmp_path):
+    # Before: the resolver_preload's JWTs were not read (no account, no table). An account is named by its JWT's
+    # name or its public key; 2.11 leaves left() out of the account and applies the rest, as its server does.
+    pytest.importorskip("nkeys")
+    from nats_jwt import Key, account_jwt, server_config
+
+    op, system, orders = Key("operator"), Key("account"), Key("account")
+    table = {"wh.*.*": [{"subject": "wh.{{left(1,2)}}.$2"}], "o.*": [{"subject": "o.v1.$1"}]}
+    config = tmp_path / "resolver.conf"
+    config.write_text(
+        server_config(
+            op,
+            system,
+            {
+                system.public: account_jwt(op, system, "SYS"),
+                orders.public: account_jwt(op, orders, "ORDERS", mappings=table),
+            },
+        )
+    )
+    traffic = spark.createDataFrame([(0, "wh.apacwx.delivered"), (1, "o.x"), (2, "q")], "id int, subject string")
+    traffic.createOrReplaceTempView("sql_cli_jwt_traffic")
+    for account in (None, "ORDERS", orders.public):
+        for version in ("2.11", "2.15"):
+            args = [str(config), "--server-version", version, "--view", "sql_cli_jwt", "--from", "sql_cli_jwt_traffic"]
+            spark.sql(sql_of(capsys, *args, *(["--account", account] if account else [])))
+            by_sql = dict(spark.sql("SELECT id, mapped_subject FROM sql_cli_jwt").collect())
+            assert by_sql == {0: "wh.apacwx.delivered" if version == "2.11" else "wh.ap.delivered", 1: "o.v1.x", 2: "q"}
+    code, _, err = run_sql(capsys, str(config), "--account", "NOPE")
+    assert code == 1 and "the config has no account 'NOPE' (accounts with mappings: ORDERS (" in err

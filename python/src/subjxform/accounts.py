@@ -31,11 +31,19 @@ from pyspark.sql import functions as F
 
 from subjxform._compat import raise_config_error
 from subjxform.configs import Config, config_text, missing_file_note
-from subjxform.functions import _call, _map_column, _server_version, subject_matches, subject_transform
+from subjxform.functions import ColumnOrName, _call, _map_column, _server_version, subject_matches, subject_transform
 
 RECEIVED_BY = "received_by"
 RECEIVED_SUBJECT = "received_subject"
 VIA = "via"
+GLOBAL_ACCOUNT = "$G"
+# replay's working columns, dropped from its result
+PUBLISHER, BY_KEY, MAPPED, DELIVERY = (
+    "__subjxform_publisher",
+    "__subjxform_by_key",
+    "__subjxform_mapped",
+    "__subjxform_delivery",
+)
 
 
 class AccountsConfigError(ValueError):
@@ -81,18 +89,70 @@ def accounts_plan(spark: SparkSession, config: Config, server_version: str | Non
         raise_config_error(e, "accounts_plan", AccountsConfigError, missing_file_note(config))
 
 
-def _mapped(subject: Column, account: Column, plan: dict, cluster, seed, server_version) -> Column:
+class _Accounts:
+    """The plan's accounts as nats-server knows them (by ``id``: a JWT's public key, a config's name), and how
+    a message names the account it was published in: by that id, or by its name (a JWT's ``name`` claim)."""
+
+    def __init__(self, plan: dict):
+        self.by_id: dict[str, dict] = {a["id"]: a for a in plan["accounts"]}
+        if not plan["jwt"] and GLOBAL_ACCOUNT not in self.by_id:
+            # A server with accounts still has its global account, without mappings unless it has top-level ones.
+            self.by_id[GLOBAL_ACCOUNT] = {"name": GLOBAL_ACCOUNT, "id": GLOBAL_ACCOUNT, "mappings": None}
+        self.ids_of: dict[str, list[str]] = {}
+        for a in self.by_id.values():
+            self.ids_of.setdefault(a["name"], []).append(a["id"])
+
+    def known(self) -> str:
+        return ", ".join(a["id"] if a["name"] == a["id"] else f"{a['name']} ({a['id']})" for a in self.by_id.values())
+
+    def publisher(self, account: Column, where: str) -> Column:
+        """The id of the account a message names (its id or its name); an error naming any other."""
+        out = None
+        for value, ids in [(i, [i]) for i in self.by_id] + [
+            (name, ids) for name, ids in self.ids_of.items() if name not in self.by_id
+        ]:
+            if len(ids) == 1:
+                then = F.lit(ids[0])
+            else:
+                then = F.raise_error(
+                    F.lit(
+                        f"{where}: account name {value!r} names {len(ids)} accounts ({', '.join(ids)}): "
+                        "name them by public key"
+                    )
+                )
+            out = F.when(account == F.lit(value), then) if out is None else out.when(account == F.lit(value), then)
+        unknown = F.raise_error(
+            F.concat(
+                F.lit(f"{where}: account "),
+                F.coalesce(F.concat(F.lit("'"), account.cast("string"), F.lit("'")), F.lit("NULL")),
+                F.lit(
+                    f" is not an account of the config (its accounts: {self.known()}): name an account by its "
+                    "public key or its JWT's name, or leave its messages out"
+                ),
+            )
+        )
+        assert out is not None  # every plan has an account (a config without any: $G)
+        return out.otherwise(unknown)
+
+    def named_by_key(self, account: Column) -> Column:
+        """Whether a message names its account by public key (then every account it reaches is named so)."""
+        keys = [i for i, a in self.by_id.items() if a["name"] != i]
+        return account.isin(*keys) if keys else F.lit(False)
+
+    def name(self, account_id: str, by_key: Column) -> Column:
+        a = self.by_id[account_id]
+        return F.lit(a["name"]) if a["name"] == account_id else F.when(by_key, F.lit(account_id)).otherwise(a["name"])
+
+
+def _mapped(subject: Column, publisher: Column, accounts: _Accounts, cluster, seed, key, server_version) -> Column:
     """The subject after the publishing account's own mappings (unchanged for an account without any)."""
     out: Column | None = None
-    for acc in plan["accounts"]:
+    for acc in accounts.by_id.values():
         if acc["mappings"] is None:
             continue
-        mapped = _map_column("subject_map", subject, acc["mappings"], cluster, seed, None, server_version)
-        out = (
-            F.when(account == F.lit(acc["name"]), mapped)
-            if out is None
-            else out.when(account == F.lit(acc["name"]), mapped)
-        )
+        mapped = _map_column("subject_map", subject, acc["mappings"], cluster, seed, key, server_version)
+        taken = publisher == F.lit(acc["id"])
+        out = F.when(taken, mapped) if out is None else out.when(taken, mapped)
     return subject if out is None else out.otherwise(subject)
 
 
@@ -111,24 +171,34 @@ def replay(
     cluster: str | None = None,
     seed: int | None = None,
     server_version: str | None = None,
+    key: ColumnOrName | None = None,
 ) -> DataFrame:
     """Every delivery of each message of ``df`` through the accounts of ``config`` (see the module doc).
 
     ``df`` holds messages: their subject in ``subject_col`` and the account they were published in in
-    ``account_col`` (account names as the config writes them; in JWT mode the ``name`` claim; ``$G``
-    for a server without accounts). The result has ``df``'s columns plus ``received_by`` (the account),
-    ``received_subject`` and ``via`` (``"publish"``, ``"stream import"``, ``"service import"``): one row
-    per delivery, none for a message the publisher's mappings drop. ``cluster`` and ``seed`` are
-    ``subject_map``'s (cluster-scoped destinations, reproducible weighted draws); ``cluster`` defaults to
+    ``account_col``, named as the server names it: by its name in a config's ``accounts`` (``$G`` for the
+    global account), and in operator mode by its public key (``ABNLF3A7…``, what a recorded account holds)
+    or its JWT's ``name`` claim. An account the config does not have is an error naming it when the query
+    runs, never a message silently left unmapped. The result has ``df``'s columns plus ``received_by``
+    (the account, named the way the message named its own: by public key or by name), ``received_subject``
+    and ``via`` (``"publish"``, ``"stream import"``, ``"service import"``): one row per delivery, none for a
+    message the publisher's mappings drop (or on which the release's server crashes: see
+    ``subject_map_explain``). Each account's mappings apply as the release loads them from where they are
+    written: a config file's block whole, an account JWT's rule by rule (a rule the release refuses is left
+    out of the account, the others apply). ``cluster``, ``seed`` and ``key`` are ``subject_map``'s
+    (cluster-scoped destinations, reproducible weighted draws, per-message draws); ``cluster`` defaults to
     the config's own ``cluster { name: ... }``, the name the server chooses scoped destinations by.
+
     Args:
         df: the messages.
         config: the accounts, as :func:`accounts_plan` takes them.
         subject_col: the name of ``df``'s subject column.
-        account_col: the name of ``df``'s column of the publishing account.
+        account_col: the name of ``df``'s column of the publishing account (its name or public key).
         cluster: the cluster whose scoped destinations apply; None: the config's own cluster name.
         seed: reproducible weighted draws, as in ``subject_map``.
-        server_version: the nats-server line whose rules apply (see :func:`accounts_plan`).
+        server_version: the nats-server line or release whose rules apply (see :func:`accounts_plan`).
+        key: a per-message draw key (e.g. a message id column), as in ``subject_map``: each weighted draw is
+            then the message's own, whatever the partitioning.
 
     Returns:
         A DataFrame, one row per delivery: ``df``'s columns, ``received_by``, ``received_subject``, ``via``.
@@ -139,41 +209,46 @@ def replay(
     Examples:
         >>> replay(day, "server.conf").groupBy("received_by", "via").count()  # doctest: +SKIP
     """
-    # A plan carries no server version: its mappings and imports are compiled for the line that checked it.
     plan = accounts_plan(df.sparkSession, config, server_version)
     if cluster is None:
         cluster = (plan.get("server") or {}).get("cluster")
-    by_name = {a["name"]: a for a in plan["accounts"]}
+    accounts = _Accounts(plan)
     account = F.col(account_col)
-    mapped_name = "__subjxform_mapped"
-    staged = df.withColumn(mapped_name, _mapped(F.col(subject_col), account, plan, cluster, seed, server_version))
-    mapped = F.col(mapped_name)
+    staged = df.withColumn(PUBLISHER, accounts.publisher(account, "replay")).withColumn(
+        BY_KEY, accounts.named_by_key(account)
+    )
+    publisher, by_key = F.col(PUBLISHER), F.col(BY_KEY)
+    staged = staged.withColumn(
+        MAPPED, _mapped(F.col(subject_col), publisher, accounts, cluster, seed, key, server_version)
+    )
+    mapped = F.col(MAPPED)
 
     def delivery(received_by: Column, subject: Column, via: str) -> Column:
         return F.struct(received_by.alias(RECEIVED_BY), subject.alias(RECEIVED_SUBJECT), F.lit(via).alias(VIA))
 
-    candidates = [F.when(mapped.isNotNull(), delivery(account, mapped, "publish"))]
+    candidates = [F.when(mapped.isNotNull(), delivery(account.cast("string"), mapped, "publish"))]
     for route in plan["routes"]:
         if route["kind"] == "stream":
             # The exporter publishes; the importer receives the renamed subject.
-            taken = (account == F.lit(route["exporter"])) & subject_matches(mapped, route["filter"])
+            taken = (publisher == F.lit(route["exporter_id"])) & subject_matches(mapped, route["filter"])
+            renamed = _routed(mapped, route, server_version)
             candidates.append(
-                F.when(
-                    taken, delivery(F.lit(route["importer"]), _routed(mapped, route, server_version), "stream import")
-                )
+                F.when(taken, delivery(accounts.name(route["importer_id"], by_key), renamed, "stream import"))
             )
         else:
             # The importer publishes on its local subject; the exporter receives the import's subject,
             # which its own mappings then map.
-            taken = (account == F.lit(route["importer"])) & subject_matches(mapped, route["filter"])
+            taken = (publisher == F.lit(route["importer_id"])) & subject_matches(mapped, route["filter"])
             seen = _routed(mapped, route, server_version)
-            exporter = by_name.get(route["exporter"], {})
-            if exporter.get("mappings") is not None:
-                seen = _map_column("subject_map", seen, exporter["mappings"], cluster, seed, None, server_version)
-            candidates.append(F.when(taken, delivery(F.lit(route["exporter"]), seen, "service import")))
+            exporter = accounts.by_id[route["exporter_id"]]
+            if exporter["mappings"] is not None:
+                seen = _map_column("subject_map", seen, exporter["mappings"], cluster, seed, key, server_version)
+            candidates.append(
+                F.when(taken, delivery(accounts.name(route["exporter_id"], by_key), seen, "service import"))
+            )
 
-    exploded = staged.withColumn("__subjxform_delivery", F.explode(F.array(*candidates)))
-    d = F.col("__subjxform_delivery")
+    exploded = staged.withColumn(DELIVERY, F.explode(F.array(*candidates)))
+    d = F.col(DELIVERY)
     return exploded.where(d.isNotNull() & d[RECEIVED_SUBJECT].isNotNull()).select(
         *[F.col(c) for c in df.columns],
         d[RECEIVED_BY].alias(RECEIVED_BY),

@@ -98,20 +98,44 @@ def mappings_argument(mappings):
     return mappings
 
 
-def check_cluster_name(cluster, mappings, server_version=None) -> None:
-    """subject_map's ``cluster`` given as a str with a constant table: a warning when the table scopes
-    destinations to clusters and ``cluster`` is none of them (see _mappings.unknown_cluster_note).
+# A partition by zero, as nats-server's pattern reads a function token (only the first letter's case varies).
+_BY_ZERO = re.compile(r"(?:\{\{|<<)\s*[pP]artition\s*\(\s*0*\s*[,)]")
 
-    The note reads the table with the portable reader, which reads it as the jar's does (both are nats-server's
-    ``conf``, compared on a million documents); still, where the jar is the reader, a table the portable one
-    fails on must not fail the call: the function's own reader reports the table's errors."""
-    if not isinstance(cluster, str) or not isinstance(mappings, (str, dict)):
+
+def check_table(cluster, mappings, server_version=None) -> None:
+    """Warnings about a constant table of subject_map (and subject_map_explain), before the function reads it:
+
+    - ``cluster`` given as a str when the table scopes destinations to clusters and ``cluster`` is none of them
+      (see mapping_table.unknown_cluster_note);
+    - a table in an account JWT's shape whose rules the release (``server_version``, else the newest) refuses:
+      as its server, the function loads the table without them (the warning names each, with the reason);
+    - a destination on which the release's server process exits (2.10/2.11 on ``{{partition(0,...)}}``): the
+      function gives NULL, the server goes down.
+
+    The notes read the table with the grammar's reader, which reads it as the jar's does (both are nats-server's
+    ``conf``, compared on a million documents); still, where the jar is the reader, a table the grammar's fails
+    on must not fail the call: the function's own reader reports the table's errors."""
+    if not isinstance(mappings, (str, dict)):
         return
-    from .grammar.mapping_table import unknown_cluster_note
+    from .grammar.mapping_table import load_mappings, unknown_cluster_note
+    from .grammar.server_version import NEWEST
 
     try:
-        note = unknown_cluster_note(cluster, mappings, server_version)
-    except Exception:  # noqa: BLE001 - only a note: the function called next reads the table and says what is wrong
+        notes = [unknown_cluster_note(cluster, mappings, server_version)] if isinstance(cluster, str) else []
+        # Read again only a table that can have either (a JWT's entries, a partition by zero): a big config
+        # table costs its reading once, in the function.
+        text = mappings if isinstance(mappings, str) else repr(mappings)
+        load = load_mappings(mappings, server_version) if "subject" in text or _BY_ZERO.search(text) else None
+    except Exception:  # noqa: BLE001 - only notes: the function called next reads the table and says what is wrong
         return
-    if note:
-        warnings.warn(note, UserWarning, stacklevel=3)
+    if load is not None and not load.refused:
+        version = server_version if server_version is not None else NEWEST.name
+        notes += [
+            f"rule {rule!r}: {reason}: nats-server {version} loads the account without this rule (an account JWT's "
+            "table: the other rules apply)"
+            for rule, reason in load.left_out
+        ]
+        notes += [p.message + f" (rule {p.rule!r})" for p in load.crashes]
+    for note in notes:
+        if note:
+            warnings.warn(note, UserWarning, stacklevel=3)

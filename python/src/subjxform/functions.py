@@ -19,7 +19,7 @@ from .arguments import (
     draws_seed,
     transform_pairs,
 )
-from .configs import check_cluster_name, mappings_argument
+from .configs import check_table, mappings_argument
 from .grammar.mapping_table import mappings_text
 from .session import ensure_functions
 
@@ -264,7 +264,7 @@ def subject_map(
         >>> df.select(subject_map("subject", "orders.* orders.v2.$1", key="msg_id", server_version="2.11"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_cluster_name(cluster, mappings, server_version)
+    check_table(cluster, mappings, server_version)
     return _map_column("subject_map", subject, mappings, cluster, seed, key, server_version)
 
 
@@ -281,7 +281,9 @@ def subject_map_explain(
     (``'literal'`` or ``'wildcard'``), ``cluster`` (the cluster scope whose destinations applied, NULL
     for the cluster-less ones), ``destination`` (as written) and ``destination_index`` (its 0-based
     position among the rule's entries) or ``remainder`` (true when the rest of the weight was taken),
-    ``weight`` (percent), ``outcome`` (``'mapped'``, ``'unchanged'``, ``'dropped'`` or ``'no_match'``)
+    ``weight`` (percent), ``outcome`` (``'mapped'``, ``'unchanged'``, ``'dropped'``, ``'no_match'``, or
+    ``'crash'``: the release's server process exits on the message, as 2.10 and 2.11 do on
+    ``{{partition(0,...)}}``)
     and ``result``: what ``subject_map`` returns, the same draw for the same ``seed`` (and ``key``: then
     each message's draw is its own, whatever the partitioning). NULL when the subject is NULL or not a
     literal subject.
@@ -305,7 +307,7 @@ def subject_map_explain(
         >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_cluster_name(cluster, mappings, server_version)
+    check_table(cluster, mappings, server_version)
     return _map_column("subject_map_explain", subject, mappings, cluster, seed, key, server_version)
 
 

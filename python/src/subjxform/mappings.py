@@ -17,8 +17,10 @@ class MappingProblem:
 
     ``rule``: the rule's source subject (None when the text cannot be read at all); ``destination``:
     the entry concerned (None when the problem is the rule's); ``severity``: ``"error"`` (nats-server
-    rejects the block; ``message`` is its own message) or ``"warning"`` (e.g. two rules a subject can
-    match both: nats-server picks one of them at random at each start).
+    rejects the block; ``message`` is its own message), ``"crash"`` (it accepts the block and its process
+    exits on the first message the destination maps: 2.10 and 2.11 on ``{{partition(0,...)}}``) or
+    ``"warning"`` (e.g. two rules a subject can match both: nats-server picks one of them at random at each
+    start; or, in an account JWT's table, a rule the release refuses: it loads the account without it).
     """
 
     rule: str | None

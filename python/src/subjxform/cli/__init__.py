@@ -60,20 +60,6 @@ class UsageParser(argparse.ArgumentParser):
         raise SystemExit(usage_error(self.prog, message))
 
 
-def whole_server_config(doc) -> bool:
-    """Whether a mappings FILE, read as a document (portable._confsyntax.parse_document), is a whole nats-server
-    config: accounts, or top-level mappings beside other settings. Its blocks are then picked as nats-server
-    holds them (`sql` and `report`: the top-level block, the global account's, or --account NAME's)."""
-    from subjxform.grammar.conf_value import Obj
-    from subjxform.grammar.java_text import java_equals_ignore_case
-
-    def has(name: str) -> bool:
-        return any(java_equals_ignore_case(k, name) for k, _ in doc.entries)
-
-    top = next((v for k, v in doc.entries if java_equals_ignore_case(k, "mappings")), None)
-    return has("accounts") or (isinstance(top, Obj) and len(doc.entries) > 1)
-
-
 # The line whose jar the command line runs: its build drops its Scala library beside it (build.sbt),
 # so `mapping` and `validate` need Java alone, with or without pyspark. The engine's classes are the
 # same Java 8 class files in every line's jar, so any Java from 8 on runs them.

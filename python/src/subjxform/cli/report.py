@@ -33,8 +33,10 @@ import sys
 import time
 from pathlib import Path
 
-from subjxform.cli import UsageParser, usage_error, whole_server_config
+from subjxform.cli import UsageParser, usage_error
 from subjxform.grammar import server_version as versions
+from subjxform.grammar.accounts import Account, find_account, is_whole_config
+from subjxform.grammar.conf_syntax import parse_mappings
 
 PROG = "subjxform report"
 STEPS_WIDTH = 24
@@ -108,21 +110,13 @@ def _mappings_problem(spark, text: str) -> str | None:
     return None
 
 
-def _is_whole_config(text: str) -> bool:
-    from subjxform.grammar.conf_syntax import parse_document
-    from subjxform.grammar.conf_value import ConfSyntaxError
-
-    try:
-        return whole_server_config(parse_document(text))
-    except ConfSyntaxError:
-        return False  # (the table's own check says what is wrong with it)
-
-
 def _table(spark, path: Path, account: str | None, server_version: str | None) -> str:
-    """The mappings table the reports run: FILE's block; in a whole server config its top-level block or
-    --account's, read by the accounts reader (nats-server's checks of the whole file, includes and all)."""
+    """The mappings table the reports run: FILE's block; in a whole server config (or account JWTs)
+    --account's (by its name or public key), else the top-level block, else the only account's, read by the
+    accounts reader (nats-server's checks of the whole file, includes and all). The block as written: a JWT's
+    keeps its shape, and each report loads it as the release's server loads a JWT, rule by rule."""
     text = path.read_text(encoding="utf-8")
-    if account is None and not _is_whole_config(text):
+    if account is None and not is_whole_config(text):
         problem = _mappings_problem(spark, text)
         if problem:
             raise _Unusable(problem)
@@ -133,17 +127,15 @@ def _table(spark, path: Path, account: str | None, server_version: str | None) -
         plan = accounts_plan(spark, path, server_version)
     except AccountsConfigError as e:
         raise _Unusable(str(e)) from None
-    name = "$G" if account is None else account
-    found = next((a for a in plan["accounts"] if a["name"] == name and a["mappings"] is not None), None)
-    if found is None:
-        others = [a["name"] for a in plan["accounts"] if a["mappings"] is not None and a["name"] != "$G"]
-        raise _Unusable(
-            (f"account {account!r} has no mappings block" if account else "the config has no top-level mappings block")
-            + f" (accounts with mappings: {', '.join(others) if others else 'none'}"
-            + ("" if account else "; pick one with --account NAME")
-            + ")"
-        )
-    return found["mappings"]
+    tables = {a["id"]: a["mappings"] for a in plan["accounts"]}
+    accounts = [
+        Account(a["name"], a["id"], None if a["mappings"] is None else parse_mappings(a["mappings"]), "")
+        for a in plan["accounts"]
+    ]
+    try:
+        return tables[find_account(accounts, account).id]
+    except ValueError as e:
+        raise _Unusable(str(e) + ("" if account else "; pick one with --account NAME")) from None
 
 
 def _arguments() -> UsageParser:
@@ -165,7 +157,8 @@ def _arguments() -> UsageParser:
     parser.add_argument(
         "--account",
         metavar="NAME",
-        help="in a whole nats-server config: this account's mappings block (default: the top-level one)",
+        help="in a whole nats-server config or account JWTs: this account's mappings block, by its name or public "
+        "key (default: the top-level one, else the only account's)",
     )
     parser.add_argument(
         "--subject-column", default="subject", metavar="COL", help="TRAFFIC's column of subjects (default: subject)"

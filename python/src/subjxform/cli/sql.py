@@ -6,8 +6,10 @@ usage: subjxform sql FILE [--column SQL] [--cluster NAME | --cluster-column SQL]
                           [--view VIEW --from TABLE [--as COLUMN] | --function NAME]
 
 FILE holds a mappings block, read as subject_map, validate and report read it: nats-server config syntax
-with or without its braces, mappings { ... } pasted whole, or JSON. A whole nats-server config gives its
-top-level mappings block, or with --account NAME that account's. FILE '-' reads standard input.
+with or without its braces, mappings { ... } pasted whole, or JSON. A whole nats-server config (in operator
+mode the account JWTs of its resolver_preload) or account JWTs give the top-level mappings block, else the
+only account's, or with --account NAME that account's (its name or public key); a JWT's block is loaded as a
+server of --server-version loads it, rule by rule. FILE '-' reads standard input.
 
 It prints, by default, the expression over the column subject; with --view, a CREATE OR REPLACE TEMPORARY
 VIEW that adds the mapped subject to a table; with --function, a CREATE OR REPLACE TEMPORARY FUNCTION
@@ -28,11 +30,11 @@ import re
 import sys
 from pathlib import Path
 
-from subjxform.cli import UsageParser, usage_error, whole_server_config
+from subjxform.cli import UsageParser, usage_error
 from subjxform.grammar import server_version as versions
-from subjxform.grammar.conf_syntax import parse_document, parse_mappings
+from subjxform.grammar.accounts import accounts_of, find_account, is_whole_config
+from subjxform.grammar.conf_syntax import parse_mappings
 from subjxform.grammar.conf_value import ConfSyntaxError, Obj
-from subjxform.grammar.java_text import java_equals_ignore_case
 from subjxform.portable import DrawsNeedAKeyOrSeed, InvalidArgumentValue, sql_expression
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -79,7 +81,11 @@ def _arguments() -> UsageParser:
         help="follow nats-server line V (2.10, 2.11, 2.12, 2.14, 2.15 or a release such as 2.10.26; "
         "default: the newest)",
     )
-    ap.add_argument("--account", metavar="NAME", help="in a whole nats-server config: this account's mappings block")
+    ap.add_argument(
+        "--account",
+        metavar="NAME",
+        help="in a whole nats-server config or account JWTs: this account's mappings block (its name or public key)",
+    )
     ap.add_argument("--view", metavar="VIEW", help="print a temporary view VIEW over --from TABLE instead")
     ap.add_argument("--from", dest="table", metavar="TABLE", help="the table (or view) the --view reads")
     ap.add_argument(
@@ -96,24 +102,15 @@ def _arguments() -> UsageParser:
 
 
 def _block(text: str, account: str | None) -> Obj:
-    """The mappings block FILE holds. A whole nats-server config gives its top-level (global account's)
-    block, or with ``account`` that account's; anything else is read by the reader of every other entry
-    point (subject_map, portable.subject_map, validate, report): ``parse_mappings``."""
-    doc = parse_document(text)
-
-    def entry(o: Obj, name: str):
-        return next((v for k, v in o.entries if java_equals_ignore_case(k, name)), None)
-
-    if account is not None:
-        accounts = entry(doc, "accounts")
-        found = entry(accounts, account) if isinstance(accounts, Obj) else None
-        block = entry(found, "mappings") if isinstance(found, Obj) else None
-        if not isinstance(block, Obj):
-            raise ValueError(f"the config has no mappings block for account {account!r}")
+    """The mappings block FILE holds. A whole nats-server config (its accounts, or in operator mode the account
+    JWTs of its ``resolver_preload``) or account JWTs give ``account``'s block (named by its name or public key),
+    else the top-level (global account's) block, else the only account's with one; anything else is read by the
+    reader of every other entry point (subject_map, portable.subject_map, validate, report): ``parse_mappings``.
+    A JWT's block keeps its shape, so the release given loads it as a server loads a JWT: rule by rule."""
+    if account is not None or is_whole_config(text):
+        block = find_account(accounts_of(text), account).mappings
+        assert block is not None  # find_account gives an account with a block
         return block
-    top = entry(doc, "mappings")
-    if isinstance(top, Obj) and whole_server_config(doc):
-        return top  # a whole server config: its own (global account's) block
     return parse_mappings(text)
 
 

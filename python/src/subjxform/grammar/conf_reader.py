@@ -169,13 +169,19 @@ class ConfReader:
         )
 
     def unquoted_function(self, cut: str, it: tuple) -> ConfSyntaxError:
-        """nats-server would keep only what comes before the first `}`: say so instead of guessing."""
-        data, p = self.data, it[4]
-        while p < len(data) and data[p] not in b"\t\n\x0b\x0c\r ,;":
-            p += 1
-        whole = cut + go_text_of(data[it[4] : p])
-        while whole.endswith("}") and whole.count("}") > whole.count("{"):
-            whole = whole[:-1]
+        """nats-server keeps only what comes before the first `}`: say so, with the fix (the whole destination
+        in quotes), instead of guessing (the jar's ConfReader.unquotedFunction: the destination goes on to the
+        first white space, or `,` or `;` outside `{{ }}` and parentheses; a `}` closing its map is not its own)."""
+        data = self.data
+        start = end = it[4] - len(it[1])
+        depth = 0
+        while end < len(data):
+            c = data[end]
+            if c in b" \t\n\x0b\x0c\r" or (depth == 0 and c in b",;})"):
+                break
+            depth += 1 if c in b"{(" else -1 if c in b"})" else 0
+            end += 1
+        whole = go_text_of(data[start:end])
         return ConfSyntaxError(
             f"unquoted destination on line {it[2]} holds {{{{...}}}}: nats-server reads an unquoted value only up to "
             f"its first '}}' (here {go_quote(cut)}); put the destination in quotes: {go_quote(whole)}"

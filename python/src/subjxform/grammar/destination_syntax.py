@@ -28,7 +28,7 @@ LEFT = "left"
 RIGHT = "right"
 RANDOM = "random"
 FWC = "fwc"  # the trailing `>`: every token the source's `>` matched
-LOST = "lost"  # `{{partition(0,…)}}` on a line whose server panics on it: the message is lost
+CRASH = "crash"  # `{{partition(0,…)}}` on a line whose server panics on it: its process exits (crash_words); NULL
 
 NOT_ENOUGH_ARGS = "invalid mapping destination: not enough arguments passed to the function"
 TOO_MANY_ARGS = "invalid mapping destination: too many arguments passed to the function"

@@ -24,7 +24,7 @@ from .go_bytes import go_lower
 from .go_quote import go_quote
 from .keyed_draw import text_salt
 from .server_version import NEWEST, ServerVersion, resolve
-from .subject_transform import Transform, apply_reference, compile_transform
+from .subject_transform import Transform, apply_reference, compile_transform, crash_words
 from .subjects import compile_filter, filter_matches, is_valid_subject, literal_tokens
 
 # ---------------------------------------------------------------------------------------------------
@@ -114,7 +114,8 @@ class Rule:
 @dataclass(frozen=True)
 class MappingProblem:
     """One problem of a table: ``rule`` (its source; None when the text cannot be read), ``destination``
-    (the entry concerned; None when the problem is the rule's), ``severity`` ('error' or 'warning')."""
+    (the entry concerned; None when the problem is the rule's), ``severity`` ('error': the server refuses it;
+    'crash': it loads it and its process exits on the first message the destination maps; 'warning')."""
 
     rule: str | None
     destination: str | None
@@ -124,6 +125,10 @@ class MappingProblem:
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
+
+    @property
+    def is_crash(self) -> bool:
+        return self.severity == "crash"
 
     def __str__(self) -> str:
         where = []
@@ -251,29 +256,80 @@ def _reason_of(e: Exception) -> str | None:
     return getattr(e, "reason", None)
 
 
+# Where a mappings block comes from, which decides how much of it a server loads (the jar's MappingSource).
+CONFIG_FILE = (
+    "config file"  # a config file's block (top-level or an account's): any error and the server does not start
+)
+ACCOUNT_JWT = (
+    "account JWT"  # an account JWT's claim: a claim nats-io/jwt refuses refuses the account; else rule by rule
+)
+
+
+def mapping_source(block: Obj) -> str:
+    """The source a table's own shape says (MappingSource.of): written as an account JWT writes it (every rule a
+    list of ``{subject, weight, cluster}`` entries, at least one) it is a JWT's, anything else a config file's."""
+    values = [v for _, v in block.entries]
+    jwt_shaped = all(
+        isinstance(v, Arr) and all(isinstance(o, Obj) and _is_jwt_entry(o) for o in v.items) for v in values
+    ) and any(isinstance(v, Arr) and v.items for v in values)
+    return ACCOUNT_JWT if jwt_shaped else CONFIG_FILE
+
+
+@dataclass(frozen=True)
+class MappingLoad:
+    """What a server of one release loads of a mappings block (MappingTable.load): the ``applied`` rules (in
+    written order), those ``left_out`` with the release's reason (an account JWT's rules it refuses: it loads
+    the account without them) and every problem. ``refused``: the server refuses the file (a config's block)
+    or the account (a JWT's); nothing of it is applied."""
+
+    source: str
+    applied: tuple[str, ...]
+    left_out: tuple[tuple[str, str], ...]
+    problems: tuple[MappingProblem, ...]
+
+    @property
+    def refused(self) -> bool:
+        return any(p.is_error for p in self.problems)
+
+    @property
+    def crashes(self) -> tuple[MappingProblem, ...]:
+        return tuple(p for p in self.problems if p.is_crash)
+
+
 def compile_mappings(
     mappings: MappingsValue | Obj, server_version=None, compile_destination: DestinationCompiler | None = None
 ) -> MappingTable:
-    """The table ``mappings`` holds, as the given nats-server line (None: the newest) accepts it.
-    Raises :class:`InvalidMappings` with the jar's text when the jar would refuse it."""
-    rules, problems = analyse(
+    """The table ``mappings`` holds, as the given nats-server line (None: the newest) loads it (from where its
+    shape says it was written: :func:`mapping_source`). Raises :class:`InvalidMappings` with the jar's text
+    when the jar would refuse it."""
+    rules, loaded = analyse(
         mappings if isinstance(mappings, Obj) else mappings_text(mappings), server_version, compile_destination
     )
-    errors = [p for p in problems if p.is_error]
-    if errors:
-        raise InvalidMappings(errors)
-    return MappingTable(tuple(rules), tuple(problems), server_version)
+    if loaded.refused:
+        raise InvalidMappings([p for p in loaded.problems if p.is_error])
+    return MappingTable(tuple(rules), loaded.problems, server_version)
 
 
 def validate_mappings(
     mappings: MappingsValue, server_version=None, compile_destination: DestinationCompiler | None = None
 ) -> list[MappingProblem]:
-    """Every error and reading warning of the table (not the jar's overlap warnings)."""
-    return analyse(mappings_text(mappings), server_version, compile_destination)[1]
+    """Every error, crash and reading warning of the table (not the jar's overlap warnings)."""
+    return list(analyse(mappings_text(mappings), server_version, compile_destination)[1].problems)
+
+
+def load_mappings(mappings: MappingsValue | Obj, server_version=None, source: str | None = None) -> MappingLoad:
+    """What a server of ``server_version`` (None: the newest) loads of the table, read from ``source``
+    (:data:`CONFIG_FILE` or :data:`ACCOUNT_JWT`; None: what its shape says), as the jar's MappingTable.load."""
+    try:
+        doc = mappings if isinstance(mappings, Obj) else parse_mappings(mappings_text(mappings))
+    except ConfSyntaxError as e:
+        return MappingLoad(CONFIG_FILE, (), (), (MappingProblem(None, None, "error", str(e)),))
+    version = _resolve_version(server_version)
+    return _analyse_block(doc, version, _core_compiler, source or mapping_source(doc))[1]
 
 
 def analyse(text: str | Obj, server_version=None, compile_destination: DestinationCompiler | None = None):
-    """(the rules that passed every check, every problem) of a table's text."""
+    """(the rules a server loads, its :class:`MappingLoad`) of a table's text, read from where its shape says."""
     if compile_destination is None:
         compile_destination = _core_compiler
         version = _resolve_version(server_version)
@@ -282,8 +338,8 @@ def analyse(text: str | Obj, server_version=None, compile_destination: Destinati
     try:
         doc = text if isinstance(text, Obj) else parse_mappings(text)  # an Obj: a block read already
     except ConfSyntaxError as e:
-        return [], [MappingProblem(None, None, "error", str(e))]
-    return _analyse_block(doc, version, compile_destination)
+        return [], MappingLoad(CONFIG_FILE, (), (), (MappingProblem(None, None, "error", str(e)),))
+    return _analyse_block(doc, version, compile_destination, mapping_source(doc))
 
 
 def _resolve_version(server_version):
@@ -297,7 +353,119 @@ class _RuleFailed(Exception):
     """The first failing check of a rule ends it (the jar's non-local return)."""
 
 
-def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
+def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler, source: str):
+    """The block as a server of ``version`` loads it from ``source`` (the jar's analyseBlock): a config file's
+    all or nothing; an account JWT's claims checked first (a failure refuses the account), then rule by rule,
+    a rule the release refuses left out. A destination the release's process exits on is a crash."""
+    if source == ACCOUNT_JWT:
+        refusal = _jwt_claim_errors(doc)
+        if refusal:
+            return [], MappingLoad(source, (), (), tuple(refusal))
+    checked, problems = _check_rules(doc, version, compile_destination, source)
+    if source == CONFIG_FILE:
+        kept, left_out, said = checked, [], problems
+    else:
+        failed: dict = {}
+        for p in problems:
+            if p.is_error:
+                failed.setdefault(p.rule, p.message)
+        words = f"nats-server {version} loads the account without this rule"
+        kept = [c for c in checked if c[0] not in failed]
+        left_out = [(r, failed[r]) for r in dict.fromkeys(k for k, _ in doc.entries) if r in failed]
+        said = [
+            MappingProblem(p.rule, p.destination, "warning", f"{p.message}: {words}") if p.is_error else p
+            for p in problems
+        ]
+    crashes = [
+        MappingProblem(rule, t.destination, "crash", crash_words(t, version))
+        for rule, entries in kept
+        for _, t in entries
+        if getattr(t, "crashes_server", False)
+    ]
+    newest = _resolve_version(None) if compile_destination is _core_compiler else None
+    rules = [_build_rule(i, rule, entries, compile_destination, newest) for i, (rule, entries) in enumerate(kept)]
+    loaded = MappingLoad(source, tuple(r for r, _ in kept), tuple(left_out), tuple(said) + tuple(crashes))
+    return rules, loaded
+
+
+def _jwt_claim_errors(m: Obj) -> list[MappingProblem]:
+    """nats-io/jwt's Mapping.Validate (v2.8.2), which nats-server runs on an account JWT before it loads the
+    account, and what its JSON decoder refuses: any of them refuses the account (the jar's jwtClaimErrors)."""
+    refused = "nats-server refuses the account (account validation failed)"
+
+    def subject_errors(v: str) -> list[str]:
+        if not v:
+            return ["subject cannot be empty"]
+        out = []
+        if " " in v:
+            out.append(f"subject {go_quote(v)} cannot have spaces")
+        if v.startswith(".") or v.endswith("."):
+            out.append(f"subject {go_quote(v)} cannot start or end with a `.`")
+        if ".." in v:
+            out.append(f"subject {go_quote(v)} cannot contain consecutive `.`")
+        return out
+
+    problems: list[MappingProblem] = []
+    for rule, v in m.entries:
+
+        def error(dest, message, rule=rule):
+            return MappingProblem(rule, dest, "error", f"{message}: {refused}")
+
+        if not isinstance(v, Arr):
+            problems.append(error(None, f"a JWT mapping must be a list of entries, got {go_text(v)}"))
+            continue
+        decoded, undecodable = [], []
+        for o in v.items:
+            if not isinstance(o, Obj):
+                undecodable.append(error(None, f"a JWT mapping entry must be an object, got {go_text(o)}"))
+                continue
+            s, w = o.get("subject"), o.get("weight")
+            if s is None or isinstance(s, Null):
+                subject = ""
+            elif isinstance(s, Str):
+                subject = s.value
+            else:
+                undecodable.append(error(None, f"a JWT mapping's subject must be a string, got {go_text(s)}"))
+                continue
+            if w is None or isinstance(w, Null):
+                weight = 0
+            elif isinstance(w, Integer) and 0 <= w.value <= 255:
+                weight = w.value
+            else:
+                undecodable.append(
+                    error(None, f"JWT mapping weight must be an integer 0..255 (uint8), got {go_text(w)}")
+                )
+                continue
+            c = o.get("cluster")
+            decoded.append((subject, 100 if weight == 0 else weight, c.value if isinstance(c, Str) else ""))
+        if undecodable:
+            problems += undecodable
+            continue
+        problems += [error(None, e) for e in subject_errors(rule)]
+        problems += [error(d, e) for d, _, _ in decoded for e in subject_errors(d)]
+        problems += [
+            error(d, f"Mapping {go_quote(rule)} has a weight {w} that exceeds 100") for d, w, _ in decoded if w > 100
+        ]
+        totals: dict[str, int] = {}
+        for _, w, cluster in decoded:
+            totals[cluster] = totals.get(cluster, 0) + w
+        for cluster in sorted(totals):
+            if totals[cluster] > 100:
+                problems.append(
+                    error(
+                        None,
+                        f"Mapping {go_quote(rule)} exceeds 100% among all of it's weighted to mappings"
+                        if not cluster
+                        else f"Mapping {go_quote(rule)} in cluster {go_quote(cluster)} exceeds 100% among all of "
+                        "it's weighted to mappings",
+                    )
+                )
+    return problems
+
+
+def _check_rules(doc: Obj, version, compile_destination: DestinationCompiler, source: str):
+    """nats-server's checks of each rule (parseAccountMapDest, AddWeightedMappings): the rules that pass (as
+    (source, [(entry, transform)])), every problem."""
     problems: list = []
 
     def error(rule, dest, message):
@@ -318,7 +486,7 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
         )
 
     def parse_entry(rule: str, v) -> _Entry | None:
-        if isinstance(v, Obj) and _is_jwt_entry(v):
+        if isinstance(v, Obj) and source == ACCOUNT_JWT:
             return jwt_entry(rule, v)
         if isinstance(v, Obj):
             dest = None
@@ -446,12 +614,7 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler):
             c = None if e is None else add_weighted(rule, [e], f"Error adding mapping for {go_quote(rule)} : ")
         if c is not None:
             checked.append(c)
-
-    newest = _resolve_version(None) if compile_destination is _core_compiler else None
-    rules = [
-        _build_rule(i, source, entries, compile_destination, newest) for i, (source, entries) in enumerate(checked)
-    ]
-    return rules, problems
+    return checked, problems
 
 
 def _build_rule(index: int, source: str, entries, compile_destination: DestinationCompiler, newest) -> Rule:
@@ -583,7 +746,10 @@ def explain_reference(
         entry, destination, weight = -1, None, choice.remainder_weight
     else:
         entry, destination, weight = d.index, d.destination, d.weight
-    outcome = "dropped" if result is None else "unchanged" if result == subject else "mapped"
+    if result is None and d is not None and getattr(d.transform, "crashes_server", False):
+        outcome = "crash"  # the release's process exits on the message
+    else:
+        outcome = "dropped" if result is None else "unchanged" if result == subject else "mapped"
     return Explanation(
         r.source,
         r.index,

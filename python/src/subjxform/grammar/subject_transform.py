@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .destination_syntax import (
+    CRASH,
     FUNCTION_PATTERNS,
     FWC,
     INDEX_OUT_OF_RANGE,
     INVALID_SUBJECT,
     LEFT,
     LITERAL,
-    LOST,
     NOT_FOR_IMPORT,
     NOT_USING_ALL_WILDCARDS,
     PARTITION,
@@ -144,8 +144,16 @@ class Transform:
         return not self.keeps_empty_tokens and any(t.op == SPLIT for t in self.tokens)
 
     @property
-    def loses_messages(self) -> bool:
-        return any(t.op == LOST for t in self.tokens)
+    def crashes_server(self) -> bool:
+        """Whether the server's process exits on the first message this destination maps (2.10/2.11:
+        ``{{partition(0,…)}}``, an integer divide by zero): not one message lost, the whole server down."""
+        return any(t.op == CRASH for t in self.tokens)
+
+    @property
+    def crash_tokens(self) -> tuple[str, ...]:
+        """The destination tokens the server crashes in, as written."""
+        written = self.destination.split(".")
+        return tuple(written[i] for i, t in enumerate(self.tokens) if t.op == CRASH)
 
     @property
     def draw_salt(self) -> int:
@@ -158,6 +166,16 @@ class Transform:
 
     def keeping_empty_tokens(self) -> Transform:
         return Transform(self.source, self.destination, self.strict, self.version, self.filter, self.tokens, True)
+
+
+def crash_words(crashing: Transform, version) -> str:
+    """What a server of ``version`` does on a message that ``crashing``'s destination maps, in the words every
+    path uses (validate, the upgrade check, ``mapping``, explain, the docs): its process exits."""
+    return (
+        f"nats-server {version}'s process exits on the first message this destination maps "
+        f"({', '.join(crashing.crash_tokens)}: panic: runtime error: integer divide by zero): the whole server "
+        "goes down, with every account's traffic, not only this message"
+    )
 
 
 def compile_transform(
@@ -233,7 +251,7 @@ def compile_transform(
                 fail(in_token(NOT_FOR_IMPORT, token))
             if npwcs == 0 and version.functions_need_a_source_wildcard:
                 fail(in_token(INDEX_OUT_OF_RANGE, token))
-            op = LOST if (p.op == PARTITION and p.int_arg == 0 and not version.partition_by_zero_is_zero) else p.op
+            op = CRASH if (p.op == PARTITION and p.int_arg == 0 and not version.partition_by_zero_is_zero) else p.op
             if p.op == RANDOM:
                 out.append(DestinationToken(op, int_arg=p.int_arg))
                 continue
@@ -332,7 +350,7 @@ def apply_reference(t: Transform, subject: bytes, draw=None) -> bytes | None:
         elif d.op == RANDOM:
             n = abs(d.int_arg)
             parts.append(b"0" if n == 0 else str(draw(i, n)).encode())
-        elif d.op == LOST:
+        elif d.op == CRASH:
             return None
         elif d.op == WILDCARD:
             parts.append(toks[d.position])

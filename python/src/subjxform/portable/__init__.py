@@ -38,7 +38,7 @@ from ..arguments import (
     transform_pairs,
     type_name,
 )
-from ..configs import check_cluster_name, mappings_argument
+from ..configs import check_table, mappings_argument
 from ..grammar import server_version as versions
 from ..grammar.conf_value import Obj
 from ..grammar.filter_transforms import InvalidStreamConfig, compile_filter_transforms
@@ -464,7 +464,7 @@ def subject_map(
         >>> df.select(portable.subject_map("subject", {"orders.*.*": "shipments.$2.$1"}))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_cluster_name(cluster, mappings, server_version)
+    check_table(cluster, mappings, server_version)
     tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map", cluster)
 
@@ -501,7 +501,7 @@ def subject_map_explain(
         >>> df.select(portable.subject_map_explain("subject", "orders.* orders.v2.$1").alias("why"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_cluster_name(cluster, mappings, server_version)
+    check_table(cluster, mappings, server_version)
     tree = _map_tree("subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version)
     return _column(tree, subject, key, "subject_map_explain", cluster)
 

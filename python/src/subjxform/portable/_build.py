@@ -18,10 +18,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..grammar.destination_syntax import (
+    CRASH,
     FWC,
     LEFT,
     LITERAL,
-    LOST,
     PARTITION,
     RANDOM,
     RIGHT,
@@ -391,7 +391,7 @@ def transform_output(t: Transform, parts: SubjectParts, draws: Draws | None) -> 
                 pieces.append(lit("0") if n == 0 else null("string"))
             else:
                 pieces.append(cast(draws.draw(t, i, n), "string"))
-        elif d.op == LOST:
+        elif d.op == CRASH:
             return null("string")
         elif d.op == WILDCARD:
             pieces.append(parts.token(d.position))
@@ -430,7 +430,7 @@ def _longest_safe_subject(t: Transform) -> int:
     for token in t.tokens:
         if token.op == LITERAL:
             constant += len(token.string.encode("utf-8", "surrogatepass"))
-        elif token.op in (PARTITION, RANDOM, LOST):
+        elif token.op in (PARTITION, RANDOM, CRASH):
             constant += 20  # a decimal number
         else:
             slot = "rest" if token.op == FWC or (rest is not None and token.position >= rest) else token.position

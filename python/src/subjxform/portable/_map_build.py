@@ -124,8 +124,9 @@ def _explained(
 ) -> Node:
     """The explanation's struct for one outcome of the draw (`d` None: the loss)."""
     entry = -1 if d is None or d.is_remainder else d.index
+    crashes = d is not None and getattr(d.transform, "crashes_server", False)  # the release's process exits
     outcome = case(
-        (call("isnull", result), lit("dropped")),
+        (call("isnull", result), lit("crash" if crashes else "dropped")),
         (call("=", result, subject), lit("unchanged")),
         otherwise=lit("mapped"),
     )

@@ -13,7 +13,9 @@ from subjxform.functions import ColumnOrName, MappingsValue, subject_matches
 from ._query import explained, mappings_plan
 from ._render import Report, Table, share
 
-OUTCOMES = ("mapped", "unchanged", "dropped", "no_match")
+# subject_map_explain's outcomes; "crash": the release's server process exits on the message (2.10/2.11 on
+# {{partition(0,...)}}), and with it every account's traffic
+OUTCOMES = ("mapped", "unchanged", "dropped", "no_match", "crash")
 
 
 @dataclass(frozen=True)
@@ -177,11 +179,19 @@ def _text(plan: list[dict], rows: list[dict], c: _Counts) -> list:
             [True, False, False, True, True, False],
         ),
         "outcomes: "
-        + ", ".join(f"{o} {n:,}" for o, n in c.outcomes.items())
+        + ", ".join(f"{o} {n:,}" for o, n in c.outcomes.items() if n or o != "crash")  # (a crash only when one is)
         + (
             f"; {c.not_subjects:,} not subjects (NULL or not a literal subject: no rule takes them)"
             if c.not_subjects
             else ""
+        ),
+        *(
+            [
+                f"CRASH: {c.outcomes['crash']:,} messages would make the server's process exit (the first one "
+                "brings the whole server down, every account's traffic with it; validate names the destinations)"
+            ]
+            if c.outcomes["crash"]
+            else []
         ),
         "never fire: " + (", ".join(f"{i} ({plan[i]['rule']})" for i in never) if never else "none"),
         "no rule takes: "

@@ -1,21 +1,37 @@
-"""Server upgrade: one table on two nats-server lines, the rules whose verdict changes and, per rule, the
-messages whose delivered subject changes."""
+"""Server upgrade: one table on two nats-server releases, as each release's server loads it (a config file's
+block whole, an account JWT's rule by rule), the rules whose fate changes and, per rule, the messages whose
+delivered subject changes."""
 
 from __future__ import annotations
+
+import warnings
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from subjxform.configs import mappings_argument
+from subjxform.configs import Config, mappings_argument
 from subjxform.functions import ColumnOrName, MappingsValue, _column, subject_map_explain
 from subjxform.grammar import server_version as versions
-from subjxform.grammar.mapping_table import mappings_text, validate_mappings
+from subjxform.grammar.accounts import Account, find_account, is_whole_config
+from subjxform.grammar.conf_syntax import parse_mappings
+from subjxform.grammar.mapping_table import ACCOUNT_JWT, MappingLoad, load_mappings, mappings_text
 
 from ._query import cluster_column
 from ._render import Report, Table, category_bars, cell
 
-UPGRADE_CATEGORIES = ("becomes_invalid", "becomes_valid", "changed", "newly_dropped", "newly_delivered", "unchanged")
+UPGRADE_CATEGORIES = (
+    "crashes_after",
+    "crashes_before",
+    "becomes_invalid",
+    "becomes_valid",
+    "changed",
+    "newly_dropped",
+    "newly_delivered",
+    "unchanged",
+)
 COLORS = {
+    "crashes_after": "#67001f",
+    "crashes_before": "#fdae61",
     "becomes_invalid": "#b2182b",
     "becomes_valid": "#1b7837",
     "changed": "#d95f02",
@@ -30,57 +46,98 @@ SCHEMA = (
 )
 
 
-def _errors_by_rule(mappings: MappingsValue, server_version: str) -> dict[str | None, str]:
-    """The table's errors on a line, by rule (None: the text as a whole), in nats-server's words. Read by the
-    engine's Python port (the same checks and texts as the jar's, kept equal by the differential tests), so the
-    report needs no JVM of its own: it runs under Spark Connect as in a classic session."""
-    version = versions.parse(server_version)  # an unsupported line: ValueError naming the supported ones
-    errors: dict[str | None, str] = {}
-    for p in validate_mappings(mappings_text(mappings_argument(mappings)), version):
-        if p.is_error:
-            errors.setdefault(p.rule, p.message)
-    return errors
+def _table(spark, mappings, account: str | None, server_version: str) -> str:
+    """The table the servers apply: ``mappings`` itself, or in a whole server config (or account JWTs)
+    ``account``'s block as written (its name or public key; None: the top-level block, else the only account's),
+    read by the accounts reader (nats-server's checks of the whole file; a path's includes too)."""
+    text = mappings_argument(mappings)
+    if not isinstance(text, (str, dict)):
+        raise TypeError(f"mappings must be a table (a str or a dict) or a config, not {type(text).__name__}")
+    if isinstance(text, str) and (account is not None or is_whole_config(text)):
+        from subjxform.accounts import accounts_plan
+
+        config: Config = mappings  # a path keeps its folder: the config's includes are read from it
+        plan = accounts_plan(spark, config, server_version)
+        accounts = [
+            Account(a["name"], a["id"], None if a["mappings"] is None else parse_mappings(a["mappings"]), "")
+            for a in plan["accounts"]
+        ]
+        return {a["id"]: a["mappings"] for a in plan["accounts"]}[find_account(accounts, account).id]
+    if account is not None:
+        raise ValueError("account picks an account of a whole server config or of account JWTs: mappings is one table")
+    return mappings_text(text)
+
+
+class _Loaded:
+    """What one release loads of the table (the grammar's MappingTable.load: the jar's checks and texts, so the
+    report needs no JVM of its own and runs under Spark Connect as in a classic session): the errors by rule
+    (None: the text as a whole) that make its server refuse the table (a config file's: the server does not
+    start) or the account (a JWT's claims), the rules it leaves out of a JWT's account, the destinations its
+    process exits on."""
+
+    def __init__(self, table: str, version: str):
+        self.version = version
+        self.load: MappingLoad = load_mappings(table, versions.parse(version))  # ValueError: an unsupported line
+        self.errors: dict[str | None, str] = {}
+        for p in self.load.problems:
+            if p.is_error:
+                self.errors.setdefault(p.rule, p.message)
+        self.left_out = dict(self.load.left_out)
+        self.crashes: dict[str | None, str] = {}
+        for p in self.load.crashes:
+            self.crashes.setdefault(p.rule, p.message)
+
+    @property
+    def accepted(self) -> bool:
+        return not self.load.refused
 
 
 def _category(before: Column, after: Column) -> Column:
-    # A NULL result is a message the server does not deliver: dropped by a weight, or lost (2.10/2.11 crash
-    # on `{{partition(0,...)}}`).
+    # A crash first: the release's server process exits on the message (2.10/2.11 on {{partition(0,...)}}),
+    # and every later message of every account is lost with it. A NULL result otherwise is a message the
+    # server does not deliver: dropped by a weight or for an empty token.
     return (
-        F.when(before["result"].eqNullSafe(after["result"]), "unchanged")
+        F.when(after["outcome"] == "crash", "crashes_after")
+        .when(before["outcome"] == "crash", "crashes_before")
+        .when(before["result"].eqNullSafe(after["result"]), "unchanged")
         .when(after["result"].isNull(), "newly_dropped")
         .when(before["result"].isNull(), "newly_delivered")
         .otherwise("changed")
     )
 
 
-def _query(messages, mappings, from_version, to_version, accepted, subject, cluster, seed, key) -> list:
-    """Per (rule, category): the messages and the smallest example (subject, before, after). A table one line
-    refuses is refused whole by that line's server: its messages are counted on the other line alone."""
+def _query(messages, table, before: _Loaded, after: _Loaded, subject, cluster, seed, key) -> list:
+    """Per (rule, category): the messages and the smallest example (subject, before, after). Each release's
+    subject_map_explain loads the table as that release does (the table's shape says from where). A table one
+    release refuses whole (a config file's) is refused by its server: its messages are counted on the other
+    release alone."""
     cl = cluster_column(cluster, messages)
 
     def explained(version: str) -> Column:
-        return subject_map_explain(subject, mappings, cl, seed, key, version)
+        with warnings.catch_warnings():  # (the rules left out and the crashes are the report's own lines)
+            warnings.simplefilter("ignore", UserWarning)
+            return subject_map_explain(subject, table, cl, seed, key, version)
 
-    if accepted[from_version] and accepted[to_version]:
+    if before.accepted and after.accepted:
         both = messages.select(
             _column(subject).alias("subject"),
-            explained(from_version).alias("before"),
-            explained(to_version).alias("after"),
+            explained(before.version).alias("before"),
+            explained(after.version).alias("after"),
         ).where(F.col("before").isNotNull())
         category = _category(F.col("before"), F.col("after"))
-        rule_index, rule = F.col("before.rule_index"), F.col("before.rule")
+        # A rule one release leaves out of the account: its messages under the rule that takes them where it is.
+        rule_index = F.coalesce(F.col("before.rule_index"), F.col("after.rule_index"))
+        rule = F.coalesce(F.col("before.rule"), F.col("after.rule"))
         before_result, after_result = F.col("before.result"), F.col("after.result")
-    elif accepted[from_version] or accepted[to_version]:
-        valid = from_version if accepted[from_version] else to_version
-        both = messages.select(_column(subject).alias("subject"), explained(valid).alias("x")).where(
+    elif before.accepted or after.accepted:
+        valid = before if before.accepted else after
+        both = messages.select(_column(subject).alias("subject"), explained(valid.version).alias("x")).where(
             F.col("x").isNotNull()
         )
-        category = F.lit("becomes_invalid" if valid == from_version else "becomes_valid")
+        category = F.lit("becomes_invalid" if valid is before else "becomes_valid")
         rule_index, rule = F.col("x.rule_index"), F.col("x.rule")
         nothing = F.lit(None).cast("string")
-        before_result, after_result = (
-            (F.col("x.result"), nothing) if valid == from_version else (nothing, F.col("x.result"))
-        )
+        before_result, after_result = (F.col("x.result"), nothing) if valid is before else (nothing, F.col("x.result"))
     else:
         return []
     rows = (
@@ -99,7 +156,7 @@ def _query(messages, mappings, from_version, to_version, accepted, subject, clus
     )
 
 
-def _rows(counted: list, before_errors: dict, after_errors: dict) -> list[tuple]:
+def _rows(counted: list, before: _Loaded, after: _Loaded) -> list[tuple]:
     """The report's rows (SCHEMA), and a row for each rule whose verdict changes with no message to show."""
     rows = [
         (
@@ -110,28 +167,34 @@ def _rows(counted: list, before_errors: dict, after_errors: dict) -> list[tuple]
             r["example"]["subject"],
             r["example"]["before"],
             r["example"]["after"],
-            before_errors.get(r["rule"]),
-            after_errors.get(r["rule"]),
+            before.errors.get(r["rule"]) or before.left_out.get(r["rule"]),
+            after.errors.get(r["rule"]) or after.left_out.get(r["rule"]),
         )
         for r in counted
     ]
     shown = {(c, r) for c, _, r, *_ in rows}
-    for rule in sorted(set(before_errors) ^ set(after_errors), key=str):
-        change = "becomes_valid" if rule in before_errors else "becomes_invalid"
+    for rule in sorted(set(before.errors) ^ set(after.errors), key=str):
+        change = "becomes_valid" if rule in before.errors else "becomes_invalid"
         if (change, rule) not in shown:
-            rows.append((change, None, rule, 0, None, None, None, before_errors.get(rule), after_errors.get(rule)))
+            rows.append((change, None, rule, 0, None, None, None, before.errors.get(rule), after.errors.get(rule)))
     return rows
 
 
-def _facts(rows: list[tuple], before_errors: dict, after_errors: dict) -> dict:
+def _facts(rows: list[tuple], before: _Loaded, after: _Loaded) -> dict:
     totals = {c: 0 for c in UPGRADE_CATEGORIES}
     for c, _, _, m, *_ in rows:
         totals[c] += m
     return {
         "total": sum(totals.values()),
         "totals": totals,
-        "becomes_invalid": {r: e for r, e in after_errors.items() if r not in before_errors},
-        "becomes_valid": {r: e for r, e in before_errors.items() if r not in after_errors},
+        "source": before.load.source,
+        "becomes_invalid": {r: e for r, e in after.errors.items() if r not in before.errors},
+        "becomes_valid": {r: e for r, e in before.errors.items() if r not in after.errors},
+        # an account JWT's rules one release leaves out of the account and the other loads
+        "becomes_loaded": {r: e for r, e in before.left_out.items() if r not in after.left_out},
+        "becomes_left_out": {r: e for r, e in after.left_out.items() if r not in before.left_out},
+        "crashes_before": before.crashes,
+        "crashes_after": after.crashes,
         "by_rule": {(c, r): m for c, _, r, m, *_ in rows},
     }
 
@@ -144,13 +207,27 @@ def _rule_text(i, r, messages=0) -> str:
 
 def _text(rows: list[tuple], facts: dict, from_version: str, to_version: str) -> list:
     parts: list = [f"Server upgrade {from_version} -> {to_version}: {facts['total']:,} messages"]
-    for title, found, verdict in (
-        ("become invalid", facts["becomes_invalid"], to_version),
-        ("become valid", facts["becomes_valid"], from_version),
+    for version, crashes, category in (
+        (to_version, facts["crashes_after"], "crashes_after"),
+        (from_version, facts["crashes_before"], "crashes_before"),
     ):
-        parts.append(f"rules that {title}:" + (" none" if not found else ""))
+        for r, words in crashes.items():
+            taken = sum(m for c, _, rule, m, *_ in rows if c == category and rule == r)
+            parts.append(f"CRASH on {version}: rule {r}: {words} ({taken:,} such messages here)")
+    found_by = [
+        ("rules that become invalid", facts["becomes_invalid"], to_version, "says"),
+        ("rules that become valid", facts["becomes_valid"], from_version, "said"),
+    ]
+    if facts["source"] == ACCOUNT_JWT:  # an account JWT's server loads the account without the rules it refuses
+        found_by += [
+            ("rules loaded into the account after, left out before", facts["becomes_loaded"], from_version, "said"),
+            ("rules left out of the account after, loaded before", facts["becomes_left_out"], to_version, "says"),
+        ]
+    for title, found, verdict, said in found_by:
+        parts.append(f"{title}:" + (" none" if not found else ""))
         parts += [
-            f"  {_rule_text(None, r)}: {verdict} says: {e}" for r, e in sorted(found.items(), key=lambda kv: str(kv[0]))
+            f"  {_rule_text(None, r)}: {verdict} {said}: {e}"
+            for r, e in sorted(found.items(), key=lambda kv: str(kv[0]))
         ]
     parts.append(
         Table(
@@ -173,50 +250,63 @@ def _chart(facts: dict, from_version: str, to_version: str):
 
 def server_upgrade(
     messages: DataFrame,
-    mappings: MappingsValue,
+    mappings: MappingsValue | Config,
     from_version: str,
     to_version: str,
     subject: ColumnOrName = "subject",
     cluster: ColumnOrName | None = None,
     seed: int | None = 0,
     key: ColumnOrName | None = None,
+    account: str | None = None,
 ) -> Report:
-    """What moving the servers that apply ``mappings`` from nats-server line ``from_version`` to
-    ``to_version`` (e.g. ``"2.10"`` to ``"2.15"``) changes: the rules that become invalid or valid (with
-    each line's error), and per rule the messages of ``messages`` whose delivered subject changes:
-    ``changed``, ``newly_dropped`` (delivered before, not after), ``newly_delivered`` (not delivered before:
-    e.g. lost on 2.10/2.11, whose servers crash on ``{{partition(0,...)}}``), ``unchanged``; with an example
-    of each. ``cluster``: the column of the cluster each message entered, as in every report. Both lines
-    draw with the same ``seed`` (and ``key``), so weighted choices differ only where
-    the lines do. A table one line refuses is refused whole by that line's server: its messages are
-    counted on the other line, under the rule that takes them there, as ``becomes_valid`` or
-    ``becomes_invalid``. Runs in classic PySpark and under Spark Connect alike.
+    """What moving the servers that apply ``mappings`` from nats-server release ``from_version`` to
+    ``to_version`` (a line such as ``"2.10"`` or a release such as ``"2.11.11"``) changes, each release
+    loading the table as its server loads it from where it is written: a config file's block whole (a table
+    one release refuses is refused by its server, which does not start), an account JWT's rule by rule (a
+    rule the release refuses is left out of the account, the others apply). Reported: the rules that become
+    invalid or valid, the JWT's rules one release leaves out and the other loads (with each release's error),
+    the destinations on which a release's server process exits, and per rule the messages of ``messages``
+    whose delivered subject changes: ``crashes_after`` (the new release's server exits on the message, and
+    the whole server goes down with it), ``crashes_before`` (the old one's does; the new one delivers it),
+    ``changed``, ``newly_dropped`` (delivered before, not after), ``newly_delivered``, ``unchanged``; with an
+    example of each. A config file's table one release refuses: its messages are counted on the other
+    release, under the rule that takes them there, as ``becomes_valid`` or ``becomes_invalid``. Both
+    releases draw with the same ``seed`` (and ``key``), so weighted choices differ only where the releases
+    do. ``cluster``: the column of the cluster each message entered, as in every report. Runs in classic
+    PySpark and under Spark Connect alike.
 
     Args:
-        messages: the recorded messages.
-        mappings: the mapping table the servers apply, as ``subject_map`` takes it.
-        from_version: the line the servers run now, e.g. ``"2.10"``.
-        to_version: the line to move to, e.g. ``"2.15"``.
+        messages: the recorded messages (of one account, when ``mappings`` is a whole config).
+        mappings: the mapping table the servers apply, as ``subject_map`` takes it (an account JWT's table
+            in the JWT's shape), or a whole nats-server config or account JWTs (a path or the text), of
+            which ``account``'s table.
+        from_version: the release (or line) the servers run now, e.g. ``"2.10"``.
+        to_version: the release (or line) to move to, e.g. ``"2.15"``.
         subject: the subject column, as in :func:`rule_coverage`.
         cluster: the cluster column, as in :func:`rule_coverage`.
         seed: the draws' seed, as in :func:`rule_coverage`.
         key: a per-message draw key, as in :func:`rule_coverage`.
+        account: in a whole config, the account whose table applies: its name or public key (None: the
+            top-level block, else the only account with one).
 
     Returns:
-        The :class:`Report` (``facts``: ``becomes_invalid``, ``becomes_valid`` and the count of each change).
+        The :class:`Report` (``facts``: ``becomes_invalid``, ``becomes_valid``, ``becomes_loaded``,
+        ``becomes_left_out``, ``crashes_before``, ``crashes_after`` and the count of each change).
 
     Raises:
-        ValueError: an unsupported server version (the message names the supported lines).
+        ValueError: an unsupported server version (the message names the supported lines), or an account
+            that is not in the config.
 
     Examples:
         >>> print(server_upgrade(traffic, table, "2.10", "2.15"))  # doctest: +SKIP
     """
-    errors = {v: _errors_by_rule(mappings, v) for v in (from_version, to_version)}
-    before_errors, after_errors = errors[from_version], errors[to_version]
-    accepted = {v: not errors[v] for v in (from_version, to_version)}
-    counted = _query(messages, mappings, from_version, to_version, accepted, subject, cluster, seed, key)
-    rows = _rows(counted, before_errors, after_errors)
-    facts = _facts(rows, before_errors, after_errors)
+    for v in (from_version, to_version):
+        versions.parse(v)  # checked before Spark runs: an unsupported one names the supported lines
+    table = _table(messages.sparkSession, mappings, account, from_version)
+    before, after = _Loaded(table, from_version), _Loaded(table, to_version)
+    counted = _query(messages, table, before, after, subject, cluster, seed, key)
+    rows = _rows(counted, before, after)
+    facts = _facts(rows, before, after)
     df = messages.sparkSession.createDataFrame(rows, SCHEMA)
     return Report(
         "server upgrade",

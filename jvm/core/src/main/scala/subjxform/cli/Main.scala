@@ -40,7 +40,7 @@ object Main {
 
   val Usage: String =
     s"""usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
-       |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...
+       |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes] FILE...
        |       subjxform --help | --version | mapping --help | validate --help""".stripMargin
 
   /** The project's version (version.txt), which the build writes into the jar beside these classes. */
@@ -104,7 +104,7 @@ object Main {
   }
 
   /** What `nats server mapping` prints for one subject: the new subject, or `Error: <reason>`. */
-  def show(tr: SubjectTransform, subject: Array[Byte], ws: Workspace): Array[Byte] = {
+  def show(tr: SubjectTransform, subject: Array[Byte], ws: Workspace, version: ServerVersion): Array[Byte] = {
     def error(reason: String) = s"Error: $reason".getBytes(UTF_8)
     if (!Subjects.isValidLiteral(subject, 0, subject.length)) error(BadSubject)
     else if (!tr.matches(subject, 0, subject.length, ws)) error(NoMatch)
@@ -112,7 +112,9 @@ object Main {
       val r =
         try tr(subject, 0, subject.length, ws)
         catch { case e: SubjectTooLongException => return error(e.getMessage) }
-      if (r == null) error("the result has an empty token (nats-server drops such a message)") else r
+      if (r == null && tr.crashesServer) error(SubjectTransform.crashWords(tr, version))
+      else if (r == null) error("the result has an empty token (nats-server drops such a message)")
+      else r
     }
   }
 
@@ -160,7 +162,9 @@ object Main {
               return 1
           }
         val ws = new Workspace
-        def print(subject: Array[Byte]): Unit = { out.write(show(tr, subject, ws)); out.println(); out.println() }
+        def print(subject: Array[Byte]): Unit = {
+          out.write(show(tr, subject, ws, version)); out.println(); out.println()
+        }
         if (subjects.nonEmpty) subjects.foreach(print)
         else {
           out.println("Enter subjects to test, empty subject terminates.")
@@ -195,14 +199,17 @@ object Main {
       out.println(usageError("subjxform validate", "--upgrade-to needs --server-version (the line upgraded from)"))
       return 2
     }
+    val allowCrashes = args.contains("--allow-crashes")
     def again(file: String): List[Array[Byte]] =
       (version.map(v => List("--server-version", v.name)).getOrElse(Nil) ++
-        upgradeTo.map(v => List("--upgrade-to", v.name)).getOrElse(Nil) ++ List(file)).map(_.getBytes(UTF_8))
+        upgradeTo.map(v => List("--upgrade-to", v.name)).getOrElse(Nil) ++
+        (if (allowCrashes) List("--allow-crashes") else Nil) ++ List(file)).map(_.getBytes(UTF_8))
     val forced = args.collect {
       case "--mappings" => Validate.Mappings
       case "--stream" => Validate.Stream
     }
-    args.filterNot(a => a == "--mappings" || a == "--stream") match {
+    val flags = Set("--mappings", "--stream", "--allow-crashes")
+    args.filterNot(flags) match {
       case files @ (_ :: _ :: _) if forced.size <= 1 && files.forall(f => f != "-" && !f.startsWith("-")) =>
         // Several files: each one's report, its summary line led by its name; the worst exit code.
         files.map { file =>
@@ -236,11 +243,11 @@ object Main {
           }
         val from = version.getOrElse(ServerVersion.Newest)
         upgradeTo match {
-          case Some(to) => Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to)
-          case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from)
+          case Some(to) => Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to, allowCrashes)
+          case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from, allowCrashes)
         }
       case rest =>
-        val problem = args.find(a => a.startsWith("-") && a != "-" && a != "--mappings" && a != "--stream")
+        val problem = args.find(a => a.startsWith("-") && a != "-" && !flags(a))
           .map(a => s"unknown option $a")
           .getOrElse(if (forced.size > 1) "--mappings or --stream, not both"
             else if (rest.isEmpty) "FILE is needed"

@@ -4,7 +4,7 @@ import java.io.PrintStream
 
 import subjxform.config.{
   Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, GoBytes, InvalidStreamConfigException,
-  MappingProblem, MappingTable, StreamConfig, StreamConfigJson, StreamPlan
+  MappingLoad, MappingProblem, MappingSource, MappingTable, StreamConfig, StreamConfigJson, StreamPlan
 }
 import subjxform.config.ConfValue._
 import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
@@ -29,7 +29,8 @@ object Validate {
   case object Stream extends Kind
 
   val Usage: String =
-    """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] FILE...
+    """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
+      |                          FILE...
       |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
       |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
       |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
@@ -39,8 +40,12 @@ object Validate {
       |  --server-version V    check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15: the release
       |                        measured for it) or as release V does (like 2.14.0 or v2.14.0); default the newest
       |  --upgrade-to W        then list the rules that become invalid or valid on W (a line or a release),
-      |                        and those whose destination behaves otherwise there
-      |  Exit code 0 valid (on V), 1 problems, 2 a usage error or an unreadable FILE.""".stripMargin
+      |                        an account JWT's rules W loads or leaves out of the account (its server
+      |                        loads a JWT rule by rule), and those whose destination behaves otherwise there
+      |  --allow-crashes       exit 0 for a mapping on which the release's server process exits (2.10 and
+      |                        2.11 on {{partition(0,...)}}): it is still reported, as a crash
+      |  Exit code 0 valid (on V), 1 problems (a crash of V's or W's server included), 2 a usage error or an
+      |  unreadable FILE.""".stripMargin
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",
@@ -57,9 +62,11 @@ object Validate {
    * to; `$NAME` references the config does not define come from `env`); returns the exit code.
    */
   def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
-      env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest): Int = {
+      env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest,
+      allowCrashes: Boolean = false): Int = {
     version.note.foreach(n => out.println(s"$name: note: $n"))
-    if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, name, out, version)
+    val verdict = Verdict(name, version, allowCrashes, out)
+    if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, verdict)
     val (kind, doc, file) =
       try read(text, name, forced, env)
       catch {
@@ -70,8 +77,37 @@ object Validate {
       }
     kind match {
       case Stream => stream(doc, name, out, version)
-      case Mappings if isServerConfig(doc) => serverConfig(file, name, out, version)
-      case Mappings => mappings(file, name, out, version)
+      case Mappings if isServerConfig(doc) => serverConfig(file, verdict)
+      case Mappings => mappings(file, verdict)
+    }
+  }
+
+  /**
+   * How a check ends: the problems' count and exit code for the release checked (`version`). An error: the
+   * server refuses it (1). A crash: the server loads it and its process exits on the first message the
+   * destination maps (1 unless `allowCrashes`). Warnings: 0.
+   */
+  private final case class Verdict(name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream) {
+    def summarise(problems: Seq[ConfigProblem], counted: String, refusal: String): Int = {
+      val errors = problems.count(_.isError)
+      val crashes = problems.count(_.isCrash)
+      val warnings = problems.size - errors - crashes
+      val others = Seq(
+        Some(plural(crashes, "crash", "crashes")).filter(_ => crashes > 0 && errors > 0),
+        Some(plural(warnings, "warning")).filter(_ => warnings > 0)).flatten.map(", " + _).mkString
+      if (errors > 0) {
+        out.println(s"$name: ${plural(errors, "error")}$others ($counted): $refusal")
+        1
+      } else if (crashes > 0 && !allowCrashes) {
+        out.println(s"$name: ${plural(crashes, "crash", "crashes")}$others ($counted): nats-server $version " +
+          "loads it, and its process exits on the first message such a destination maps (--allow-crashes to " +
+          "accept that)")
+        1
+      } else {
+        val allowed = if (crashes > 0) s", ${plural(crashes, "crash", "crashes")} (allowed)" else ""
+        out.println(s"OK: $counted$allowed$others")
+        0
+      }
     }
   }
 
@@ -87,7 +123,7 @@ object Validate {
         case Some(o) => return (Stream, o, null)
         case None =>
       }
-    val file = ConfSyntax.parseText(text, name, env)
+    val file = ConfSyntax.parseText(text, name, env, collectUnquotedBraces = true)
     (forced.getOrElse(kindOf(file.root)), file.root, file)
   }
 
@@ -110,10 +146,22 @@ object Validate {
 
   private def isMappingsKey(k: String): Boolean = Set("mappings", "maps")(GoBytes.lower(k))
 
-  /** A nats-server config file, rather than one mappings block's content. */
+  /**
+   * A nats-server config file, rather than one mappings block's content: it has server settings, or an
+   * entry holding a block that is no rule's destination (`mapping { a.*: b.$1 }`: a misspelled `mappings`,
+   * which nats-server reads as a config's unknown field, and so is it reported).
+   */
   private def isServerConfig(doc: Obj): Boolean =
-    doc.entries.exists { case (k, _) => ServerKeys(GoBytes.lower(k)) || GoBytes.lower(k) == "resolver_preload" } &&
-      !isWrappedBlock(doc)
+    doc.entries.exists { case (k, v) =>
+      ServerKeys(GoBytes.lower(k)) || GoBytes.lower(k) == "resolver_preload" || nestedBlock(v)
+    } && !isWrappedBlock(doc)
+
+  private def nestedBlock(v: ConfValue): Boolean = v match {
+    case o: Obj => o.entries.nonEmpty && !o.entries.exists { case (k, _) =>
+        Set("dest", "destination", "weight", "cluster", "subject")(GoBytes.lower(k))
+      }
+    case _ => false
+  }
 
   /** `mappings { ... }` alone: one block pasted with its key, not a server config. */
   private def isWrappedBlock(doc: Obj): Boolean = doc.entries match {
@@ -121,12 +169,18 @@ object Validate {
     case _ => false
   }
 
-  /** One mappings block's content (not a server config): every problem of its rules. */
-  private def mappings(file: ConfFile, name: String, out: PrintStream, version: ServerVersion): Int = {
+  /**
+   * One mappings block's content (not a server config): every problem of its rules, as a server loads a
+   * block written that way (a JWT's shape: rule by rule; else as a config file's).
+   */
+  private def mappings(file: ConfFile, verdict: Verdict): Int = {
     val block = soleBlock(file.root)
-    val problems =
-      MappingTable.validate(block, version).map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
-    report(file, name, problems, plural(block.entries.size, "mapping"), out)
+    val load = MappingTable.load(block, verdict.version, MappingSource.of(block))
+    val problems = load.problems.map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
+    val counted = plural(block.entries.size, "mapping") +
+      (if (load.source == MappingSource.AccountJwt) s" (an account JWT's, ${plural(load.applied.size, "loaded")})"
+       else "")
+    report(file, problems, counted, verdict)
   }
 
   /**
@@ -134,11 +188,13 @@ object Validate {
    * mappings, each account's mappings, exports and imports (or, in operator mode, the account JWTs of
    * `resolver_preload`), `include`s and variables resolved as nats-server resolves them.
    */
-  private def serverConfig(file: ConfFile, name: String, out: PrintStream, version: ServerVersion): Int = {
+  private def serverConfig(file: ConfFile, verdict: Verdict): Int = {
+    val (name, out, version) = (verdict.name, verdict.out, verdict.version)
     val doc = file.root
     val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
-    val topProblems = for ((label, block) <- top; p <- MappingTable.validate(block, version))
-      yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
+    val topProblems =
+      for ((label, block) <- top; p <- MappingTable.load(block, version, MappingSource.ConfigFile).problems)
+        yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
     val accounts =
       try Accounts.fromDocument(doc, version)
       catch {
@@ -155,40 +211,32 @@ object Validate {
          s"${plural(imports, "import")}"
        else "") +
       (if (accounts.jwtMode) " (account JWTs)" else "")
-    report(file, name, topProblems ++ accounts.problems, counted, out)
+    report(file, topProblems ++ accounts.problems, counted, verdict)
   }
 
   /** Account JWTs (or their claims): what nats-server loads from them. */
-  private def accountJwts(text: String, name: String, out: PrintStream, version: ServerVersion): Int = {
+  private def accountJwts(text: String, verdict: Verdict): Int = {
+    val (name, out) = (verdict.name, verdict.out)
     val plan =
-      try Accounts.plan(text, version)
+      try Accounts.plan(text, verdict.version)
       catch {
         case e: ConfSyntaxException =>
           out.println(s"$name: error: ${e.getMessage}")
           return 1
       }
     for (p <- plan.problems) out.println(s"$name: ${p.severity}: ${p.field}: ${p.message}")
-    val errors = plan.problems.count(_.isError)
-    val warnings = plan.problems.size - errors
-    val warned = if (warnings > 0) s", ${plural(warnings, "warning")}" else ""
     val counted = s"${plural(plan.accounts.size, "account JWT")}: ${plural(plan.routes.size, "import")} in effect"
-    if (errors > 0) out.println(s"$name: ${plural(errors, "error")}$warned ($counted): nats-server would not load it")
-    else out.println(s"OK: $counted$warned")
-    if (errors > 0) 1 else 0
+    verdict.summarise(plan.problems, counted, "nats-server would not load it")
   }
 
   /** Prints the problems, `FILE:LINE: severity: field: message`, in file and line order, then a summary. */
-  private def report(
-      file: ConfFile, name: String, problems: Seq[ConfigProblem], counted: String, out: PrintStream): Int = {
+  private def report(file: ConfFile, found: Seq[ConfigProblem], counted: String, verdict: Verdict): Int = {
+    val name = verdict.name
+    val problems = file.unquotedBraces.toSeq ++ found
     val sorted = problems.map(p => (file.fileOf(p.at), p.at.line, p)).sortBy { case (f, l, _) => (f != name, f, l) }
     for ((f, l, p) <- sorted)
-      out.println(s"$f:$l: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
-    val errors = problems.count(_.isError)
-    val warnings = problems.size - errors
-    val warned = if (warnings > 0) s", ${plural(warnings, "warning")}" else ""
-    if (errors > 0) out.println(s"$name: ${plural(errors, "error")}$warned ($counted): nats-server would not accept it")
-    else out.println(s"OK: $counted$warned")
-    if (errors > 0) 1 else 0
+      verdict.out.println(s"$f:$l: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
+    verdict.summarise(problems, counted, "nats-server would not accept it")
   }
 
   /** The rule's value (a rule written twice: its last value, the one nats-server keeps), else the block. */
@@ -235,15 +283,17 @@ object Validate {
   private final case class Change(file: String, line: Int, what: String, change: String, before: String, after: String)
 
   /**
-   * Checks `text` on line `from` (printed as [[run]] prints it: the exit code is that check's), then
-   * prints `to`'s note if it has one (a release not measured) and a table of what changes on line `to`: entries that become invalid or valid (or keep an error
-   * whose text changes), and rule destinations valid on both that build another subject (naming the
-   * destination tokens that do). Every mapping destination (top-level, per account) is compared; for a
-   * stream config, the verdict.
+   * Checks `text` on release `from` (printed as [[run]] prints it), then prints `to`'s note if it has one (a
+   * release not measured) and a table of what changes on release `to`: entries that become invalid or valid
+   * (or keep an error whose text changes), an account JWT's rules that `to` loads or leaves out of the
+   * account, and rule destinations loaded on both that build another subject (naming the destination tokens
+   * that do) or on which one release's server crashes. Every mapping destination (top-level, per account,
+   * per account JWT) is compared; for a stream config, the verdict. The exit code is the check's on `from`,
+   * and 1 when a destination crashes `to`'s server (unless `allowCrashes`).
    */
   def upgrade(text: String, name: String, forced: Option[Kind], out: PrintStream, env: String => Option[String],
-      from: ServerVersion, to: ServerVersion): Int = {
-    val code = run(text, name, forced, out, env, from)
+      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false): Int = {
+    val code = run(text, name, forced, out, env, from, allowCrashes)
     if (code == 2) return code
     val changes = changesBetween(text, name, forced, env, from, to)
     out.println()
@@ -258,14 +308,34 @@ object Validate {
       val counts = changes.groupBy(_.change).toSeq.sortBy(_._1).map { case (k, v) => s"${v.size} $k" }
       out.println(counts.mkString(", "))
     }
+    val crashesAfter = changes.count(_.after.startsWith(CrashPrefix(to)))
+    if (crashesAfter > 0) {
+      out.println(
+        s"$name: nats-server $to's process exits on the first message ${if (crashesAfter == 1) "a " else ""}" +
+          s"destination${if (crashesAfter == 1) "" else "s"} above map${if (crashesAfter == 1) "s" else ""}: " +
+          (if (allowCrashes) "allowed (--allow-crashes)" else "the upgrade would bring the server down"))
+      if (!allowCrashes) return math.max(code, 1)
+    }
     code
   }
+
+  /** How [[SubjectTransform.crashWords]] starts for a release: a change whose "after" starts so crashes it. */
+  private def CrashPrefix(v: ServerVersion): String = s"nats-server $v's process exits"
+
+  /** Every mappings block of the text, where it is written, and the source a server loads it from. */
+  private final case class Block(mappings: Obj, source: MappingSource, where: Option[(String, Int)])
 
   private def changesBetween(text: String, name: String, forced: Option[Kind], env: String => Option[String],
       from: ServerVersion, to: ServerVersion): Seq[Change] = {
     if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) {
       def errors(v: ServerVersion) = Accounts.plan(text, v).problems.filter(_.isError).map(p => (p.field, p.message))
-      return verdictChanges(errors(from), errors(to)).map { case (field, c, b, a) => Change(name, 0, field, c, b, a) }
+      val refusals = verdictChanges(errors(from), errors(to)).map { case (field, c, b, a) =>
+        Change(name, 0, field, c, b, a)
+      }
+      val blocks = (try Accounts.plan(text, from).accounts
+      catch { case _: ConfSyntaxException => Nil }).flatMap(a =>
+        a.mappings.map(Block(_, MappingSource.AccountJwt, Some((name, 0)))))
+      return refusals ++ blocks.flatMap(b => ruleChanges(null, b, from, to))
     }
     val (kind, doc, file) =
       try read(text, name, forced, env)
@@ -295,15 +365,23 @@ object Validate {
           Change(name, doc.line, w, c, b, a)
         } ++ republish
       case Mappings =>
-        val blocks: Seq[Obj] =
+        val blocks: Seq[Block] =
           if (isServerConfig(doc)) {
             doc.entries.collect {
-              case (k, b: Obj) if isMappingsKey(k) => b
+              case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None)
             } ++
-              (try Accounts.fromDocument(doc, from).accounts.flatMap(_.mappings)
+              (try Accounts.fromDocument(doc, from).accounts.flatMap { a =>
+                  val jwt = a.field.startsWith("jwt") || a.field.startsWith("claims")
+                  a.mappings.map(m =>
+                    if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)))
+                    else Block(m, MappingSource.ConfigFile, None))
+                }
               catch { case _: ConfSyntaxException => Nil })
-          } else Seq(soleBlock(doc))
-        val mappingChanges = blocks.flatMap(b => destinationChanges(file, b, from, to))
+          } else {
+            val block = soleBlock(doc)
+            Seq(Block(block, MappingSource.of(block), None))
+          }
+        val mappingChanges = blocks.flatMap(b => ruleChanges(file, b, from, to))
         // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
         val others =
           if (!isServerConfig(doc)) Nil
@@ -337,40 +415,68 @@ object Validate {
     }
   }
 
-  /** Every destination of a mappings block, compiled on both lines. */
-  private def destinationChanges(file: ConfFile, block: Obj, from: ServerVersion, to: ServerVersion): Seq[Change] = {
+  /**
+   * What changes for one block's rules, as each release loads the block ([[MappingTable.load]]). A config
+   * file's block: each destination's verdict and, valid on both, what it builds. An account JWT's: the rules
+   * one release loads and the other leaves out of the account, then what the destinations of the rules both
+   * load build. `file` null: the text has no lines (account JWTs), the block's `where` says where it is.
+   */
+  private def ruleChanges(file: ConfFile, block: Block, from: ServerVersion, to: ServerVersion): Seq[Change] = {
+    val rules = block.mappings.entries.groupBy(_._1).map { case (k, vs) => k -> vs.last._2 } // the last one wins
+    val order = block.mappings.entries.map(_._1).distinct
+    def where(v: ConfValue) = block.where.getOrElse((file.fileOf(v), v.line))
+    block.source match {
+      case MappingSource.ConfigFile => order.flatMap(r => destinationChanges(r, rules(r), where, from, to))
+      case MappingSource.AccountJwt =>
+        val (before, after) =
+          (MappingTable.load(block.mappings, from, block.source), MappingTable.load(block.mappings, to, block.source))
+        if (before.refused || after.refused) return Nil // the account itself: its errors are the claims'
+        def leftOut(load: MappingLoad) = load.leftOut.toMap
+        order.flatMap { r =>
+          val (at, what) = (where(rules(r)), GoQuote(r))
+          (leftOut(before).get(r), leftOut(after).get(r)) match {
+            case (None, Some(e)) => Seq(Change(at._1, at._2, what, "become left out", "loaded", s"left out: $e"))
+            case (Some(e), None) => Seq(Change(at._1, at._2, what, "become loaded", s"left out: $e", "loaded"))
+            case (None, None) => destinationChanges(r, rules(r), where, from, to)
+            case _ => Nil // left out by both: nothing changes for its messages
+          }
+        }
+    }
+  }
+
+  /** Every destination of one rule, compiled on both lines: its verdict and what it builds. */
+  private def destinationChanges(rule: String, value: ConfValue, where: ConfValue => (String, Int),
+      from: ServerVersion, to: ServerVersion): Seq[Change] = {
     def destinations(v: ConfValue): Seq[(String, ConfValue)] = v match {
       case Str(d, _, _) => Seq(d -> v)
       case o: Obj => o.entries.collectFirst {
-          case (k, Str(d, _, _)) if Set("destination", "dest")(GoBytes.lower(k)) => d -> o
+          case (k, Str(d, _, _)) if Set("destination", "dest", "subject")(GoBytes.lower(k)) => d -> o
         }.toSeq
       case Arr(items, _) => items.flatMap(destinations)
       case _ => Nil
     }
-    // The last value of a rule written twice is the one nats-server keeps.
-    val rules = block.entries.groupBy(_._1).map { case (k, vs) => k -> vs.last._2 }.toSeq
-    rules.flatMap { case (rule, value) =>
-      destinations(value).flatMap { case (dest, at) =>
-        def compiled(v: ServerVersion): Either[String, SubjectTransform] =
-          try Right(SubjectTransform.compile(rule, dest, false, v))
-          catch { case e: InvalidTransformException => Left(e.reason) }
-        val what = s"${GoQuote(rule)} -> ${GoQuote(dest)}"
-        val where = (file.fileOf(at), at.line)
-        (compiled(from), compiled(to)) match {
-          case (Right(_), Left(e)) => Some(Change(where._1, where._2, what, "become invalid", "valid", e))
-          case (Left(e), Right(_)) => Some(Change(where._1, where._2, what, "become valid", e, "valid"))
-          case (Left(x), Left(y)) if x != y => Some(Change(where._1, where._2, what, "change their error", x, y))
-          case (Right(x), Right(y)) =>
-            val tokens = x.tokensBuiltOtherwiseThan(y)
-            def how(t: SubjectTransform) =
-              if (t.losesMessages) s"the server loses every matching message (it crashes in ${tokens.mkString(", ")})"
-              else s"delivers it, building ${tokens.mkString(", ")} as this line does"
-            if (tokens.isEmpty) None else Some(Change(where._1, where._2, what, "deliver otherwise", how(x), how(y)))
-          case _ => None
-        }
+    destinations(value).flatMap { case (dest, at) =>
+      def compiled(v: ServerVersion): Either[String, SubjectTransform] =
+        try Right(SubjectTransform.compile(rule, dest, false, v))
+        catch { case e: InvalidTransformException => Left(e.reason) }
+      val what = s"${GoQuote(rule)} -> ${GoQuote(dest)}"
+      val (f, l) = where(at)
+      (compiled(from), compiled(to)) match {
+        case (Right(_), Left(e)) => Some(Change(f, l, what, "become invalid", "valid", e))
+        case (Left(e), Right(_)) => Some(Change(f, l, what, "become valid", e, "valid"))
+        case (Left(x), Left(y)) if x != y => Some(Change(f, l, what, "change their error", x, y))
+        case (Right(x), Right(y)) =>
+          val tokens = x.tokensBuiltOtherwiseThan(y)
+          def how(t: SubjectTransform, v: ServerVersion) =
+            if (t.crashesServer) SubjectTransform.crashWords(t, v)
+            else s"delivers it, building ${tokens.mkString(", ")} as this line does"
+          if (tokens.isEmpty) None
+          else Some(Change(f, l, what, "deliver otherwise", how(x, from), how(y, to)))
+        case _ => None
       }
     }
   }
 
-  private def plural(n: Int, word: String): String = s"$n $word${if (n == 1) "" else "s"}"
+  private def plural(n: Int, word: String, words: String = null): String =
+    s"$n ${if (n == 1) word else Option(words).getOrElse(word + "s")}"
 }

@@ -30,17 +30,18 @@ final case class AccountSpec(name: String, id: String, mappings: Option[Obj], ex
 /** One problem found in a config's accounts: where (`at`: its file and line), which entry (`field`), nats-server's words. */
 final case class ConfigProblem(at: ConfValue, field: String, severity: String, message: String) {
   def isError: Boolean = severity == "error"
+  def isCrash: Boolean = severity == "crash"
 }
 
 /**
  * What an import does to a message, once checked, as three subject-level steps the Spark layer composes:
  * a message in `exporter` (stream) or `importer` (service) whose subject matches `filter` is delivered to
  * the other account as `subject_transform(subject, src, dest)` (`dest` "" keeps the subject), or as the
- * fixed subject `literal` when it is set.
+ * fixed subject `literal` when it is set. The accounts by name (`importer`, `exporter`: a config's name, a
+ * JWT's `name` claim) and by what nats-server knows them by (`importerId`, `exporterId`: a JWT's public key).
  */
 final case class ImportRoute(kind: String, importer: String, exporter: String, filter: String, src: String,
-    dest: String,
-    literal: String, field: String)
+    dest: String, literal: String, field: String, importerId: String, exporterId: String)
 
 /**
  * The accounts of a nats-server config (or a set of account JWTs) checked as nats-server checks them, with
@@ -57,7 +58,8 @@ final case class AccountsPlan(accounts: Seq[AccountSpec], routes: Seq[ImportRout
     def mappings(m: Option[Obj]) = m.map(o => s(ConfValue.confText(o))).getOrElse("null")
     val accs = accounts.map(a => s"""{"name":${s(a.name)},"id":${s(a.id)},"mappings":${mappings(a.mappings)}}""")
     val rs = routes.map(r =>
-      s"""{"kind":${s(r.kind)},"importer":${s(r.importer)},"exporter":${s(r.exporter)},"filter":${s(r.filter)},""" +
+      s"""{"kind":${s(r.kind)},"importer":${s(r.importer)},"exporter":${s(r.exporter)},""" +
+        s""""importer_id":${s(r.importerId)},"exporter_id":${s(r.exporterId)},"filter":${s(r.filter)},""" +
         s""""src":${s(r.src)},"dest":${s(r.dest)},"literal":${s(r.literal)},"field":${s(r.field)}}""")
     val ps = problems.map(p => s"""{"field":${s(p.field)},"severity":${s(p.severity)},"message":${s(p.message)}}""")
     // The top-level mappings as account $G, after the others (a config may have no accounts block at all).
@@ -104,7 +106,23 @@ object Accounts {
     !o.usedVariables(key) && !ServerFields.known(version.line)(block)(lower(key))
 
   private def unknown(at: ConfValue, field: String, key: String) =
-    ConfigProblem(at, field, "error", s"unknown field ${GoQuote(key)}")
+    ConfigProblem(at, field, "error",
+      s"unknown field ${GoQuote(key)}" + (if (field.isEmpty && nearly(key, "mappings"))
+                                            " (an account's or the server's mappings block is written mappings { ... })"
+                                          else ""))
+
+  /** `key` is `word` misspelled: at most two letters added, dropped or changed (Levenshtein), case aside. */
+  private def nearly(key: String, word: String): Boolean = {
+    val (a, b) = (lower(key), word)
+    var row = (0 to b.length).toArray
+    for (i <- 1 to a.length) {
+      val next = Array.fill(b.length + 1)(i)
+      for (j <- 1 to b.length)
+        next(j) = math.min(math.min(next(j - 1), row(j)) + 1, row(j - 1) + (if (a(i - 1) == b(j - 1)) 0 else 1))
+      row = next
+    }
+    a != b && a != "maps" && row(b.length) <= 2
+  }
 
   /** A `mappings` that is not a map: nats-server's configuration reader fails on its type assertion. */
   private def notAMap(v: ConfValue) = s"interface conversion: interface {} is ${goType(v)}, not map[string]interface {}"
@@ -297,11 +315,17 @@ object Accounts {
    * JWTs separated by white space, one claims object, or a JSON list of either. Signatures are not checked
    * here (the Python layer checks them with ed25519 when asked).
    */
-  def fromJwts(text: String): AccountsPlan = {
+  def fromJwts(text: String): AccountsPlan = fromClaims(jwtClaims(text).map { case (c, label) => (c, label, null) })
+
+  /**
+   * Accounts from claims, each with its label (`jwt`, `claims`) and, for a JWT written in a config (its
+   * `resolver_preload`), the value it was written as: what every problem of the account points at (its
+   * file and line), the claims' own lines being those of the decoded JSON.
+   */
+  private def fromClaims(claims: Seq[(Obj, String, ConfValue)]): AccountsPlan = {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem]
-    val claims: Seq[(Obj, String)] = jwtClaims(text)
-    val accounts = claims.zipWithIndex.map { case ((c, label), i) =>
-      readClaims(c, if (claims.size > 1) s"jwt[$i]" else label, problems)
+    val accounts = claims.zipWithIndex.map { case ((c, label, written), i) =>
+      readClaims(c, if (claims.size > 1) s"jwt[$i]" else label, Option(written), problems)
     }
     AccountsPlan(accounts.toVector, Nil, problems.toVector, None, jwtMode = true)
   }
@@ -349,28 +373,33 @@ object Accounts {
   }
 
   /** nats-io/jwt's AccountClaims: `sub` (the account's public key), `name`, and `nats.{mappings, exports, imports}`. */
-  private def readClaims(c: Obj, label: String, problems: mutable.ArrayBuffer[ConfigProblem]): AccountSpec = {
+  private def readClaims(c: Obj, label: String, written: Option[ConfValue],
+      problems: mutable.ArrayBuffer[ConfigProblem]): AccountSpec = {
     def str(o: Obj, k: String) = o.get(k).collect { case Str(s, _, _) => s }.getOrElse("")
     val key = str(c, "sub")
     val name = Option(str(c, "name")).filter(_.nonEmpty).getOrElse(key)
     val nats = c.get("nats").collect { case o: Obj => o }.getOrElse(Obj(Vector.empty, Vector.empty, c.line))
     val field = s"$label(${if (name == key) key else name})"
+    val at = written.getOrElse(c)
     if (str(nats, "type").nonEmpty && str(nats, "type") != "account") {
-      problems += ConfigProblem(c, field, "error", s"not an account JWT (its type is ${GoQuote(str(nats, "type"))})")
+      problems += ConfigProblem(at, field, "error", s"not an account JWT (its type is ${GoQuote(str(nats, "type"))})")
     }
-    val mappings = nats.get("mappings").collect { case o: Obj => o }
-    mappings.foreach(m =>
-      jwtMappingErrors(m).foreach { case (at, message) =>
-        problems += ConfigProblem(at, s"$field.mappings", "error",
-          s"$message: nats-server refuses the account (account validation failed)")
-      })
+    // As nats-io/jwt decodes an entry: its subject, weight and cluster (any other field is not read).
+    val mappings = nats.get("mappings").collect { case o: Obj => o }.map(m =>
+      m.copy(entries = m.entries.map {
+        case (rule, Arr(items, line)) => rule -> Arr(items.map {
+              case e: Obj => e.copy(entries = e.entries.filter(x => Set("subject", "weight", "cluster")(x._1)))
+              case other => other
+            }, line)
+        case other => other
+      }))
     val exports =
       nats.get("exports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
         case (e: Obj, i) =>
           val tokenReq = e.get("token_req").exists { case Bool(b, _) => b; case _ => false }
           val position = e.get("account_token_position").collect { case Integer(n, _) => n }.getOrElse(0L)
-          AccountExport(str(e, "type"), str(e, "subject"), if (tokenReq) Some(Nil) else None, position, e,
-            s"$field.exports[$i]")
+          AccountExport(str(e, "type"), str(e, "subject"), if (tokenReq) Some(Nil) else None, position,
+            written.getOrElse(e), s"$field.exports[$i]")
       }
     val imports =
       nats.get("imports").collect { case Arr(items, _) => items }.getOrElse(Vector.empty).zipWithIndex.collect {
@@ -380,48 +409,15 @@ object Accounts {
           val subject = str(i, "subject")
           val to = str(i, "to") // deprecated: a stream import's prefix, a service import's exporter subject
           val hasToken = str(i, "token").nonEmpty
+          val where = written.getOrElse(i)
           val at = s"$field.imports[$n]"
           // In the config file's terms (updateAccountClaimsWithRefresh): subject = the exporter's, to = the importer's.
           if (kind == "stream")
-            AccountImport(kind, str(i, "account"), subject, local, if (local.isEmpty) to else "", hasToken, i, at)
-          else if (local.nonEmpty) AccountImport(kind, str(i, "account"), subject, local, "", hasToken, i, at)
-          else AccountImport(kind, str(i, "account"), if (to.nonEmpty) to else subject, subject, "", hasToken, i, at)
+            AccountImport(kind, str(i, "account"), subject, local, if (local.isEmpty) to else "", hasToken, where, at)
+          else if (local.nonEmpty) AccountImport(kind, str(i, "account"), subject, local, "", hasToken, where, at)
+          else AccountImport(kind, str(i, "account"), if (to.nonEmpty) to else subject, subject, "", hasToken, where, at)
       }
-    AccountSpec(name, key, mappings, exports, imports, c, field)
-  }
-
-  /** nats-io/jwt's `Subject.Validate`. */
-  private def jwtSubjectErrors(v: String): Seq[String] =
-    if (v.isEmpty) Seq("subject cannot be empty")
-    else Seq(
-      if (v.contains(" ")) Some(s"subject ${GoQuote(v)} cannot have spaces") else None,
-      if (v.startsWith(".") || v.endsWith(".")) Some(s"subject ${GoQuote(v)} cannot start or end with a `.`") else None,
-      if (v.contains("..")) Some(s"subject ${GoQuote(v)} cannot contain consecutive `.`") else None).flatten
-
-  /**
-   * nats-io/jwt's `Mapping.Validate`, which nats-server runs on an account JWT before it loads it: weights
-   * (a missing or 0 weight counts 100) at most 100 each and per cluster, subjects well formed. A failure
-   * makes nats-server refuse the whole account; a destination it cannot build is only left out.
-   */
-  private def jwtMappingErrors(m: Obj): Seq[(ConfValue, String)] = m.entries.flatMap { case (rule, v) =>
-    val entries = v match {
-      case Arr(items, _) => items.collect { case o: Obj => o }
-      case _ => Vector.empty
-    }
-    def weight(o: Obj) = o.get("weight").collect { case Integer(n, _) => n }.filter(_ != 0).getOrElse(100L)
-    val subjects = (jwtSubjectErrors(rule) ++
-      entries.flatMap(o => jwtSubjectErrors(o.get("subject").collect { case Str(x, _, _) => x }.getOrElse("")))).map(
-      v -> _)
-    val each = entries.filter(weight(_) > 100).map(o =>
-      o -> s"Mapping ${GoQuote(rule)} has a weight ${weight(o)} that exceeds 100")
-    val byCluster = entries.groupBy(_.get("cluster").collect { case Str(c, _, _) => c }.getOrElse(""))
-    val totals = byCluster.toSeq.sortBy(_._1).collect {
-      case (cluster, os) if os.map(weight).sum > 100 =>
-        v -> (if (cluster.isEmpty) s"Mapping ${GoQuote(rule)} exceeds 100% among all of it's weighted to mappings"
-              else
-                s"Mapping ${GoQuote(rule)} in cluster ${GoQuote(cluster)} exceeds 100% among all of it's weighted to mappings")
-    }
-    subjects ++ each ++ totals
+    AccountSpec(name, key, mappings, exports, imports, at, field)
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -440,22 +436,20 @@ object Accounts {
     val problems = mutable.ArrayBuffer.empty[ConfigProblem] ++= read.problems
     val severity = if (read.jwtMode) "warning" else "error"
     val dropped = if (read.jwtMode) " (nats-server loads the account without it)" else ""
-    // In JWT mode an account that fails the claims' validation is not loaded at all: nothing more to say.
-    val refused = read.problems.filter(_.isError).map(_.field.stripSuffix(".mappings")).toSet
-    val leftOut = mutable.Map.empty[String, Set[String]] // JWT mode: rules nats-server does not add
-    for (a <- read.accounts if !refused(a.field); m <- a.mappings; p <- MappingTable.validate(m, version)) {
-      val at =
-        Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(m)
-      problems += ConfigProblem(at, mappingsField(a), if (p.isError) severity else "warning",
-        p.toString + (if (p.isError) dropped else ""))
-      if (p.isError && p.rule != null) leftOut(a.id) = leftOut.getOrElse(a.id, Set.empty[String]) + p.rule
+    // Each account's mappings as the release loads them from where they are written (MappingTable.load): a
+    // config file's all or nothing, a JWT's rule by rule. The plan keeps them as written: whoever applies a
+    // table loads it the same way (a JWT's table is in a JWT's shape: MappingSource.of).
+    for (a <- read.accounts; m <- a.mappings) {
+      val jwt = fromJwt(a)
+      for (p <- MappingTable.load(m, version, if (jwt) MappingSource.AccountJwt else MappingSource.ConfigFile).problems) {
+        val at =
+          if (jwt) a.at // the JWT as written in the config (the claims' own lines are the decoded JSON's)
+          else Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v })
+            .getOrElse(m)
+        problems += ConfigProblem(at, mappingsField(a), p.severity, p.toString)
+      }
     }
     if (!read.jwtMode && problems.exists(_.isError)) return read.copy(problems = problems.toVector)
-    val loaded = read.accounts.map { a =>
-      val out = leftOut.getOrElse(a.id, Set.empty[String])
-      if (out.isEmpty) a
-      else a.copy(mappings = a.mappings.map(m => m.copy(entries = m.entries.filterNot(e => out(e._1)))))
-    }
 
     val byId = read.accounts.map(a => a.id -> a).toMap
     val state = read.accounts.map(a => a.id -> new AccountState(a)).toMap
@@ -513,7 +507,7 @@ object Accounts {
           }
       }
     }
-    read.copy(accounts = loaded, routes = routes.toVector, problems = problems.toVector)
+    read.copy(routes = routes.toVector, problems = problems.toVector)
   }
 
   /** Where an account's mappings are: `accounts.A.mappings` (or `.maps`, as written). */
@@ -602,16 +596,19 @@ object Accounts {
     var stored = to
     val route =
       if (hasWildcard(from)) {
-        if (to == from) ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", null, i.field)
+        if (to == from) ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", null, i.field, a.spec.id,
+          exporter.spec.id)
         else {
           strictError(from, tokenize(to), version).foreach { reason =>
             return Left(
               s"failed to create mapping transform for stream import subject from ${GoQuote(from)} to ${GoQuote(to)}: $reason")
           }
           stored = untokenize(to)._1
-          ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, tokenize(to), null, i.field)
+          ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, tokenize(to), null, i.field, a.spec.id,
+            exporter.spec.id)
         }
-      } else ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", to, i.field)
+      } else
+        ImportRoute("stream", a.spec.name, exporter.spec.name, from, from, "", to, i.field, a.spec.id, exporter.spec.id)
     if (a.streamImports.exists { case (e, f, _) => (e eq exporter) && f == from })
       return Left("stream import already exists")
     a.streamImports += ((exporter, from, stored))
@@ -643,7 +640,8 @@ object Accounts {
     }
     val route =
       if (hasWildcard(to)) {
-        if (to == from) ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", null, i.field)
+        if (to == from) ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", null, i.field,
+          a.spec.id, exporter.spec.id)
         else {
           val toPattern = untokenize(to)._1
           val forward = tokenize(from)
@@ -656,9 +654,11 @@ object Accounts {
           val (localPattern, placeholders) = untokenize(forward)
           val it = placeholders.iterator
           val back = Subjects.tokens(toPattern).map(t => if (t == "*" && it.hasNext) it.next() else t).mkString(".")
-          ImportRoute("service", a.spec.name, exporter.spec.name, localPattern, localPattern, back, null, i.field)
+          ImportRoute("service", a.spec.name, exporter.spec.name, localPattern, localPattern, back, null, i.field,
+            a.spec.id, exporter.spec.id)
         }
-      } else ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", to, i.field)
+      } else
+        ImportRoute("service", a.spec.name, exporter.spec.name, from, from, "", to, i.field, a.spec.id, exporter.spec.id)
     a.serviceImports += ((exporter, route.filter, untokenize(to)._1))
     Right(route)
   }
@@ -691,8 +691,8 @@ object Accounts {
     val preload = doc.entries.collectFirst { case (k, o: Obj) if lower(k) == "resolver_preload" => o }
     preload match {
       case Some(jwts) if !doc.entries.exists(e => lower(e._1) == "accounts") =>
-        val tokens = jwts.entries.collect { case (_, Str(jwt, _, _)) => jwt }
-        check(fromJwts(tokens.mkString("\n")), version)
+        val tokens = jwts.entries.collect { case (_, v @ Str(jwt, _, _)) => (decodeJwt(jwt), "jwt", v: ConfValue) }
+        check(fromClaims(tokens), version)
       case _ => check(fromServerConfig(doc, version), version)
     }
   }

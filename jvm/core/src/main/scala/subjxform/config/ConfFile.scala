@@ -31,8 +31,33 @@ final class ConfFile private[subjxform] (val name: String, private[subjxform] va
   /** The file at `path` (as nats-server names it), read and parsed: Go's `os.ReadFile` errors, in its words. */
   private[subjxform] def read(path: String): Obj = parse(ConfFile.readBytes(path), path)
 
-  private[subjxform] def parse(bytes: Array[Byte], path: String): Obj =
-    new ConfReader(bytes, path, this, mutable.Set.empty, ConfFile.goDir(path), refuseUnquotedBraces).document()
+  /**
+   * Each unquoted value holding `{{`, when they are collected ([[collectUnquotedBraces]]) rather than the
+   * first one failing the read: its file's problem, with the fix (the destination in quotes).
+   */
+  private[subjxform] val unquotedBraces = mutable.ArrayBuffer.empty[ConfigProblem]
+
+  /**
+   * Read on past an unquoted value holding `{{`, as if its whole destination were quoted, and collect the
+   * error ([[unquotedBraces]]), so that a check shows the file's other problems too (subjxform validate).
+   */
+  private[subjxform] var collectUnquotedBraces = false
+
+  private[subjxform] def parse(bytes: Array[Byte], path: String): Obj = {
+    var text = bytes
+    while (true) {
+      try return new ConfReader(text, path, this, mutable.Set.empty, ConfFile.goDir(path), refuseUnquotedBraces)
+          .document()
+      catch {
+        case e: UnquotedBracesException if collectUnquotedBraces =>
+          val at = ConfValue.Str(GoBytes.decode(text, e.start, e.end), quoted = true, e.line)
+          if (path != name) origins.put(at, path)
+          unquotedBraces += ConfigProblem(at, "", "error", e.getMessage)
+          text = e.quoted(text) // each pass quotes one more value: the loop ends
+      }
+    }
+    throw new IllegalStateException
+  }
 
   private[subjxform] def parse(text: String, path: String): Obj = parse(GoBytes.encode(text), path)
 

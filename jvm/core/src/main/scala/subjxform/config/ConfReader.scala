@@ -162,15 +162,32 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
     }
   }
 
-  /** nats-server keeps only what comes before the first `}`: say so instead of guessing. */
-  private def unquotedFunction(cut: String, it: Item): ConfSyntaxException = {
-    var p = it.end
-    while (p < input.length && !ConfLexer.isSpace(input(p) & 0xff) && input(p) != ',' && input(p) != ';') p += 1
-    var whole = cut + GoBytes.decode(input, it.end, p)
-    while (whole.endsWith("}") && whole.count(_ == '}') > whole.count(_ == '{')) whole = whole.dropRight(1)
-    new ConfSyntaxException(s"unquoted destination on line ${it.line} holds {{...}}: nats-server reads an unquoted " +
-      s"value only up to its first '}' (here ${subjxform.engine.GoQuote(cut)}); put the destination in quotes: " +
-      subjxform.engine.GoQuote(whole))
+  /**
+   * nats-server keeps only what comes before the first `}`: say so, with the fix, instead of guessing. The
+   * lexer stopped the value at that `}` or at a `,` inside the function's arguments; the whole destination
+   * goes on to the first white space (ASCII), or `,` or `;` outside `{{ }}` and parentheses (a `}` closing
+   * the map it is in is not its own).
+   */
+  private def unquotedFunction(cut: String, it: Item): UnquotedBracesException = {
+    val start = it.end - it.value.length
+    var depth = 0 // braces and parentheses open
+    var end = start
+    var going = true
+    while (going && end < input.length) {
+      input(end) match {
+        case ' ' | '\t' | '\n' | 0x0b | 0x0c | '\r' => going = false
+        case ',' | ';' if depth == 0 => going = false
+        case '{' | '(' => depth += 1; end += 1
+        case '}' | ')' if depth == 0 => going = false // it closes the map the value is in
+        case '}' | ')' => depth -= 1; end += 1
+        case _ => end += 1
+      }
+    }
+    val whole = GoBytes.decode(input, start, end)
+    new UnquotedBracesException(
+      s"unquoted destination on line ${it.line} holds {{...}}: nats-server reads an " +
+        s"unquoted value only up to its first '}' (here ${subjxform.engine.GoQuote(cut)}); put the destination in " +
+        s"quotes: ${subjxform.engine.GoQuote(whole)}", it.line, start, end)
   }
 }
 

@@ -75,9 +75,15 @@ object ConfSyntax {
     file
   }
 
-  /** [[parseFile]] for a text already read (stdin, a SQL argument): `include` is relative to `name`'s folder. */
-  def parseText(text: String, name: String, env: String => Option[String]): ConfFile = {
+  /**
+   * [[parseFile]] for a text already read (stdin, a SQL argument): `include` is relative to `name`'s folder.
+   * `collectUnquotedBraces`: an unquoted value holding `{{` does not stop the read; each is one of the file's
+   * [[ConfFile.unquotedBraces]] (a check that reports every problem at once).
+   */
+  def parseText(text: String, name: String, env: String => Option[String],
+      collectUnquotedBraces: Boolean = false): ConfFile = {
     val file = new ConfFile(name, env)
+    file.collectUnquotedBraces = collectUnquotedBraces
     file.root = file.parse(text, name)
     file
   }

@@ -127,4 +127,22 @@ object ConfValue {
 }
 
 /** A text that neither nats-server's configuration parser nor a JSON parser accepts. */
-final class ConfSyntaxException(message: String) extends IllegalArgumentException(message)
+class ConfSyntaxException(message: String) extends IllegalArgumentException(message)
+
+/**
+ * An unquoted value holding `{{` (SPEC §4: nats-server would cut it at its first `}`), on `line`: the whole
+ * destination is the text's bytes `[start, end)`, which [[quoted]] puts in quotes (nothing else moves, so the
+ * other lines keep their numbers).
+ */
+final class UnquotedBracesException(message: String, val line: Int, val start: Int, val end: Int)
+  extends ConfSyntaxException(message) {
+  def quoted(text: Array[Byte]): Array[Byte] = {
+    val out = new java.io.ByteArrayOutputStream(text.length + 2)
+    out.write(text, 0, start)
+    out.write('"')
+    out.write(text, start, end - start)
+    out.write('"')
+    out.write(text, end, text.length - end)
+    out.toByteArray
+  }
+}

@@ -126,7 +126,8 @@ final class MappingTable private (
       val picked = ws.decidedPick
       val entry = if (picked < 0) -1 else choice.entries(picked)
       val outcome =
-        if (result == null) MappingExplanation.Dropped
+        if (result == null && picked >= 0 && choice.transforms(picked).crashesServer) MappingExplanation.Crash
+        else if (result == null) MappingExplanation.Dropped
         else if (sameBytes(result, in, off, len)) MappingExplanation.Unchanged
         else MappingExplanation.Mapped
       new MappingExplanation(outcome, r, rule, ws.decidedLiteral, if (scope < 0) null else rule.clusterNames(scope),
@@ -302,15 +303,15 @@ object MappingTable {
 
   /** [[compile]] as the given nats-server line accepts and applies the block. */
   def compile(text: String, version: ServerVersion): MappingTable = {
-    // The same text compiles to another table on another line: the line is part of what is shared.
+    // The same text compiles to another table on another release: its row of the table (releases of one line
+    // differ too: 2.11.0 takes a character count 2.11.11 refuses) is part of what is shared.
     val digest =
-      if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.line}\n$text")
+      if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.since}\n$text")
     val known = shared(digest)
     if (known != null) return known
     val interner = new Interner
-    val (rules, problems) = analyse(text, interner, overlaps = false, version)
-    val errors = problems.filter(_.isError)
-    if (errors.nonEmpty) throw new InvalidMappingsException(errors)
+    val (rules, loaded) = analyse(text, interner, overlaps = false, version)
+    if (loaded.refused) throw new InvalidMappingsException(loaded.problems.filter(_.isError))
     share(digest, build(rules, interner, digest))
   }
 
@@ -352,19 +353,31 @@ object MappingTable {
     else { recentTables.put(digest, new java.lang.ref.SoftReference(table)); table }
   }
 
-  /** Every problem of the table: errors (nats-server would reject it) and warnings, rule by rule. */
+  /**
+   * Every problem of the table, rule by rule: errors (a server refuses it: the file, or the account of a JWT),
+   * crashes (the server loads it and its process exits on the first message a destination maps), warnings
+   * (among them, for a JWT's table, each rule the server loads the account without).
+   */
   def validate(text: String): Seq[MappingProblem] = validate(text, ServerVersion.Newest)
 
   /** [[validate]] as the given nats-server line checks the block. */
   def validate(text: String, version: ServerVersion): Seq[MappingProblem] =
-    analyse(text, new Interner, overlaps = true, version)._2
+    analyse(text, new Interner, overlaps = true, version)._2.problems
 
   /** [[validate]] for a block already read, e.g. one of the `mappings` blocks of a server config file. */
   def validate(block: Obj): Seq[MappingProblem] = validate(block, ServerVersion.Newest)
 
   /** [[validate]] of a block already read, as the given nats-server line checks it. */
   def validate(block: Obj, version: ServerVersion): Seq[MappingProblem] =
-    analyseBlock(block, new Interner, overlaps = true, version)._2
+    load(block, version, MappingSource.of(block)).problems
+
+  /**
+   * What a server of `version` loads of `block`, read from `source` (see [[MappingSource]]): the rules it
+   * applies and every problem. The one model of loading: compile (apply and explain), validate, the accounts
+   * and the upgrade check all take it from here.
+   */
+  def load(block: Obj, version: ServerVersion, source: MappingSource): MappingLoad =
+    analyseBlock(block, new Interner, overlaps = true, version, source)._2
 
   /** [[validate]] as a JSON array of `{rule, destination, severity, message}`, for callers outside the JVM. */
   def validateJson(text: String): String = validateJson(text, ServerVersion.Newest)
@@ -383,17 +396,118 @@ object MappingTable {
   /** A rule that passed every check, with its destinations still in written order. */
   private final case class Checked(source: String, entries: Seq[(Entry, SubjectTransform)])
 
-  /** The rules that passed every check and every problem; overlap warnings only when `overlaps` (validation). */
+  /**
+   * The rules a server loads of the text (its source told by its shape: [[MappingSource.of]]) and what it
+   * says of them; overlap warnings only when `overlaps` (validation).
+   */
   private def analyse(text: String, interner: Interner, overlaps: Boolean,
-      version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
+      version: ServerVersion): (Seq[Checked], MappingLoad) = {
     val doc =
       try ConfSyntax.parseMappings(text)
-      catch { case e: ConfSyntaxException => return (Nil, Seq(MappingProblem(null, null, "error", e.getMessage))) }
-    analyseBlock(doc, interner, overlaps, version)
+      catch {
+        case e: ConfSyntaxException =>
+          return (Nil,
+            MappingLoad(MappingSource.ConfigFile, Nil, Nil,
+              Seq(MappingProblem(null, null, "error", e.getMessage))))
+      }
+    analyseBlock(doc, interner, overlaps, version, MappingSource.of(doc))
   }
 
-  private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean,
-      version: ServerVersion): (Seq[Checked], Seq[MappingProblem]) = {
+  /**
+   * A block as a server of `version` loads it from `source`. A config file's block is all or nothing: any
+   * error and the server refuses the file. An account JWT's is checked as nats-io/jwt checks the claims
+   * first (a failure: the server refuses the account), then added rule by rule as nats-server's
+   * `updateAccountClaimsWithRefresh` adds them (`AddWeightedMappings`): a rule that fails is left out, its
+   * error ignored (logged from 2.14.10 and 2.15.1 on), the others applied. Either way a destination on which
+   * the release's process exits is a crash, not an error: the server loads it.
+   */
+  private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean, version: ServerVersion,
+      source: MappingSource): (Seq[Checked], MappingLoad) = {
+    if (source == MappingSource.AccountJwt) {
+      val refusal = jwtClaimErrors(doc)
+      if (refusal.nonEmpty) return (Nil, MappingLoad(source, Nil, Nil, refusal))
+    }
+    val (checked, problems) = checkRules(doc, interner, version, source)
+    val (kept, leftOut, said) =
+      if (source == MappingSource.ConfigFile) (checked, Nil, problems)
+      else {
+        val failed = problems.filter(_.isError).groupBy(_.rule).map { case (r, ps) => r -> ps.head.message }
+        val words = s"nats-server $version loads the account without this rule"
+        (checked.filterNot(c => failed.contains(c.source)),
+          doc.entries.map(_._1).distinct.filter(failed.contains).map(r => r -> failed(r)),
+          problems.map(p => if (p.isError) p.copy(severity = "warning", message = s"${p.message}: $words") else p))
+      }
+    val crashes = for (c <- kept; (_, t) <- c.entries if t.crashesServer)
+      yield MappingProblem(c.source, t.destination, "crash", SubjectTransform.crashWords(t, version))
+    val overlapping =
+      if (!overlaps) Nil
+      else if (source == MappingSource.ConfigFile)
+        overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject))
+      else overlapWarnings(kept.map(_.source))
+    (kept, MappingLoad(source, kept.map(_.source), leftOut, said ++ crashes ++ overlapping))
+  }
+
+  /**
+   * nats-io/jwt's `Mapping.Validate` (v2.8.2, the newest releases'), which nats-server runs on an account
+   * JWT before it loads the account: subjects well formed, each weight (a missing or 0 weight counts 100) at
+   * most 100, and at most 100 per cluster. With them, what its JSON decoder refuses (an entry that is no
+   * object, a weight that is no 0..255 integer, a rule that is no list). Any of them: the account is refused.
+   */
+  private def jwtClaimErrors(m: Obj): Seq[MappingProblem] = {
+    val refused = "nats-server refuses the account (account validation failed)"
+    def subjectErrors(v: String): Seq[String] =
+      if (v.isEmpty) Seq("subject cannot be empty")
+      else Seq(
+        if (v.contains(" ")) Some(s"subject ${GoQuote(v)} cannot have spaces") else None,
+        if (v.startsWith(".") || v.endsWith(".")) Some(s"subject ${GoQuote(v)} cannot start or end with a `.`")
+        else None,
+        if (v.contains("..")) Some(s"subject ${GoQuote(v)} cannot contain consecutive `.`") else None).flatten
+    m.entries.flatMap { case (rule, v) =>
+      def error(dest: String, message: String) = MappingProblem(rule, dest, "error", s"$message: $refused")
+      v match {
+        case Arr(items, _) =>
+          val decoded = items.map {
+            case o: Obj =>
+              val subject = o.get("subject") match {
+                case None | Some(Null(_)) => Right("")
+                case Some(Str(x, _, _)) => Right(x)
+                case Some(other) => Left(s"a JWT mapping's subject must be a string, got ${ConfValue.goText(other)}")
+              }
+              val weight = o.get("weight") match {
+                case None | Some(Null(_)) => Right(0L)
+                case Some(Integer(n, _)) if n >= 0 && n <= 255 => Right(n)
+                case Some(other) =>
+                  Left(s"JWT mapping weight must be an integer 0..255 (uint8), got ${ConfValue.goText(other)}")
+              }
+              val cluster = o.get("cluster").collect { case Str(c, _, _) => c }.getOrElse("")
+              for (s <- subject; w <- weight) yield (s, if (w == 0) 100L else w, cluster)
+            case other => Left(s"a JWT mapping entry must be an object, got ${ConfValue.goText(other)}")
+          }
+          val undecodable = decoded.collect { case Left(e) => error(null, e) }
+          if (undecodable.nonEmpty) undecodable
+          else {
+            val entries = decoded.collect { case Right(e) => e }
+            val subjects = (subjectErrors(rule).map(error(null, _)) ++
+              entries.flatMap(e => subjectErrors(e._1).map(error(e._1, _))))
+            val each = entries.filter(_._2 > 100).map(e =>
+              error(e._1, s"Mapping ${GoQuote(rule)} has a weight ${e._2} that exceeds 100"))
+            val totals = entries.groupBy(_._3).toSeq.sortBy(_._1).collect {
+              case (cluster, es) if es.map(_._2).sum > 100 =>
+                error(null,
+                  if (cluster.isEmpty) s"Mapping ${GoQuote(rule)} exceeds 100% among all of it's weighted to mappings"
+                  else s"Mapping ${GoQuote(rule)} in cluster ${GoQuote(cluster)} exceeds 100% among all of it's " +
+                    "weighted to mappings")
+            }
+            subjects ++ each ++ totals
+          }
+        case other => Seq(error(null, s"a JWT mapping must be a list of entries, got ${ConfValue.goText(other)}"))
+      }
+    }
+  }
+
+  /** nats-server's checks of each rule (`parseAccountMapDest`, `AddWeightedMappings`): the rules that pass, every problem. */
+  private def checkRules(doc: Obj, interner: Interner, version: ServerVersion,
+      source: MappingSource): (Seq[Checked], Seq[MappingProblem]) = {
     val problems = mutable.ArrayBuffer.empty[MappingProblem]
     def error(rule: String, dest: String, message: String): Unit =
       problems += MappingProblem(rule, dest, "error", message)
@@ -405,7 +519,7 @@ object MappingTable {
         s"rule ${GoQuote(k)} is written more than once: the last one replaces the others (as in nats-server)"))
 
     def parseEntry(rule: String, v: ConfValue): Option[Entry] = v match {
-      case o: Obj if isJwtEntry(o) => jwtEntry(rule, o)
+      case o: Obj if source == MappingSource.AccountJwt => jwtEntry(rule, o)
       case o: Obj =>
         val dest = o.entries.collectFirst {
           case (k, Str(s, _, _)) if isDestinationField(k) => s
@@ -516,12 +630,11 @@ object MappingTable {
           parseEntry(rule, other).flatMap(e => addWeighted(rule, Seq(e), s"Error adding mapping for ${GoQuote(rule)} : "))
       }
     }
-    if (overlaps) problems ++= overlapWarnings(doc.entries.map(_._1).filter(Subjects.isValidSubject))
     (checked, problems.toSeq)
   }
 
   /** A JWT-shaped destination (`subject`, no `destination`): a config file's reader would reject `subject`. */
-  private def isJwtEntry(o: Obj): Boolean =
+  private[config] def isJwtEntry(o: Obj): Boolean =
     o.get("subject").isDefined && !o.entries.exists { case (k, _) => isDestinationField(k) }
 
   /** `dest` or `destination` as nats-server compares field names (Go's `strings.ToLower`). */
@@ -727,7 +840,10 @@ object MappingExplanation {
   final val Unchanged = 1 // a rule matched and kept the subject (its remainder, or a destination equal to it)
   final val Dropped = 2 // a rule matched and the message is lost (artificial loss, or an empty token)
   final val NoMatch = 3 // no rule matched: the subject goes on as it is
-  val OutcomeNames: Array[String] = Array("mapped", "unchanged", "dropped", "no_match")
+  // The destination makes the release's server process exit (SubjectTransform.crashWords): this message and
+  // every later one, of every account, are not delivered. The result is NULL.
+  final val Crash = 4
+  val OutcomeNames: Array[String] = Array("mapped", "unchanged", "dropped", "no_match", "crash")
 
   private[subjxform] val noMatch =
     new MappingExplanation(NoMatch, -1, null, false, null, -1, null, 0, MappingTable.Unchanged)
@@ -736,10 +852,12 @@ object MappingExplanation {
 /**
  * One problem of a mapping table. `rule` is the rule's source (null when the text cannot be read),
  * `destination` the entry concerned (null when the problem is the rule's), `severity` "error" (nats-server
- * rejects the block; its own message) or "warning".
+ * rejects the block; its own message), "crash" (it accepts the block and its process exits on the first
+ * message the destination maps) or "warning".
  */
 final case class MappingProblem(rule: String, destination: String, severity: String, message: String) {
   def isError: Boolean = severity == "error"
+  def isCrash: Boolean = severity == "crash"
 
   override def toString: String = {
     val where = Seq(Option(rule).map(r => s"rule ${GoQuote(r)}"),
@@ -752,3 +870,47 @@ final case class MappingProblem(rule: String, destination: String, severity: Str
 final class InvalidMappingsException(val problems: Seq[MappingProblem])
   extends IllegalArgumentException(
     s"invalid mappings: ${problems.head}" + (if (problems.size > 1) s" (and ${problems.size - 1} more)" else ""))
+
+/**
+ * Where a mappings block comes from, which decides how much of it a server loads ([[MappingTable.load]]).
+ */
+sealed abstract class MappingSource(val name: String) extends Serializable {
+  override def toString: String = name
+}
+
+object MappingSource {
+
+  /** A config file's `mappings` block (top-level or an account's): any error and the server does not start. */
+  case object ConfigFile extends MappingSource("config file")
+
+  /**
+   * An account JWT's `mappings` claim (from a resolver, its preload, or `nsc`): a claim nats-io/jwt refuses
+   * refuses the account; otherwise each rule the release refuses is left out and the others applied.
+   */
+  case object AccountJwt extends MappingSource("account JWT")
+
+  /**
+   * The source a table's own shape says: written as an account JWT writes it (every rule a list of
+   * `{subject, weight, cluster}` entries, at least one) it is a JWT's, anything else a config file's.
+   */
+  def of(block: Obj): MappingSource = {
+    val entries = block.entries.map(_._2)
+    val jwtShaped = entries.forall {
+      case Arr(items, _) => items.forall { case o: Obj => MappingTable.isJwtEntry(o); case _ => false }
+      case _ => false
+    } && entries.exists { case Arr(items, _) => items.nonEmpty; case _ => false }
+    if (jwtShaped) AccountJwt else ConfigFile
+  }
+}
+
+/**
+ * What a server of one release loads of a mappings block ([[MappingTable.load]]): the `applied` rules (their
+ * sources, in written order), those `leftOut` with the release's reason (an account JWT's rules it refuses:
+ * it loads the account without them) and every problem. `refused`: the server refuses the file (a config's
+ * block) or the account (a JWT's); nothing of it is applied.
+ */
+final case class MappingLoad(source: MappingSource, applied: Seq[String], leftOut: Seq[(String, String)],
+    problems: Seq[MappingProblem]) {
+  def refused: Boolean = problems.exists(_.isError)
+  def crashes: Seq[MappingProblem] = problems.filter(_.isCrash)
+}

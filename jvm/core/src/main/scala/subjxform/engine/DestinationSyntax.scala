@@ -23,8 +23,11 @@ private[subjxform] object DestinationSyntax {
     final val Random = 10
     final val Fwc = 11
 
-    /** `{{partition(0,…)}}` on a line whose server panics on it (divide by zero): the message is lost. */
-    final val Lost = 12
+    /**
+     * `{{partition(0,…)}}` on a line whose server panics on it (integer divide by zero): its process exits on
+     * the first message the destination maps ([[SubjectTransform.crashWords]]). The result is NULL.
+     */
+    final val Crash = 12
   }
 
   /** A parsed token: an operation, its wildcard index arguments, an integer and a string argument. */

@@ -101,7 +101,7 @@ final class SubjectTransform private (
           (op: @annotation.switch) match {
             case Op.Wildcard => ws.put(in, s, e)
             case Op.Split => split(in, s, e, bytesArg(i), ws)
-            case Op.Lost => return null
+            case Op.Crash => return null
             case _ => byCharacters(op, in, s, e, intArg(i), ws)
           }
         }
@@ -203,13 +203,31 @@ final class SubjectTransform private (
   def buildsWhiteSpace: Boolean =
     ops.indices.exists(i => ops(i) == Op.Literal && bytesArg(i).exists(b => Subjects.isNatsSpace(b.toChar)))
 
-  /** Whether a destination token makes the server lose every matching message (2.10/2.11: `{{partition(0,…)}}`). */
-  def losesMessages: Boolean = ops.contains(Op.Lost)
+  /**
+   * Whether the server's process exits on the first message this destination maps (2.10/2.11:
+   * `{{partition(0,…)}}`, an integer divide by zero): not one message lost, the whole server down.
+   */
+  def crashesServer: Boolean = ops.contains(Op.Crash)
+
+  /** The destination tokens the server crashes in ([[crashesServer]]), as written. */
+  def crashTokens: Seq[String] = {
+    val dtoks = Subjects.tokens(destination)
+    ops.indices.filter(ops(_) == Op.Crash).map(dtoks(_))
+  }
 
   override def toString: String = s"SubjectTransform(${GoQuote(source)} -> ${GoQuote(destination)})"
 }
 
 object SubjectTransform {
+
+  /**
+   * What a server of `version` does on a message that `crashing`'s destination maps, in the words every
+   * path uses (validate, the upgrade check, `mapping`, explain, the docs): its process exits.
+   */
+  def crashWords(crashing: SubjectTransform, version: ServerVersion): String =
+    s"nats-server $version's process exits on the first message this destination maps " +
+      s"(${crashing.crashTokens.mkString(", ")}: panic: runtime error: integer divide by zero): the whole server " +
+      "goes down, with every account's traffic, not only this message"
 
   /**
    * Compiles `src` -> `dest` with exactly the acceptance of an entry in a nats-server `mappings` block
@@ -309,7 +327,7 @@ object SubjectTransform {
       } else if (npwcs > 0 || hasFwc) {
         if (strict && p.op != Op.Wildcard) fail(inToken(NotForImport, token))
         if (npwcs == 0 && version.functionsNeedASourceWildcard) fail(inToken(IndexOutOfRange, token))
-        ops(i) = if (p.op == Op.Partition && p.int == 0 && !version.partitionByZeroIsZero) Op.Lost else p.op
+        ops(i) = if (p.op == Op.Partition && p.int == 0 && !version.partitionByZeroIsZero) Op.Crash else p.op
         intArg(i) = p.int
         if (p.op != Op.Random) {
           placeholders += p.indexes.length

@@ -80,7 +80,8 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(row("orders.*").contains("become valid") && row("orders.*").contains("unknown function in {{left(1,2)}}"))
     assert(row("big.*").contains("become invalid"))
     assert(row("keys.*").contains("deliver otherwise") && row("keys.*").contains("{{partition(0,1)}}") &&
-      row("keys.*").contains("loses every matching message"))
+      row("keys.*").contains("nats-server 2.10's process exits on the first message this destination maps"))
+    assert(lines.exists(_.startsWith("f.conf:6: crash: accounts.A.mappings: rule \"keys.*\"")), lines.mkString("\n"))
     assert(row("gap.*").contains("change their error"))
     assert(!table.exists(_.contains("plain.*")))
     assert(row("orders.*").startsWith("f.conf:5"))
@@ -139,5 +140,99 @@ class ServerVersionCliSuite extends AnyFunSuite {
         "of it): it follows nats-server's source from 2.12.9 on"), upgraded)
     val (bad, out) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.99")
     assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
+  }
+
+  /** An account JWT as a resolver holds it (claims as nsc writes them; the signature is not read here). */
+  private def jwt(key: String, name: String, mappings: String): String = {
+    def b64(s: String) = java.util.Base64.getUrlEncoder.withoutPadding.encodeToString(s.getBytes(UTF_8))
+    val claims = s"""{"sub": "$key", "name": "$name", "iss": "OKEY", "nats": {"type": "account", "version": 2,""" +
+      s""" "mappings": $mappings}}"""
+    s"${b64("""{"typ":"JWT","alg":"ed25519-nkey"}""")}.${b64(claims)}.c2ln"
+  }
+
+  // The issue-48 account: 2.11 knows neither left() nor partition() of the whole subject.
+  private val orders = jwt("AORDERS", "ORDERS",
+    """{"orders.*": [{"subject": "orders.v1.$1", "weight": 95}, {"subject": "orders.v2.$1", "weight": 5}],""" +
+      """ "shard.*.*": [{"subject": "shard.{{partition(8,1,2)}}.$1.$2"}], "wh.*.*": [{"subject": "wh.{{left(1,2)}}.$2"}],""" +
+      """ "whole.>": [{"subject": "whole.{{partition(4)}}.>"}]}""")
+  private val resolver = s"operator: OJWT\nresolver: MEMORY\nresolver_preload: {\n  AORDERS: $orders\n}\n"
+
+  test("validate --upgrade-to on account JWTs: the rules one release leaves out of the account and the other loads") {
+    val (code, lines) = validate(resolver, "--server-version", "2.11", "--upgrade-to", "2.15")
+    assert(code == 0, lines.mkString("\n"))
+    assert(lines.count(l =>
+        l.startsWith("f.conf:4: warning:") && l.endsWith("nats-server 2.11 loads the account without this rule")) == 2,
+      lines.mkString("\n"))
+    assert(lines.contains("OK: 4 mappings in jwt(ORDERS).mappings (account JWTs), 2 warnings"), lines.mkString("\n"))
+    val table = lines.dropWhile(!_.startsWith("Upgrade from"))
+    assert(table.head == "Upgrade from nats-server 2.11 to 2.15: 2 changes", lines.mkString("\n"))
+    def row(rule: String) = table.find(_.contains(rule)).get
+    assert(row("\"wh.*.*\"").startsWith("f.conf:4") && row("\"wh.*.*\"").contains("become loaded") &&
+      row("\"wh.*.*\"").contains(
+        "left out: Error adding mapping for \"wh.*.*\" : invalid mapping destination: unknown function in {{left(1,2)}}"))
+    assert(row("\"whole.>\"").contains("become loaded"))
+    assert(table.last == "2 become loaded")
+    val (down, downLines) = validate(resolver, "--server-version", "2.15", "--upgrade-to", "2.11.0")
+    assert(down == 0 && downLines.last == "2 become left out", downLines.mkString("\n"))
+    // the JWTs alone (no config), and the same table in a config file, where 2.11 refuses the file
+    val (_, alone) = validate(orders, "--server-version", "2.11", "--upgrade-to", "2.15")
+    assert(alone.last == "2 become loaded", alone.mkString("\n"))
+  }
+
+  test("a JWT brought in by include: its problems point at the included file and line") {
+    val dir = Files.createTempDirectory("jwts")
+    Files.write(dir.resolve("preload.conf"), s"# the account JWTs\n\nAORDERS: $orders\n".getBytes(UTF_8))
+    Files.write(dir.resolve("server.conf"),
+      "operator: OJWT\nresolver: MEMORY\nresolver_preload: {\n  include preload.conf\n}\n"
+        .getBytes(UTF_8))
+    val out = new ByteArrayOutputStream
+    val code =
+      Main.validate(List("--server-version", "2.11", dir.resolve("server.conf").toString).map(_.getBytes(UTF_8)),
+        new ByteArrayInputStream(Array.emptyByteArray), new PrintStream(out, true, "UTF-8"))
+    val lines = new String(out.toByteArray, UTF_8).linesIterator.toSeq
+    assert(code == 0)
+    assert(lines.count(_.startsWith(s"${dir.resolve("preload.conf")}:3: warning: jwt(ORDERS).mappings: rule ")) == 2,
+      lines.mkString("\n"))
+  }
+
+  test("a destination the release's server crashes on: validate says so and exits 1 unless --allow-crashes") {
+    val table = "\"k.*\": \"k.{{partition(0,1)}}\"\n"
+    val (code, lines) = validate(table, "--server-version", "2.11")
+    assert(code == 1)
+    assert(
+      lines.head == "f.conf:1: crash: rule \"k.*\", destination \"k.{{partition(0,1)}}\": nats-server 2.11's " +
+        "process exits on the first message this destination maps ({{partition(0,1)}}: panic: runtime error: integer " +
+        "divide by zero): the whole server goes down, with every account's traffic, not only this message", lines)
+    assert(lines.last.startsWith("f.conf: 1 crash (1 mapping): nats-server 2.11 loads it, and its process exits"))
+    val (allowed, allowedLines) = validate(table, "--server-version", "2.11", "--allow-crashes")
+    assert(allowed == 0 && allowedLines.last == "OK: 1 mapping, 1 crash (allowed)")
+    assert(validate(table, "--server-version", "2.12")._1 == 0)
+    // the upgrade check: an upgrade to a release that crashes on it is refused too
+    val (down, downLines) = validate(table, "--server-version", "2.15", "--upgrade-to", "2.10")
+    assert(down == 1 && downLines.last.contains(
+        "nats-server 2.10's process exits on the first message a destination above maps"),
+      downLines.mkString("\n"))
+    assert(validate(table, "--server-version", "2.15", "--upgrade-to", "2.10", "--allow-crashes")._1 == 0)
+    // mapping: the same words for the subject
+    val (_, shown, _) = mapping("--server-version", "2.11", "k.*", "k.{{partition(0,1)}}", "k.x")
+    assert(shown.startsWith("Error: nats-server 2.11's process exits on the first message this destination maps"))
+  }
+
+  test("validate: a misspelled top-level mapping block is nats-server's unknown field, with its line") {
+    val (code, lines) = validate("# orders\nmapping {\n  a.*: \"b.$1\"\n}\n")
+    assert(code == 1)
+    assert(lines.head == "f.conf:2: error: unknown field \"mapping\" (an account's or the server's mappings block is " +
+        "written mappings { ... })", lines)
+  }
+
+  test("validate: each unquoted {{...}} destination with its fix, and the file's other errors beside them") {
+    val (code, lines) =
+      validate("mappings {\n  shard.*.*: shard.{{partition(8,1,2)}}.$1.$2\n  w.*: w.{{wildcard(1)}}\n  x.*: \"y.{{wildcard(3)}}\"\n}\n")
+    assert(code == 1)
+    assert(lines.take(3).map(_.take(9)) == Seq("f.conf:2:", "f.conf:3:", "f.conf:4:"), lines.mkString("\n"))
+    assert(lines.head.endsWith("put the destination in quotes: \"shard.{{partition(8,1,2)}}.$1.$2\""), lines.head)
+    assert(lines(1).endsWith("put the destination in quotes: \"w.{{wildcard(1)}}\""))
+    assert(lines(2).contains("wildcard index out of range in {{wildcard(3)}}"))
+    assert(lines.last.startsWith("f.conf: 3 errors (3 mappings)"), lines.last)
   }
 }

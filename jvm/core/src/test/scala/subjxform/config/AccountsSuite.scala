@@ -115,6 +115,6 @@ class AccountsSuite extends AnyFunSuite {
     assert(table("w") == "w1" && table("z") == "z1")
     val refused = Accounts.plan(claims("A", "AKEYA", """"mappings": {"w": [{"subject": "w1"}, {"subject": "w2"}]}"""))
     assert(refused.errors.map(_.message) == Seq(
-      """Mapping "w" exceeds 100% among all of it's weighted to mappings: nats-server refuses the account (account validation failed)"""))
+      """rule "w": Mapping "w" exceeds 100% among all of it's weighted to mappings: nats-server refuses the account (account validation failed)"""))
   }
 }

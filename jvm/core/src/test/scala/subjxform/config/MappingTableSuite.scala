@@ -2,7 +2,7 @@ package subjxform.config
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.engine.{SubjectTransform, Workspace}
+import subjxform.engine.{ServerVersion, SubjectTransform, Workspace}
 
 /** Mapping tables as the NATS docs write them, rule choice, weights, clusters and validation. */
 class MappingTableSuite extends AnyFunSuite {
@@ -52,6 +52,12 @@ class MappingTableSuite extends AnyFunSuite {
       "{ destination: myservice.requests.fail.{{wildcard(1)}}, weight: 20% }]"
     assert(
       errorsOf(shaping).head.message.contains("put the destination in quotes: \"myservice.requests.{{wildcard(1)}}\""))
+    // the fix proposed is the whole destination, its function's commas and what follows it included
+    val sharded = errorsOf("shard.*.*: shard.{{partition(8,1,2)}}.$1.$2\n").head.message
+    assert(sharded.contains(
+        """(here "shard.{{partition(8"); put the destination in quotes: "shard.{{partition(8,1,2)}}.$1.$2""""),
+      sharded)
+    assert(errorsOf("{a.*: b.{{wildcard(1)}}}").head.message.endsWith("""quotes: "b.{{wildcard(1)}}""""))
   }
 
   test("one rule, never applied again: the docs' loop example") {
@@ -199,5 +205,66 @@ class MappingTableSuite extends AnyFunSuite {
     assert(!MappingTable.compile("""{"orders": "p.{{partition(10)}}"}""").isRandom)
     assert(t("orders") == SubjectTransform.compile("orders", "p.{{partition(10)}}")("orders"))
     assert(!MappingTable.compile("a: [{destination: b, weight: 100}, {destination: c, weight: 0}]").isRandom)
+  }
+
+  // The issue-48 account's rules: 2.11 knows neither left() nor partition() of the whole subject.
+  private val jwtTable =
+    """{"orders.*": [{"subject": "orders.v1.$1", "weight": 95}, {"subject": "orders.v2.$1", "weight": 5}],
+      | "wh.*.*": [{"subject": "wh.{{left(1,2)}}.$2"}],
+      | "whole.>": [{"subject": "whole.{{partition(4)}}.>"}]}""".stripMargin
+
+  test("a table in an account JWT's shape loads as nats-server loads a JWT: rule by rule, a refused one left out") {
+    val block = ConfSyntax.parseMappings(jwtTable)
+    assert(MappingSource.of(block) == MappingSource.AccountJwt)
+    assert(MappingSource.of(ConfSyntax.parseMappings("a.*: b.$1")) == MappingSource.ConfigFile)
+    val on211 = MappingTable.load(block, ServerVersion.parse("2.11"), MappingSource.AccountJwt)
+    assert(!on211.refused && on211.applied == Seq("orders.*"))
+    assert(on211.leftOut.map(_._1) == Seq("wh.*.*", "whole.>"))
+    assert(on211.leftOut.head._2.endsWith("unknown function in {{left(1,2)}}"))
+    assert(on211.problems.forall(_.severity == "warning"))
+    assert(on211.problems.head.message.endsWith(": nats-server 2.11 loads the account without this rule"))
+    // applied (subject_map) and validated alike: 2.11 keeps the subject of a rule it left out
+    val t211 = MappingTable.compile(jwtTable, ServerVersion.parse("2.11"))
+    assert(t211("wh.apacwx.delivered") == "wh.apacwx.delivered" && t211("whole.eu.w031") == "whole.eu.w031")
+    assert(MappingTable.compile(jwtTable)("wh.apacwx.delivered") == "wh.ap.delivered")
+    assert(MappingTable.validate(jwtTable, ServerVersion.parse("2.11")).count(_.severity == "warning") == 2)
+    // the same rules in a config file: the server refuses the file, whole
+    val asConfig = MappingTable.load(block, ServerVersion.parse("2.11"), MappingSource.ConfigFile)
+    assert(asConfig.refused)
+  }
+
+  test("an account JWT's claims nats-io/jwt refuses: the account is refused, not a rule left out") {
+    for ((table, error) <- Seq(
+        """{"w": [{"subject": "w1"}, {"subject": "w2"}]}""" -> "Mapping \"w\" exceeds 100% among all of it's weighted",
+        """{"w": [{"subject": "w 1"}]}""" -> "subject \"w 1\" cannot have spaces",
+        """{"w": [{"subject": "w1", "weight": 300}]}""" -> "must be an integer 0..255",
+        """{"w": [{"subject": "w1", "weight": 101}]}""" -> "has a weight 101 that exceeds 100")) {
+      val err = intercept[InvalidMappingsException](MappingTable.compile(table))
+      assert(err.getMessage.contains(error) && err.getMessage.contains("nats-server refuses the account"), table)
+    }
+    // a subject nats-io/jwt passes and the server's AddWeightedMappings refuses: that rule is left out
+    val load = MappingTable.load(ConfSyntax.parseMappings("""{"a.>.b": [{"subject": "c"}], "d": [{"subject": "e"}]}"""),
+      ServerVersion.Newest, MappingSource.AccountJwt)
+    assert(load.applied == Seq("d") && load.leftOut.map(_._1) == Seq("a.>.b"))
+  }
+
+  test("a config file's entry in a JWT's shape is refused as nats-server refuses it") {
+    val block = ConfSyntax.parseMappings("""a.*: [{destination: "b.$1", weight: 50%}, {subject: "c.$1"}]""")
+    assert(MappingSource.of(block) == MappingSource.ConfigFile)
+    assert(MappingTable.load(block, ServerVersion.Newest, MappingSource.ConfigFile).problems.exists(p =>
+        p.isError && p.message == "Unknown field \"subject\" for mapping destination"))
+  }
+
+  test("a destination the release's server crashes on is a crash: loaded, and its process exits") {
+    val v = ServerVersion.parse("2.11")
+    val crash = MappingTable.validate("k.*: \"k.{{partition(0,1)}}\"", v)
+    assert(crash.map(_.severity) == Seq("crash"))
+    assert(crash.head.message == "nats-server 2.11's process exits on the first message this destination maps " +
+      "({{partition(0,1)}}: panic: runtime error: integer divide by zero): the whole server goes down, with every " +
+      "account's traffic, not only this message")
+    val t = MappingTable.compile("k.*: \"k.{{partition(0,1)}}\"", v) // loaded: subject_map gives NULL
+    assert(t("k.x") == null)
+    assert(t.explain("k.x", null, new Workspace).outcomeName == "crash")
+    assert(MappingTable.validate("k.*: \"k.{{partition(0,1)}}\"").isEmpty) // 2.12 on: 0
   }
 }

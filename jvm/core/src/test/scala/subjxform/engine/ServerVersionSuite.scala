@@ -78,8 +78,8 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(zero("2.10") == Right(null) && zero("2.11") == Right(null) && zero("2.12") == Right("bar.0"))
     // a count whose low 32 bits are 0 is a zero too
     assert(verdict("a.*", "b.{{partition(4294967296,1)}}", V2_10, "a.x") == Right(null))
-    assert(SubjectTransform.compile("foo.*", "bar.{{partition(0,1)}}", false, V2_10).losesMessages)
-    assert(!SubjectTransform.compile("foo.*", "bar.{{partition(0,1)}}", false, V2_12).losesMessages)
+    assert(SubjectTransform.compile("foo.*", "bar.{{partition(0,1)}}", false, V2_10).crashesServer)
+    assert(!SubjectTransform.compile("foo.*", "bar.{{partition(0,1)}}", false, V2_12).crashesServer)
   }
 
   test("error texts: an empty or misplaced token, white space in a literal") {

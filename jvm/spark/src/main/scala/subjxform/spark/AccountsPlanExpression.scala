@@ -19,10 +19,12 @@ import subjxform.engine.ServerVersion
     _FUNC_(config [, file[, server_version]]) - Checks the accounts of a nats-server config (its `accounts` block: mappings,
       exports, imports; in operator mode the account JWTs of `resolver_preload`), or account JWTs or their
       claims (`nsc describe account --json`), the way nats-server does, and returns what decides where a
-      message goes as JSON: `accounts` (each one's `name`, `id` and mappings as a JSON mapping table; the
-      top-level mappings as account `$G`), `routes` (each import: `kind`, `importer`, `exporter`, the
-      `filter` a message must match, and its new subject: `subject_transform(subject, src, dest)` or the
-      fixed `literal`), `problems` (warnings; in JWT mode what nats-server leaves out), `jwt` and `server` (its `server_name`,
+      message goes as JSON: `accounts` (each one's `name`, `id` (a JWT's public key) and mappings as written,
+      a JSON mapping table, which `subject_map` loads as the server loads it from where it was written; the
+      top-level mappings as account `$G`), `routes` (each import: `kind`, `importer`, `exporter` and their
+      `importer_id`, `exporter_id`, the `filter` a message must match, and its new subject:
+      `subject_transform(subject, src, dest)` or the fixed `literal`), `problems` (warnings and crashes; in JWT
+      mode what nats-server leaves out of an account), `jwt` and `server` (its `server_name`,
       `cluster` and `gateway` names, leaf node remotes and listen, whether JetStream is on; NULL for JWTs). A config
       nats-server refuses is an error giving file:line, the entry and nats-server's words. `file` (the
       config's path) lets `include` and environment variables be read as nats-server reads them.
@@ -36,7 +38,7 @@ import subjxform.engine.ServerVersion
   examples = """
     Examples:
       > SELECT _FUNC_('accounts { A: { exports: [{stream: "a.>"}] }, B: { imports: [{stream: {account: A, subject: "a.>"}, prefix: p}] } }');
-       {"accounts":[{"name":"A","id":"A","mappings":null},{"name":"B","id":"B","mappings":null}],"routes":[{"kind":"stream","importer":"B","exporter":"A","filter":"a.>","src":"a.>","dest":"p.a.>","literal":null,"field":"accounts.B.imports[0]"}],"problems":[],"jwt":false,"server":{"server_name":null,"cluster":null,"gateway":null,"leafnode_remotes":0,"leafnode_listen":false,"jetstream":false}}
+       {"accounts":[{"name":"A","id":"A","mappings":null},{"name":"B","id":"B","mappings":null}],"routes":[{"kind":"stream","importer":"B","exporter":"A","importer_id":"B","exporter_id":"A","filter":"a.>","src":"a.>","dest":"p.a.>","literal":null,"field":"accounts.B.imports[0]"}],"problems":[],"jwt":false,"server":{"server_name":null,"cluster":null,"gateway":null,"leafnode_remotes":0,"leafnode_listen":false,"jetstream":false}}
   """,
   since = "0.1.0",
   group = "string_funcs")

@@ -22,7 +22,8 @@ import subjxform.engine.Workspace
       cluster scope whose destinations applied (`cluster`, NULL for the cluster-less ones), the
       destination drawn (`destination` as written, `destination_index`, its 0-based position among the
       rule's entries) or the `remainder`, its `weight` (percent), the `outcome` ('mapped', 'unchanged',
-      'dropped' or 'no_match') and the `result` (what `subject_map` returns: the same draw for the same
+      'dropped', 'no_match', or 'crash': the server line's process exits on the message, as 2.10 and 2.11 do
+      on `{{partition(0,...)}}`) and the `result` (what `subject_map` returns: the same draw for the same
       seed). NULL when `subject` or `mappings` is NULL or `subject` is not a literal subject.
   """,
   arguments = """

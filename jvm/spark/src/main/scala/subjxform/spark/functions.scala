@@ -93,6 +93,11 @@ object functions {
   def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long, key: Column): Column =
     call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed), key)
 
+  /** Keyed draws as nats-server line `serverVersion` applies the table; `cluster` may be a NULL column. */
+  def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long, key: Column,
+      serverVersion: String): Column =
+    call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed), key, F.lit(serverVersion))
+
   /** A stream source's or mirror's `subject_transforms` list, `(src, dest)` pairs in order. */
   def subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =
     subject_filter_transform(subject, transformList(transforms))

@@ -54,6 +54,20 @@ class FunctionsApiSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(first.drop(9) == Seq("orders.eu.42", null))
   }
 
+  test("subject_map with a key and a server version: an account JWT's table as that release loads it") {
+    // 2.11 does not know left(): it loads the account without that rule, and applies the other.
+    val jwt = """{"orders.*.*": [{"subject": "a.$1", "weight": 50}, {"subject": "b.$1", "weight": 50}],""" +
+      """ "billing.*.*": [{"subject": "bl.{{left(1,1)}}.$2"}]}"""
+    def mapped(version: String) = messages.select(
+      subject_map(col("subject"), jwt, lit(null).cast("string"), 7L, col("src"), version)).collect().map(_.getString(0))
+    val sql = messages.selectExpr(s"subject_map(subject, '$jwt', seed => 7, key => src, server_version => '2.11')")
+    assert(mapped("2.11").toSeq == sql.collect().map(_.getString(0)).toSeq)
+    assert(mapped("2.11")(1) == "billing.eu.7")
+    assert(mapped("2.15")(1) == "bl.e.7")
+    assert(Set("a.eu", "b.eu")(mapped("2.11")(0)))
+    assert(mapped("2.11")(0) == mapped("2.15")(0)) // the same keyed draw on both releases
+  }
+
   test("an invalid constant fails analysis naming the function and nats-server's reason") {
     val err =
       intercept[AnalysisException](messages.select(subject_transform(col("subject"), "a.*", "b.{{wildcard(2)}}")).schema)
