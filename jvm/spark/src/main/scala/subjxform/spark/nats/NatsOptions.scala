@@ -84,12 +84,16 @@ object NatsOptions {
     "maxMessagesPerTrigger", "maxBytesPerTrigger", "failOnDataLoss", "read_timeout", "fetch_batch",
     "msg_id_column", "publish_window")
 
+  /** A catalog table's own properties (TableCatalog's reserved ones) and `path`: passed along, never options. */
+  private val TableProperties = Set("path", "provider", "location", "comment", "owner", "external",
+    "is_managed_location", "collation")
+
   def parse(raw: java.util.Map[String, String]): NatsOptions = {
-    val options = JavaCollections.toScala(raw)
-      .map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }.toMap
-    // Spark adds `path` (a save() or load() argument) and, for a catalog table, `provider` and the like
-    val unknown = options.keySet -- Known.map(_.toLowerCase(Locale.ROOT)) -- Set("path", "provider", "location",
-      "owner", "external", "__session_tz")
+    // A catalog table's (CREATE TABLE ... OPTIONS) come as `option.<name>` beside the table's own properties
+    // (provider, owner, location, ...), which are not ours; Spark adds `path` to a load() or save() with one.
+    val options = JavaCollections.toScala(raw).toSeq
+      .map { case (k, v) => k.toLowerCase(Locale.ROOT).stripPrefix("option.") -> v }.toMap
+    val unknown = options.keySet -- Known.map(_.toLowerCase(Locale.ROOT)) -- TableProperties
     if (unknown.nonEmpty)
       throw new NatsOptionException(unknown.toSeq.sorted.head,
         s"is not an option of the nats source: its options are ${Known.mkString(", ")}")

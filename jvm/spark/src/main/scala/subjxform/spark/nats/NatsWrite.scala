@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory
  * rows can be written back as they are.
  */
 final case class NatsRowLayout(subject: Int, payload: Int, payloadIsString: Boolean, headers: Int,
-    headerValuesAreArrays: Boolean, msgId: Int)
+    headerValuesAreArrays: Boolean, msgId: Int, msgIdType: DataType)
 
 object NatsRowLayout {
   def of(schema: StructType, options: NatsOptions): NatsRowLayout = {
@@ -52,12 +52,20 @@ object NatsRowLayout {
         throw new NatsOptionException("msg_id_column", s"column '$name' must be a string or a number, not ${schema(i).dataType.simpleString}")
       i
     }.getOrElse(-1)
-    NatsRowLayout(subject, payload, payload >= 0 && schema(payload).dataType == StringType, headers, arrays, msgId)
+    NatsRowLayout(subject, payload, payload >= 0 && schema(payload).dataType == StringType, headers, arrays, msgId,
+      if (msgId >= 0) schema(msgId).dataType else StringType)
   }
 }
 
 final class NatsWriteBuilder(options: NatsOptions, info: LogicalWriteInfo) extends WriteBuilder {
-  override def build(): Write = new NatsWrite(options, NatsRowLayout.of(info.schema, options))
+  override def build(): Write = {
+    val layout = NatsRowLayout.of(info.schema, options)
+    // the server, the credentials and the stream are checked here, on the driver, before any task publishes
+    val connection = NatsClient.connect(options.connection)
+    try options.stream.foreach(NatsClient.streamInfo(connection, options.connection, _))
+    finally connection.close()
+    new NatsWrite(options, layout)
+  }
 }
 
 /** A batch write (df.write) and a streaming one (writeStream): the same tasks, publishing with acknowledgements. */
@@ -101,7 +109,7 @@ final class NatsDataWriterFactory(options: NatsOptions, layout: NatsRowLayout) e
 /**
  * Publishes each row to JetStream, up to `publish_window` acknowledgements outstanding; every acknowledgement is
  * checked, and the first publish the server refuses fails the task with the server's error (nothing is dropped
- * quietly). With the stream option set, the server also checks that each message lands in that stream.
+ * quietly). With the stream option set, each acknowledgement must come from that stream.
  */
 final class NatsDataWriter(options: NatsOptions, layout: NatsRowLayout) extends DataWriter[InternalRow] {
   private val connection: Connection = NatsClient.connect(options.connection)
@@ -138,11 +146,12 @@ final class NatsDataWriter(options: NatsOptions, layout: NatsRowLayout) extends 
       }
       if (!headers.isEmpty) builder.headers(headers)
     }
+    // (no Nats-Expected-Stream: the server would store that header with every message; the ack says the stream)
     val publishOptions = PublishOptions.builder()
-    options.stream.foreach(publishOptions.expectedStream)
-    if (layout.msgId >= 0 && !row.isNullAt(layout.msgId)) publishOptions.messageId(row.get(layout.msgId, null) match {
-      case s: org.apache.spark.unsafe.types.UTF8String => s.toString
-      case other => other.toString
+    if (layout.msgId >= 0 && !row.isNullAt(layout.msgId)) publishOptions.messageId(layout.msgIdType match {
+      case StringType => row.getUTF8String(layout.msgId).toString
+      case LongType => row.getLong(layout.msgId).toString
+      case _ => row.getInt(layout.msgId).toString
     })
     val future =
       try jetStream.publishAsync(builder.build(), publishOptions.build())
@@ -162,6 +171,11 @@ final class NatsDataWriter(options: NatsOptions, layout: NatsRowLayout) extends 
           throw new NatsException(s"nats: no acknowledgement for a message to '$subject' within the read_timeout", e)
       }
     if (ack.hasError) throw new NatsException(s"nats: the server refused a message to '$subject': ${ack.getError}")
+    options.stream.foreach { expected =>
+      if (ack.getStream != expected)
+        throw new NatsOptionException("stream", s"a message to '$subject' was stored by stream '${ack.getStream}', " +
+          s"not '$expected' (sequence ${ack.getSeqno})")
+    }
     published += 1
     if (ack.isDuplicate) duplicates += 1
   }
