@@ -37,7 +37,15 @@ class JetStreamServer:
     `config`. `client_auth` (CONNECT fields), `client_tls` (an ssl.SSLContext) and `client_sign` are how the test's
     own client connects to it."""
 
-    def __init__(self, config: str = "", binary: str = "nats-server", client_auth=None, client_tls=None, client_sign=None):
+    def __init__(
+        self,
+        config: str = "",
+        binary: str = "nats-server",
+        client_auth=None,
+        client_tls=None,
+        client_sign=None,
+        secure_url: bool = False,
+    ):
         self.binary = binary
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="subjxform-nats-src-")
@@ -45,11 +53,12 @@ class JetStreamServer:
         with open(self.config, "w", encoding="utf-8") as f:
             f.write(f'listen: "127.0.0.1:{self.port}"\njetstream {{ store_dir: "{self.dir}/store" }}\n{config}\n')
         self.client_auth, self.client_tls, self.client_sign = client_auth, client_tls, client_sign
+        self.secure_url = secure_url or client_tls is not None  # `url` says tls://
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"{'tls' if self.client_tls else 'nats'}://127.0.0.1:{self.port}"
+        return f"{'tls' if self.secure_url else 'nats'}://127.0.0.1:{self.port}"
 
     def start(self) -> JetStreamServer:
         log = open(os.path.join(self.dir, "server.log"), "ab")

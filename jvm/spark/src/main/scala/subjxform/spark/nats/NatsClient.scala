@@ -20,16 +20,26 @@ import io.nats.client.api.StreamInfo
  */
 private[nats] object NatsClient {
 
-  /** jnats reports every asynchronous error to a listener, by default on stderr: the tasks raise what matters. */
-  private object Quiet extends ErrorListener
+  /**
+   * jnats reports every asynchronous error to a listener (by default on stderr), and a failed connect only as
+   * "Unable to connect": this one keeps the last error and exception, which say why (a TLS handshake refused, an
+   * authorization violation), and prints nothing: the tasks raise what matters.
+   */
+  private final class Remembering extends ErrorListener {
+    @volatile var error: Option[String] = None
+    @volatile var exception: Option[Exception] = None
+    override def errorOccurred(conn: Connection, error: String): Unit = this.error = Some(error)
+    override def exceptionOccurred(conn: Connection, exp: Exception): Unit = exception = Some(exp)
+  }
 
   def connect(spec: NatsConnectionSpec): Connection = {
+    val listener = new Remembering
     val builder = new Options.Builder()
       .servers(spec.servers.toArray)
       .connectionTimeout(Duration.ofMillis(spec.connectTimeoutMs))
       .reconnectWait(Duration.ofMillis(500))
       .maxReconnects(-1) // a task gives up after its read_timeout, not after a count of tries
-      .errorListener(Quiet)
+      .errorListener(listener)
       .noRandomize()
     spec.user.foreach(u => builder.userInfo(u, spec.password.getOrElse("")))
     spec.token.foreach(t => builder.token(t.toCharArray))
@@ -38,13 +48,24 @@ private[nats] object NatsClient {
     if (spec.tls) builder.sslContext(sslContext(spec))
     try Nats.connect(builder.build())
     catch {
-      case e: AuthenticationException => throw refused(spec, e)
-      case e: IOException if isAuthorization(e) => throw refused(spec, e)
-      case e: IOException if causes(e).exists(_.isInstanceOf[SSLException]) =>
-        throw new NatsOptionException(if (spec.tlsCa.isDefined) "tls_ca" else "servers",
-          s"the TLS handshake with ${spec.servers.mkString(", ")} failed: ${NatsErrors.reason(e)}", e)
       case e: IOException =>
-        throw new NatsOptionException("servers", s"cannot connect to ${spec.servers.mkString(", ")}: ${NatsErrors.reason(e)}", e)
+        val seen = listener.exception.toSeq.flatMap(causes) ++ causes(e)
+        if (seen.exists(_.isInstanceOf[AuthenticationException]) || listener.error.exists(isAuthorization) ||
+            seen.exists(c => Option(c.getMessage).exists(isAuthorization)))
+          throw refused(spec, listener.error.map(new IOException(_)).getOrElse(e))
+        else if (seen.exists(_.isInstanceOf[SSLException]))
+          throw new NatsOptionException(if (spec.tlsCa.isDefined) "tls_ca" else "servers",
+            s"the TLS handshake with ${spec.servers.mkString(", ")} failed" +
+              (if (spec.tlsCert.isEmpty) " (no client certificate was given: tls_cert, tls_key)" else "") +
+              s": ${NatsErrors.reason(seen.find(_.isInstanceOf[SSLException]).get)}", e)
+        else if (spec.tls && spec.tlsCert.isEmpty && !seen.exists(_.isInstanceOf[java.net.ConnectException]))
+          // a server that verifies clients closes the connection after the handshake: jnats sees a time-out
+          throw new NatsOptionException("tls_cert", s"the TLS connection to ${spec.servers.mkString(", ")} was " +
+            s"closed (${NatsErrors.reason(listener.exception.getOrElse(e))}): a server that verifies its clients " +
+            "needs a client certificate, tls_cert and tls_key", e)
+        else
+          throw new NatsOptionException("servers",
+            s"cannot connect to ${spec.servers.mkString(", ")}: ${NatsErrors.reason(listener.exception.getOrElse(e))}", e)
       case e: InterruptedException =>
         Thread.currentThread().interrupt()
         throw new NatsException("interrupted while connecting to NATS", e)
@@ -53,8 +74,10 @@ private[nats] object NatsClient {
 
   private def causes(e: Throwable): Iterator[Throwable] = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20)
 
-  private def isAuthorization(e: Throwable): Boolean =
-    causes(e).exists(c => Option(c.getMessage).exists(_.toLowerCase.contains("authorization")))
+  private def isAuthorization(message: String): Boolean = {
+    val m = message.toLowerCase(java.util.Locale.ROOT)
+    m.contains("authorization") || m.contains("authentication")
+  }
 
   private def refused(spec: NatsConnectionSpec, e: Throwable) =
     new NatsOptionException(spec.credentialOption,
