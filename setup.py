@@ -11,10 +11,12 @@
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 ROOT = Path(__file__).resolve().parent
 JARS = ROOT / "python" / "src" / "subjxform" / "jars"
@@ -45,22 +47,39 @@ def long_description(version: str) -> str:
     return LINK.sub(lambda m: f"]({absolute_link(m.group(1), version)})", readme)
 
 
+def build_jars_if_missing() -> None:
+    """Every line's jar into the package, when a source checkout has none yet (a clean clone): the wheel and the
+    sdist both carry them, so a wheel built from either needs no build tools. An sdist has no scripts/ and
+    carries its jars already. SUBJXFORM_NO_JAR_BUILD: scripts/setup.sh builds the jars beside the editable
+    install."""
+    if (
+        not any(JARS.glob("subjxform-spark-*.jar"))
+        and (ROOT / "scripts" / "build-jars.sh").is_file()
+        and not os.environ.get("SUBJXFORM_NO_JAR_BUILD")
+    ):
+        # sys.executable: the build's own interpreter, whose environment has pip (a build requirement in
+        # pyproject.toml: inside pip's build isolation the python3 on PATH has no pip of its own otherwise)
+        env = {**os.environ, "PYTHON": sys.executable}
+        subprocess.run(["bash", str(ROOT / "scripts" / "build-jars.sh")], check=True, cwd=ROOT, env=env)
+
+
 class BuildPyWithJars(build_py):
     def run(self):
-        # SUBJXFORM_NO_JAR_BUILD: scripts/setup.sh builds the jars beside the editable install
-        if (
-            not any(JARS.glob("subjxform-spark-*.jar"))
-            and (ROOT / "scripts" / "build-jars.sh").is_file()
-            and not os.environ.get("SUBJXFORM_NO_JAR_BUILD")
-        ):
-            subprocess.run(["bash", str(ROOT / "scripts" / "build-jars.sh")], check=True, cwd=ROOT)
+        build_jars_if_missing()
+        super().run()
+
+
+class SdistWithJars(sdist):
+    # (setuptools gathers the package data without running build_py: the jars must be there first)
+    def run(self):
+        build_jars_if_missing()
         super().run()
 
 
 if __name__ == "__main__":
     VERSION = (ROOT / "version.txt").read_text(encoding="utf-8").strip()
     setup(
-        cmdclass={"build_py": BuildPyWithJars},
+        cmdclass={"build_py": BuildPyWithJars, "sdist": SdistWithJars},
         long_description=long_description(VERSION),
         long_description_content_type="text/markdown",
         project_urls={

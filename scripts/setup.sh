@@ -3,6 +3,7 @@
 # and an editable install of the Python package with pyspark 4.2 and the test tools ('.[dev]'), side by
 # side (sbt compiles on one core while pip downloads and unpacks); then the nats-server binaries.
 #   SUBJXFORM_SETUP_LINES=all   every line's jar, not only the newest (scripts/test.sh: one sbt session)
+#   SUBJXFORM_SETUP_LINES=none  no jar (scripts/test.sh builds them after the README's install check)
 #   SUBJXFORM_FORCE_JAR=1       rebuild the jar even if it looks up to date
 #   PYTHON=...                  interpreter to use (default: python3)
 set -euo pipefail
@@ -13,8 +14,11 @@ source scripts/steps.sh
 
 # --- Scala jar, in the background ----------------------------------------------
 # The newest line's (the demo's and the main test run's), or every line's.
-if [[ "${SUBJXFORM_SETUP_LINES:-}" == all ]]; then jar_lines=(); else jar_lines=(4.2_2.13); fi
-lane jars bash scripts/build-jars.sh "${jar_lines[@]}"
+case "${SUBJXFORM_SETUP_LINES:-}" in
+  all) lane jars bash scripts/build-jars.sh ;;
+  none) lane jars true ;;
+  *) lane jars bash scripts/build-jars.sh 4.2_2.13 ;;
+esac
 
 # --- Python package -------------------------------------------------------
 want_version="$(tr -d '[:space:]' < version.txt)"

@@ -11,8 +11,15 @@ if compgen -G "$dest/spark-sql_*-$version.jar" >/dev/null; then exit 0; fi
 downloads="$ROOT/.tools/downloads"
 mkdir -p "$downloads"
 if ! compgen -G "$downloads/pyspark-$version*" >/dev/null; then
-  echo "spark-jars: fetching pyspark $version" >&2
-  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip download -q --no-deps --no-binary :all: "pyspark==$version" -d "$downloads"
+  echo "spark-jars: fetching pyspark $version's source package (about 440 MB: Spark's jars are inside)" >&2
+  # (pip: the interpreter's own, so that the user's index settings hold; inside a wheel build, the build's
+  # interpreter, which has pip as a build requirement)
+  if ! "$PY" -c 'import pip' 2>/dev/null; then
+    echo "spark-jars: $PY has no pip to fetch pyspark $version with (PYTHON=... names another interpreter)" >&2
+    exit 1
+  fi
+  PIP_ROOT_USER_ACTION=ignore "$PY" -m pip download --no-deps --no-binary :all: \
+    "pyspark==$version" -d "$downloads" >&2
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -31,12 +31,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from subjxform.grammar.conf_reader import TEXT_INCLUDES_NO_FILES, TEXT_SEES_NO_ENVIRONMENT, ConfReader
+from subjxform.grammar.conf_value import Arr, Bool, ConfSyntaxError, DateTime, Decimal, Integer, Obj, Str
+from subjxform.grammar.go_bytes import go_bytes, go_text_of
+
 HERE = Path(__file__).resolve().parent
 ORACLE = HERE / "conf_oracle"
 CORPUS = sorted((ORACLE / "corpus").glob("*.conf"))
 sys.path.insert(0, str(HERE.parent / "python" / "src"))
 
-from subjxform.portable import _confsyntax as conf  # noqa: E402
 
 # Values nested thousands deep (the readers' limit is 10,000) are decoded, written and compared recursively
 # here. Python's recursion limit is one for the whole process and other code lowers it (importing IPython
@@ -54,7 +57,7 @@ deep_enough()
 # What the readers add to nats-server's words, on purpose (differences.md): hints after "can not be found",
 # and, for a config read as text, why an include cannot be read.
 HINTS = (
-    f" ({conf.TEXT_SEES_NO_ENVIRONMENT})",
+    f" ({TEXT_SEES_NO_ENVIRONMENT})",
     " (an included file sees none of the variables of the file that includes it)",
     " (a destination that starts with $ must be quoted)",
 )
@@ -179,31 +182,31 @@ class Stream:
 
 
 def python_result(text: bytes, strict: bool) -> dict:
-    reader = conf._Reader(conf.go_bytes(conf.go_text_of(text)), refuse_unquoted_braces=strict)
+    reader = ConfReader(go_bytes(go_text_of(text)), refuse_unquoted_braces=strict)
     try:
         root = reader.document()
-    except conf.ConfSyntaxError as e:
-        return {"ok": False, "error": conf.go_bytes(str(e)).hex(), "braces": reader.unquoted_braces_line}
+    except ConfSyntaxError as e:
+        return {"ok": False, "error": go_bytes(str(e)).hex(), "braces": reader.unquoted_braces_line}
     return {"ok": True, "value": _encode(root, False, top=True), "braces": reader.unquoted_braces_line}
 
 
 def _encode(v, used: bool, top: bool = False) -> dict:
-    if isinstance(v, conf.Str):
-        out: dict = {"s": conf.go_bytes(v.value).hex()}
-    elif isinstance(v, conf.Bool):
+    if isinstance(v, Str):
+        out: dict = {"s": go_bytes(v.value).hex()}
+    elif isinstance(v, Bool):
         out = {"b": v.value}
-    elif isinstance(v, conf.Integer):
+    elif isinstance(v, Integer):
         out = {"i": str(v.value)}
-    elif isinstance(v, conf.Decimal):
+    elif isinstance(v, Decimal):
         import struct
 
         out = {"f": format(struct.unpack(">Q", struct.pack(">d", v.value))[0], "x")}
-    elif isinstance(v, conf.DateTime):
+    elif isinstance(v, DateTime):
         out = {"t": v.value}
-    elif isinstance(v, conf.Arr):
+    elif isinstance(v, Arr):
         out = {"a": [_encode(x, False) for x in v.items]}
-    elif isinstance(v, conf.Obj):
-        out = {"m": [[conf.go_bytes(k).hex(), _encode(x, k in v.used_variables)] for k, x in v.entries]}
+    elif isinstance(v, Obj):
+        out = {"m": [[go_bytes(k).hex(), _encode(x, k in v.used_variables)] for k, x in v.entries]}
     else:
         raise TypeError(v)
     if not top:
@@ -263,7 +266,7 @@ def compare_result(go: dict, ours: dict, text_mode: bool) -> list[str]:
         return [f"verdict: nats-server {'accepts' if go['ok'] else 'refuses'} ({what!r})"]
     if not go["ok"]:
         theirs, mine = _message(go), _reader_words(_message(ours))
-        reason = conf.TEXT_INCLUDES_NO_FILES
+        reason = TEXT_INCLUDES_NO_FILES
         if text_mode and reason in mine:  # the include nats-server could not read either: its words up to there
             prefix = mine[: mine.index(reason)]
             return [] if theirs.startswith(prefix) else [f"error: {theirs!r} here {mine!r}"]

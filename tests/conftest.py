@@ -49,6 +49,7 @@ needs_jar = pytest.mark.skipif(not HAS_JAR, reason="compares with the jar: this 
 # parameter) or with the parameter's id.
 QUICK = {
     "test_layers.py": None,  # what may import what
+    "test_signatures.py": None,  # the jar API and the portable API: one signature, one check of each argument
     "test_portable_grammar.py": None,  # the engine's Python port against every golden case (no Spark)
     "test_config_errors.py": None,
     "test_functions.py": None,  # every SQL function from Python, classic

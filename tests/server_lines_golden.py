@@ -35,11 +35,12 @@ from nats_oracle import Account, MappingServer, validate_mappings  # noqa: E402
 ROOT = os.path.dirname(HERE)
 sys.path.insert(1, os.path.join(ROOT, "python", "src"))
 
-from subjxform.portable import _versions  # noqa: E402
+from subjxform.grammar import server_version as versions  # noqa: E402
+from subjxform.grammar.subjects import compile_filter, filter_matches, literal_tokens  # noqa: E402
 
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
 # The release measured for each line is installed in its line's folder.
-LINE_FOLDERS = {v.release: v.line for v in _versions.ALL}
+LINE_FOLDERS = {v.release: v.line for v in versions.ALL}
 CRASH = "crash"  # what a binary "delivered" when the message made it exit
 # The golden's deviation for split/slice/left/right on non-ASCII subjects, when SPEC §4 counted code points.
 CODE_POINTS = "character counts are code points; nats-server counts bytes"
@@ -208,20 +209,19 @@ def byte_cases() -> list[dict]:
         ("m.*", "{{split(1,é)}}.{{split(1,)}}", "m.aébé日🙂"),
         ("m.*", "{{split(1,)}}", "m.𝄞é€a"),
     ]
-    from subjxform.portable import _transform as T
 
     r = random.Random(BYTE_CASES_SEED)
     cases = [{"src": a, "dest": b, "subject": s} for a, b, s in fixed]
     for i in range(BYTE_TRANSFORMS):
         src = gen.byte_source(r, i).replace(f"k{i}.", f"b{i}.", 1)
         dest = gen.byte_destination(r, src, gen.BYTE_FUNCTIONS)
-        source = T.compile_filter(src, source_quirk=True)
+        source = compile_filter(src, source_quirk=True)
         subjects: list[str] = []
         while len(subjects) < BYTE_SUBJECTS:
             s = gen.byte_subjects(r, src, 1)[0]
-            toks = T.literal_tokens(s)
+            toks = literal_tokens(s)
             # a literal subject the source matches (a subscriber receives any other one unchanged), UTF-8 (JSON)
-            if toks is not None and T.filter_matches(source, toks) and s.decode("utf-8", "replace").encode() == s:
+            if toks is not None and filter_matches(source, toks) and s.decode("utf-8", "replace").encode() == s:
                 subjects.append(s.decode("utf-8"))
         cases += [{"src": src, "dest": dest, "subject": s} for s in subjects]
     return [dict(c, id=f"bytes-{n}") for n, c in enumerate(cases)]

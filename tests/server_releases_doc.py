@@ -1,6 +1,6 @@
 """docs/concepts/server-releases.md's table: every release nats-server published of a supported line, by number,
 whether its binary was measured, and what it does differently from the release before, generated from the
-capability table (subjxform.portable._versions, the port of ServerVersion.scala that
+capability table (subjxform.grammar.server_version, the port of ServerVersion.scala that
 tests/test_server_releases_doc.py checks field by field against the jar). Rewrite the page's table after
 changing the table in the code:
 
@@ -50,7 +50,7 @@ def _value(v) -> str:
 
 def render() -> str:
     sys.path.insert(0, os.path.join(ROOT, "python", "src"))
-    from subjxform.portable import _versions as versions
+    from subjxform.grammar import server_version as versions
 
     fields = [f.name for f in dataclasses.fields(versions.ServerVersion) if f.name in FIELDS]
     missing = {f.name for f in dataclasses.fields(versions.ServerVersion)} - set(FIELDS) - {"line", "since", "name"}

@@ -43,7 +43,7 @@ sys.path.insert(0, HERE)
 import server_lines_streams_golden as streams_golden  # noqa: E402
 from nats_client import NatsClient, jetstream_server  # noqa: E402
 from server_lines_golden import ROOT, binary, numbers_out, per_line, read, run_line, transform_inputs  # noqa: E402
-from subjxform.portable import _versions  # noqa: E402
+from subjxform.grammar import server_version as versions  # noqa: E402
 
 FOLDER = os.path.join(ROOT, "tests", "golden", "releases")
 KINDS = ("transforms", "mappings", "streams")
@@ -80,7 +80,7 @@ IMPORT_LEFT = (
 
 
 def releases() -> list[str]:
-    return [f"{line}.{p}" for line, patches in _versions.MEASURED.items() for p in patches]
+    return [f"{line}.{p}" for line, patches in versions.MEASURED.items() for p in patches]
 
 
 def stream_probes(release: str) -> dict:
@@ -158,7 +158,7 @@ def measure(names: list[str]) -> dict[str, dict[str, list[dict]]]:
     """Each release's answers to the line golden files' inputs, in their shape (server_lines_golden.per_line;
     `names` holds the newest line's release, which the others are told apart from)."""
     started = time.monotonic()
-    newest = _versions.NEWEST.release
+    newest = versions.NEWEST.release
     transforms = per_line(transform_inputs(), lambda c: (c["src"], c["dest"]), False, names, newest)
     maps = per_line(read("map_cases.jsonl"), lambda c: c["mappings"], True, names, newest)
     print(f"transforms and mappings: {time.monotonic() - started:.0f} s", flush=True)
@@ -173,7 +173,7 @@ def measure(names: list[str]) -> dict[str, dict[str, list[dict]]]:
 
 def records_of(release: str, measured: dict[str, list[dict]]) -> list[dict]:
     """A release's golden file: the header, its answers that are not its line's golden files', its probes."""
-    line = _versions.parse(release).line
+    line = versions.parse(release).line
     records: list[dict] = [{"release": release, "line": line, "cases": {k: len(measured[k]) for k in KINDS}}]
     for kind in KINDS:
         records += [
@@ -191,9 +191,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit("usage: server_releases_golden.py [--check [RELEASE...]] (releases: 2.10.25 to 2.15.1)")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "nats-servers.sh"), "--releases"], check=True)
     # A release is told apart from its line's measured release and from the newest line's: measured with them.
-    wanted = (
-        set(chosen) | {_versions.parse(_versions.parse(r).line).release for r in chosen} | {_versions.NEWEST.release}
-    )
+    wanted = set(chosen) | {versions.parse(versions.parse(r).line).release for r in chosen} | {versions.NEWEST.release}
     names = [r for r in releases() if not chosen or r in wanted]
     for name in names:  # the binary is the release it is said to be
         out = subprocess.check_output([binary(name), "--version"], text=True).strip()
@@ -203,7 +201,7 @@ def main(argv: list[str]) -> None:
     # The lines' measured releases must answer now as their golden files say: they are what a release is
     # compared with.
     stale = []
-    for v in (v for v in _versions.ALL if v.release in measured):
+    for v in (v for v in versions.ALL if v.release in measured):
         for kind in KINDS:
             mine, golden = measured[v.release][kind], line_golden(v.line, kind)
             differing = [b for a, b in zip(mine, golden) if comparable(a) != comparable(b)]
@@ -231,7 +229,7 @@ def main(argv: list[str]) -> None:
                 f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
 
     # Where each difference begins and ends: consecutive releases of a line that answered alike.
-    for line in _versions.MEASURED:
+    for line in versions.MEASURED:
         for span in alike_spans(line):
             first, last = span[0], span[-1]
             print(
@@ -248,7 +246,7 @@ def answers(release: str) -> list[str]:
 def alike_spans(line: str) -> list[list[str]]:
     """The line's measured releases, in order, in runs of consecutive ones that answered alike."""
     spans: list[list[str]] = []
-    for release in (f"{line}.{p}" for p in _versions.MEASURED[line]):
+    for release in (f"{line}.{p}" for p in versions.MEASURED[line]):
         if spans and answers(spans[-1][-1]) == answers(release):
             spans[-1].append(release)
         else:

@@ -108,7 +108,7 @@ def test_the_engine_gives_the_servers_bytes(spark):
 
 
 def test_the_python_port_gives_the_servers_bytes():
-    from subjxform.portable._transform import apply_reference, compile_transform
+    from subjxform.grammar.subject_transform import apply_reference, compile_transform
 
     for src, dest, subject, delivered in (ISSUE + (ISSUE_DELIVERED,), CUT + (CUT_DELIVERED,)):
         assert apply_reference(compile_transform(src, dest), subject.encode()) == delivered

@@ -17,6 +17,8 @@ import pytest
 import conf_differential as diff
 from conf_differential import Doc
 from conftest import HAS_JAR
+from subjxform.grammar.conf_syntax import parse_document
+from subjxform.grammar.conf_value import ConfSyntaxError
 
 pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="the oracle needs Go (tests/conf_oracle)")
 
@@ -178,7 +180,6 @@ def test_files_and_the_environment_are_read_as_nats_server_reads_them(programs, 
 
 
 def test_the_portable_reader_says_a_document_needs_its_files():
-    from subjxform.portable import _confsyntax as conf
 
     for text, words in (
         ("include x.conf\n", "error parsing include file 'x.conf', a config read as text includes no files"),
@@ -188,8 +189,8 @@ def test_the_portable_reader_says_a_document_needs_its_files():
             "environment variables",
         ),
     ):
-        with pytest.raises(conf.ConfSyntaxError) as e:
-            conf.parse_document(text)
+        with pytest.raises(ConfSyntaxError) as e:
+            parse_document(text)
         assert str(e.value).startswith(words)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import subjxform
 from conftest import needs_jar
-from subjxform.portable import _confsyntax
+from subjxform.grammar import conf_reader, conf_syntax, conf_value
 
 TABLE = '"orders.*": [{destination: "orders.west.$1", weight: 100, cluster: west}, {destination: "orders.$1", weight: 100}]\n'
 
@@ -20,7 +20,7 @@ def test_subject_map_with_a_cluster_does_not_depend_on_the_python_reader(spark, 
         raise RuntimeError("the Python reader broke")
 
     # Before: check_cluster_name let the Python reader's failure through, and subject_map failed with it.
-    monkeypatch.setattr(_confsyntax._Reader, "document", broken)
+    monkeypatch.setattr(conf_reader.ConfReader, "document", broken)
     df = spark.createDataFrame([("orders.a",)], "subject string")
     column = subjxform.subject_map("subject", TABLE, cluster="west")
     assert [r[0] for r in df.select(column).collect()] == ["orders.west.a"]
@@ -35,7 +35,7 @@ def test_the_cluster_note_still_warns_when_the_reader_reads_the_table(spark):
 @needs_jar
 def test_a_dict_keeps_its_types_through_the_jar(spark):
     table = {"a.*": [{"destination": "b.$1", "weight": 40}, {"destination": "c.$1", "weight": "60%"}], "x": "y.é"}
-    text = _confsyntax.conf_text(table)
-    assert _confsyntax.parse_mappings(text).get("a.*").items[0].get("weight") == _confsyntax.Integer(40, 1)
+    text = conf_value.conf_text(table)
+    assert conf_syntax.parse_mappings(text).get("a.*").items[0].get("weight") == conf_value.Integer(40, 1)
     df = spark.createDataFrame([("x",)], "subject string")
     assert [r[0] for r in df.select(subjxform.subject_map("subject", table, seed=1)).collect()] == ["y.é"]

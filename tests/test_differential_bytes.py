@@ -48,8 +48,7 @@ from pyspark.sql import functions as F
 import transform_gen as gen
 from conftest import GOLDEN, ROOT, classic_only, needs_jar
 from subjxform import portable, try_subject_transform
-from subjxform.portable import _transform as T
-from subjxform.portable._transform import InvalidTransform
+from subjxform.grammar.subject_transform import InvalidTransform, compile_transform
 
 ORACLE = ROOT / "tests" / "transform_oracle"
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
@@ -278,7 +277,7 @@ def engine_accepts(spark, case: Case) -> bool:
 
 def portable_accepts(case: Case) -> bool:
     try:
-        T.compile_transform(case.src, case.dest, False, case.line)
+        compile_transform(case.src, case.dest, False, case.line)
         return True
     except InvalidTransform:
         return False

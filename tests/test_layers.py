@@ -24,13 +24,34 @@ PATHS = 2  # the two ways to compute: the jar's SQL functions, and portable SQL 
 OPERATIONS = 3  # streams, accounts, scopes, reports, consumer groups, the demo: built on the paths
 COMMAND_LINE = 4
 
+# The grammar mirrors jvm/core: its engine's modules (subjxform.engine's twins) read none of its config
+# readers' (subjxform.config's twins), as on the JVM.
+GRAMMAR_ENGINE = {
+    "grammar.go_quote",
+    "grammar.java_text",
+    "grammar.server_version",
+    "grammar.subjects",
+    "grammar.destination_syntax",
+    "grammar.subject_transform",
+    "grammar.keyed_draw",
+}
+GRAMMAR_CONFIG = {
+    "grammar.go_bytes",
+    "grammar.conf_value",
+    "grammar.conf_lexer",
+    "grammar.conf_scalars",
+    "grammar.conf_reader",
+    "grammar.conf_syntax",
+    "grammar.mapping_table",
+    "grammar.filter_transforms",
+    "grammar.consumer_group",
+}
+
 LAYERS = {
-    "portable._quote": GRAMMAR,
-    "portable._versions": GRAMMAR,
-    "portable._transform": GRAMMAR,
-    "portable._confsyntax": GRAMMAR,
-    "portable._mappings": GRAMMAR,
+    "grammar": GRAMMAR,
+    **{m: GRAMMAR for m in GRAMMAR_ENGINE | GRAMMAR_CONFIG},
     "_compat": BASE,
+    "arguments": BASE,
     "session": BASE,
     "configs": BASE,
     "functions": PATHS,
@@ -132,6 +153,12 @@ def test_imports_go_down_or_across(name):
         assert not imported(path, name) & PORTABLE_BUILDERS, f"{name}: the jar path uses the portable builders"
     if name in PORTABLE_BUILDERS:
         assert not imported(path, name) & JAR_PATH, f"{name}: the portable path uses the jar's functions"
+
+
+def test_the_grammars_engine_reads_no_configuration():
+    for name in sorted(GRAMMAR_ENGINE):
+        config = sorted(imported(modules()[name], name) & GRAMMAR_CONFIG)
+        assert config == [], f"{name} (the engine's twin) imports config readers: {config}"
 
 
 def test_the_grammar_imports_no_pyspark():

@@ -219,7 +219,7 @@ def test_group_checks_a_config_and_places_subjects_without_spark():
 def test_the_group_port_gives_the_librarys_filters_and_the_jars_plan(session):
     from conftest import golden
     from subjxform.functions import _call
-    from subjxform.portable.groups import parse_group
+    from subjxform.grammar.consumer_group import parse_group
 
     cases = [c for c in golden("pcgroups/assignment.jsonl") if c["error"] is None]
     for c in cases:

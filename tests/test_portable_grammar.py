@@ -1,4 +1,4 @@
-"""The portable grammar (subjxform.portable._transform) against every golden transform case, without
+"""The portable grammar (subjxform.grammar) against every golden transform case, without
 Spark: the same acceptance, the same nats-server reason, and (through the plain-Python reference
 evaluator) the same result as the jar gives."""
 
@@ -7,17 +7,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import golden
-from subjxform.portable import _versions
-from subjxform.portable._transform import (
-    InvalidStreamConfig,
-    InvalidTransform,
-    apply_reference,
-    compile_filter_transforms,
-    compile_transform,
-    keyed_below,
-    mix,
-    text_salt,
-)
+from subjxform.grammar import server_version as versions
+from subjxform.grammar.filter_transforms import InvalidStreamConfig, compile_filter_transforms
+from subjxform.grammar.keyed_draw import keyed_below, mix, text_salt
+from subjxform.grammar.subject_transform import InvalidTransform, apply_reference, compile_transform
 from test_golden import as_delivered, fits
 
 LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
@@ -53,26 +46,26 @@ def test_every_golden_case_is_accepted_refused_and_built_as_pinned(name, line):
 
 
 def test_the_check_catches_a_planted_disagreement(monkeypatch):
-    import subjxform.portable._transform as tr
+    import subjxform.grammar.subject_transform as tr
 
     monkeypatch.setattr(tr, "fnv1a32", lambda data: 0)  # every partition 0: some pinned cases must fail
     assert check("transform_cases.jsonl", None)
 
 
 def test_server_version_spellings_and_the_jars_error_text():
-    assert _versions.parse("2.10").line == "2.10"
-    assert _versions.parse(" v2.12.8 ").line == "2.12"
-    assert _versions.parse("2.15.1") is _versions.NEWEST
+    assert versions.parse("2.10").line == "2.10"
+    assert versions.parse(" v2.12.8 ").line == "2.12"
+    assert versions.parse("2.15.1") is versions.NEWEST
     with pytest.raises(ValueError) as e:
-        _versions.parse("2.9")
+        versions.parse("2.9")
     assert str(e.value) == (
         'unsupported nats-server version "2.9": supported lines are 2.10, 2.11, 2.12, 2.14, 2.15 '
         "(a line like '2.10' or a release like '2.10.26'; the default is 2.15)"
     )
     with pytest.raises(ValueError, match=r'"x2" \(not a version\)'):
-        _versions.parse("x2")
+        versions.parse("x2")
     with pytest.raises(ValueError, match="not a version"):
-        _versions.parse("２.10")  # a full-width digit: Java's \d is ASCII only
+        versions.parse("２.10")  # a full-width digit: Java's \d is ASCII only
 
 
 def test_jar_texts_for_an_empty_source_and_the_strict_form():

@@ -9,8 +9,9 @@ import json
 import pytest
 
 from conftest import golden
+from subjxform.grammar.consumer_group import parse_group
 from subjxform.portable import InvalidArgumentValue, NeedsTheJar
-from subjxform.portable.groups import consumer_group_member, consumer_group_partition, parse_group
+from subjxform.portable.groups import consumer_group_member, consumer_group_partition
 
 
 def test_the_config_checks_give_the_librarys_verdict_and_words():

@@ -14,8 +14,7 @@ import random
 import pytest
 
 from conftest import golden, needs_jar
-from subjxform.portable import _mappings as M
-from subjxform.portable._transform import keyed_below
+from subjxform.grammar.keyed_draw import keyed_below
 
 # Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.
 pytestmark = needs_jar
@@ -48,8 +47,8 @@ def jar_plan(spark, text: str, line=None):
 
 def portable_plan(text: str, line=None):
     try:
-        return "ok", M.compile_mappings(text, line).plan()
-    except M.InvalidMappings as e:
+        return "ok", mapping_table.compile_mappings(text, line).plan()
+    except mapping_table.InvalidMappings as e:
         return "err", str(e)
 
 
@@ -77,10 +76,10 @@ def test_every_golden_table_is_accepted_or_refused_as_pinned_and_maps_as_pinned(
             if kind == "err":
                 wrong.append((c["id"], "refused", got))
                 continue
-            table = M.compile_mappings(text, line)
+            table = mapping_table.compile_mappings(text, line)
             # Every accepted golden table is deterministic: every draw gives the pinned answer.
             for draw in (0, 37, 99):
-                out = M.map_reference(table, c["subject"], None, draw)
+                out = mapping_table.map_reference(table, c["subject"], None, draw)
                 if out != c["expected"]:
                     wrong.append((c["id"], draw, out, c["expected"]))
     assert not wrong, (len(wrong), wrong[:10])
@@ -240,8 +239,8 @@ def test_randomly_mutated_tables_read_as_the_jar_reads_them(spark):
 
 
 def test_an_unquoted_function_destination_is_refused_with_the_contracts_words():
-    with pytest.raises(M.InvalidMappings) as e:
-        M.compile_mappings("orders.*: orders.{{wildcard(1)}}")
+    with pytest.raises(mapping_table.InvalidMappings) as e:
+        mapping_table.compile_mappings("orders.*: orders.{{wildcard(1)}}")
     assert "unquoted destination on line 1 holds {{...}}" in str(e.value)
     assert 'put the destination in quotes: "orders.{{wildcard(1)}}"' in str(e.value)
 
@@ -251,13 +250,13 @@ def test_a_python_dict_is_the_same_table_as_its_json():
         "svc": [{"destination": "svc.v1", "weight": "98%"}, {"destination": "svc.v2", "weight": 2}],
         "orders.*": "orders.central.{{wildcard(1)}}",
     }
-    assert M.compile_mappings(d).plan() == M.compile_mappings(json.dumps(d)).plan()
+    assert mapping_table.compile_mappings(d).plan() == mapping_table.compile_mappings(json.dumps(d)).plan()
     with pytest.raises(TypeError):
-        M.compile_mappings(["svc"])
+        mapping_table.compile_mappings(["svc"])
 
 
 def test_the_model_keeps_the_engines_order_weights_remainder_and_scopes():
-    t = M.compile_mappings(
+    t = mapping_table.compile_mappings(
         'a.*: "w.$1"\n'
         "a.b: [{destination: x, weight: 30%}, {destination: y, weight: 20%}, {destination: z, weight: 100%, cluster: c}]\n"
         "l.>: [{destination: l.>, weight: 40%}]\n"
@@ -265,24 +264,27 @@ def test_the_model_keeps_the_engines_order_weights_remainder_and_scopes():
     wild, lit, loss = t.rules
     assert (wild.literal, wild.wildcard, lit.literal, lit.wildcard) == (False, True, True, False)
     assert [d.destination for d in lit.default.destinations] == ["x", "y", "a.b"]  # the remainder: the identity
-    assert lit.default.running_totals == (30, 50, 100) and lit.default.fixed == M.DRAW
+    assert lit.default.running_totals == (30, 50, 100) and lit.default.fixed == mapping_table.DRAW
     assert (lit.default.remainder_weight, lit.default.remainder_drops) == (50, False)
     assert lit.choice("c").fixed == 0 and lit.choice("elsewhere") is lit.default
     assert (loss.default.remainder_weight, loss.default.remainder_drops) == (60, True)
     # the literal rule is found first although written second; a draw past the running totals is the remainder
-    assert M.map_reference(t, "a.b", draw=10) == "x"
-    assert M.map_reference(t, "a.b", draw=49) == "y"
-    assert M.map_reference(t, "a.b", draw=50) == "a.b"
-    assert M.map_reference(t, "a.b", "c", draw=99) == "z"
-    assert M.map_reference(t, "a.q") == "w.q"
-    assert M.map_reference(t, "l.m.n", draw=39) == "l.m.n" and M.map_reference(t, "l.m.n", draw=40) is None
-    assert M.map_reference(t, "zzz") == "zzz" and M.map_reference(t, "a..b") is None
+    assert mapping_table.map_reference(t, "a.b", draw=10) == "x"
+    assert mapping_table.map_reference(t, "a.b", draw=49) == "y"
+    assert mapping_table.map_reference(t, "a.b", draw=50) == "a.b"
+    assert mapping_table.map_reference(t, "a.b", "c", draw=99) == "z"
+    assert mapping_table.map_reference(t, "a.q") == "w.q"
+    assert (
+        mapping_table.map_reference(t, "l.m.n", draw=39) == "l.m.n"
+        and mapping_table.map_reference(t, "l.m.n", draw=40) is None
+    )
+    assert mapping_table.map_reference(t, "zzz") == "zzz" and mapping_table.map_reference(t, "a..b") is None
 
 
 def test_rule_salts_equal_the_jars(spark):
     text = 'orders.*: "a.$1"\n"svc.é": [{destination: x, weight: 50}]\n"∑.>": [{destination: "∑.>", weight: 5}]'
     jt = spark._jvm.subjxform.config.MappingTable.compile(text)
-    ours = M.compile_mappings(text)
+    ours = mapping_table.compile_mappings(text)
     assert [r.salt for r in ours.rules] == [jt.rules()[i].salt() for i in range(len(ours.rules))]
     # and the draw they feed, on random (seed, key) pairs
     kd = spark._jvm.subjxform.engine.KeyedDraw
@@ -298,6 +300,7 @@ def test_rule_salts_equal_the_jars(spark):
 from pyspark.sql import functions as F  # noqa: E402
 
 import subjxform  # noqa: E402
+from subjxform.grammar import mapping_table  # noqa: E402
 from subjxform.portable import InvalidArgumentValue, NeedsTheJar  # noqa: E402
 from subjxform.portable import _map_build as MB  # noqa: E402
 from subjxform.portable import subject_map as portable_map  # noqa: E402
@@ -440,7 +443,7 @@ def test_unkeyed_frequencies_follow_the_weights_and_explain_agrees_with_itself(s
 
 
 def test_the_tree_names_only_sparks_builtin_functions():
-    t = M.compile_mappings(KEYED_TABLE)
+    t = mapping_table.compile_mappings(KEYED_TABLE)
     from subjxform.portable._expr import Input
 
     for tree in (

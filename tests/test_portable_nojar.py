@@ -16,8 +16,8 @@ from pyspark.sql import functions as F
 
 from conftest import HAS_JAR, golden
 from subjxform import portable
-from subjxform.portable import _mappings as M
-from subjxform.portable._transform import keyed_below
+from subjxform.grammar import mapping_table
+from subjxform.grammar.keyed_draw import keyed_below
 from test_golden import as_delivered, fits, from_hex
 
 pytestmark = pytest.mark.skipif(HAS_JAR, reason="where the jar is, the side-by-side suites compare with it")
@@ -114,7 +114,7 @@ KEYED_TABLE = {
 def test_keyed_draws_are_the_jars_draw_without_the_jar(session):
     """The jar's draw for (seed, xxhash64(key), rule) — the plain-Python reference, itself checked against the
     jar in test_portable_mappings — row by row."""
-    table = M.compile_mappings(KEYED_TABLE)
+    table = mapping_table.compile_mappings(KEYED_TABLE)
     df = session.range(600).select(
         "id",
         F.expr("CASE WHEN id % 3 = 0 THEN concat('billing.', id) ELSE concat('orders.r', id % 7, '.c', id) END").alias(
@@ -129,9 +129,9 @@ def test_keyed_draws_are_the_jars_draw_without_the_jar(session):
     ).collect()
     wrong = []
     for r in rows:
-        rule = M.find_rule(table, r["subject"])
+        rule = mapping_table.find_rule(table, r["subject"])
         draw = keyed_below(100, 42, r["digest"], rule.salt)
-        expected = M.map_reference(table, r["subject"], None, draw)
+        expected = mapping_table.map_reference(table, r["subject"], None, draw)
         if r["m"] != expected:
             wrong.append((r["id"], r["subject"], r["m"], expected))
     assert not wrong, wrong[:5]

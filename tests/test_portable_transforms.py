@@ -17,8 +17,8 @@ import subjxform
 import transform_gen as gen
 from conftest import classic_only, golden, needs_jar
 from subjxform import portable
+from subjxform.grammar.subject_transform import InvalidTransform, compile_transform
 from subjxform.portable import _expr
-from subjxform.portable._transform import InvalidTransform, compile_transform
 from test_golden import as_delivered, fits, from_hex, nats_reason
 
 # Side by side with the jar (Spark 4.2's full run); where no jar is, test_portable_nojar.py runs.

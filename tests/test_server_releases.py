@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame
 
 from server_releases_golden import FOLDER, IMPLICIT, alike_spans, releases
 from subjxform.functions import subject_transform
-from subjxform.portable import _versions
+from subjxform.grammar import server_version as versions
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
 from test_server_lines_streams_golden import stores_and_republishes
 
@@ -44,27 +44,27 @@ def probe(release: str, name: str) -> dict:
 def test_every_release_on_the_index_was_measured_and_says_no_note():
     assert len(releases()) == 32 and releases()[0] == "2.10.25" and releases()[-1] == "2.15.1"
     assert sorted(os.listdir(FOLDER)) == sorted(f"{r}.jsonl" for r in releases())
-    assert [r for r in releases() if _versions.parse(r).note is not None] == []
+    assert [r for r in releases() if versions.parse(r).note is not None] == []
 
 
 def test_a_release_not_on_the_index_is_named_as_such():
-    assert _versions.parse("2.11.14").note == (
+    assert versions.parse("2.11.14").note == (
         "nats-server 2.11.14 was not measured (the package index has no binary of it): it follows 2.11.11 "
         "(the releases from 2.11.11 on that were)"
     )
-    assert _versions.parse("2.12.10").note == (
+    assert versions.parse("2.12.10").note == (
         "nats-server 2.12.10 was not measured (the package index has no binary of it): it follows nats-server's "
         "source from 2.12.9 on"
     )
 
 
-@pytest.mark.parametrize("line", list(_versions.MEASURED))
+@pytest.mark.parametrize("line", list(versions.MEASURED))
 def test_releases_answered_alike_exactly_where_the_table_puts_them_in_one_row(line):
     """A row's measured releases answered alike, and a release that begins a row answered otherwise than the one
     before it: removing a row, moving where it begins or missing a difference fails here."""
     rows: list[list[str]] = []
-    for release in (f"{line}.{p}" for p in _versions.MEASURED[line]):
-        if rows and _versions.parse(rows[-1][-1]) == _versions.parse(release):
+    for release in (f"{line}.{p}" for p in versions.MEASURED[line]):
+        if rows and versions.parse(rows[-1][-1]) == versions.parse(release):
             rows[-1].append(release)
         else:
             rows.append([release])
@@ -73,7 +73,7 @@ def test_releases_answered_alike_exactly_where_the_table_puts_them_in_one_row(li
 
 @pytest.mark.parametrize("release", releases())
 def test_the_probes_fall_where_the_table_says(release):
-    version = _versions.parse(release)
+    version = versions.parse(release)
     # Counts above 2^31-1 are refused exactly where the table says; before, their low 32 bits are taken.
     transforms = {c["dest"]: c for c in probe(release, "transforms")["cases"]}
     characters = transforms["b.{{splitfromleft(1,4294967298)}}"]
@@ -107,7 +107,7 @@ def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):
     streams = probe("2.15.1", "streams")
     configs = [c for c in streams["configs"] if c["name"] in ("EMPTYRP", "SPACED")]
     sends, suppresses = (
-        next(r.since for r in _versions.ROWS if r.suppresses_invalid_republish == value) for value in (False, True)
+        next(r.since for r in versions.ROWS if r.suppresses_invalid_republish == value) for value in (False, True)
     )
     df = spark.createDataFrame([(s,) for s in streams["published"]], "subject string")
     parts = [
@@ -127,8 +127,8 @@ def test_streams_store_and_republish_what_each_rows_releases_did(spark):
     nothing, for every release)."""
     problems = []
     checked = 0
-    for row in _versions.ROWS:
-        if row == _versions.parse(row.line) or not row.measured:
+    for row in versions.ROWS:
+        if row == versions.parse(row.line) or not row.measured:
             continue
         release = row.measured[0]
         own = [r for r in golden(release) if r.get("file") == "streams" and r["error"] is None]
@@ -159,8 +159,8 @@ def test_a_release_never_published_is_refused_naming_the_nearest(spark, written,
     with pytest.raises(Exception) as e:  # Spark's analysis error on the argument
         df.select(subject_transform("subject", "a.*", "b.$1", server_version=written)).collect()
     assert says in str(e.value) and "server_version" in str(e.value), str(e.value)
-    with pytest.raises(_versions.UnsupportedServerVersion) as p:
-        _versions.parse(written)
+    with pytest.raises(versions.UnsupportedServerVersion) as p:
+        versions.parse(written)
     assert says in str(p.value)
 
 
@@ -172,11 +172,11 @@ def test_what_nats_server_version_prints_is_taken_as_is(spark):
 
 
 def test_the_portable_import_check_says_what_each_line_says():
-    from subjxform.portable import _transform
+    from subjxform.grammar import subject_transform
 
-    for line in (v.line for v in _versions.ALL):
-        with pytest.raises(_transform.InvalidTransform) as e:
-            _transform.compile_transform("a.*", "b.{{left(1,2)}}", True, _versions.parse(line))
+    for line in (v.line for v in versions.ALL):
+        with pytest.raises(subject_transform.InvalidTransform) as e:
+            subject_transform.compile_transform("a.*", "b.{{left(1,2)}}", True, versions.parse(line))
         assert e.value.reason == (
             "invalid mapping destination: the only mapping function allowed for import transforms "
             "is {{Wildcard()}} in {{left(1,2)}}"

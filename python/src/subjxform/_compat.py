@@ -59,33 +59,3 @@ def is_column(value) -> TypeGuard[Column]:
         return True
     connect = sys.modules.get("pyspark.sql.connect.column")
     return connect is not None and isinstance(value, connect.Column)
-
-
-def transform_pairs(transforms) -> list[tuple[str, str]]:
-    """The (src, dest) pairs of a Python list of pairs or {"src", "dest"} dicts (a missing key is "", as
-    nats-server reads the JSON), with a TypeError/ValueError naming the bad item: the checks both the jar
-    path (functions) and subjxform.portable make of subject_filter_transform's `transforms`."""
-    if not isinstance(transforms, (list, tuple)):
-        raise TypeError(
-            f"transforms must be a list of (src, dest) pairs or {{'src', 'dest'}} dicts, or a Column, "
-            f"not {type(transforms).__name__}"
-        )
-    pairs = []
-    for i, t in enumerate(transforms):
-        if isinstance(t, dict):
-            unknown = sorted(set(t) - {"src", "dest"}, key=str)
-            if unknown:
-                raise ValueError(f"transforms[{i}]: unknown key(s) {unknown} (only 'src' and 'dest'): {t!r}")
-            src, dest = t.get("src", ""), t.get("dest", "")
-        elif isinstance(t, (list, tuple)):
-            if len(t) != 2:
-                raise ValueError(f"transforms[{i}]: a (src, dest) pair has 2 items, not {len(t)}: {t!r}")
-            src, dest = t
-        else:
-            raise TypeError(
-                f"transforms[{i}]: a (src, dest) pair or a {{'src', 'dest'}} dict, not {type(t).__name__}: {t!r}"
-            )
-        if not isinstance(src, str) or not isinstance(dest, str):
-            raise TypeError(f"transforms[{i}]: src and dest must be strings, got {t!r}")
-        pairs.append((src, dest))
-    return pairs

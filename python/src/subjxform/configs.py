@@ -107,7 +107,7 @@ def check_cluster_name(cluster, mappings, server_version=None) -> None:
     fails on must not fail the call: the function's own reader reports the table's errors."""
     if not isinstance(cluster, str) or not isinstance(mappings, (str, dict)):
         return
-    from .portable._mappings import unknown_cluster_note
+    from .grammar.mapping_table import unknown_cluster_note
 
     try:
         note = unknown_cluster_note(cluster, mappings, server_version)

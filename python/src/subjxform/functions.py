@@ -3,28 +3,31 @@ PySpark and under Spark Connect alike (the work happens in the JVM, never in Pyt
 
 from __future__ import annotations
 
-import numbers
-import random
 from typing import Union
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ._compat import is_column, transform_pairs
+from ._compat import is_column
+from .arguments import (
+    check_mappings,
+    check_seed,
+    check_server_version,
+    check_strict,
+    check_subject,
+    check_value,
+    draws_seed,
+    transform_pairs,
+)
 from .configs import check_cluster_name, mappings_argument
-from .portable._mappings import mappings_text
+from .grammar.mapping_table import mappings_text
 from .session import ensure_functions
-
-# Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
-_random = random.Random()
 
 ColumnOrName = Column | str
 ColumnOrValue = Column | str
 
 
-# Arguments are checked here, before Spark sees them, so that a wrong type is a TypeError that names
-# the parameter (the same with ANSI mode on and off), not a value Spark casts (`strict="yes"` would be
-# true, `seed=1.9` would be 1) or an analysis error about a generated expression.
+# Each argument is checked (subjxform.arguments, the checks the portable functions make too), then passed on.
 
 
 def _call(name: str, *args: Column) -> Column:
@@ -34,48 +37,26 @@ def _call(name: str, *args: Column) -> Column:
     return F.call_function(name, *args)
 
 
-def _type_name(v: object) -> str:
-    return type(v).__name__
-
-
 def _column(c: ColumnOrName, name: str = "subject") -> Column:
-    if isinstance(c, str):
-        return F.col(c)
-    if is_column(c):
-        return c
-    raise TypeError(f"{name} must be a column name (str) or a Column, not {_type_name(c)}")
+    check_subject(c, name)
+    return F.col(c) if isinstance(c, str) else c
 
 
 def _value(v: ColumnOrValue, name: str) -> Column:
     """A plain string is a constant (a transform compiled once); a Column varies per row."""
-    if isinstance(v, str):
-        return F.lit(v)
-    if is_column(v):
-        return v
-    raise TypeError(f"{name} must be a str (a constant) or a Column, not {_type_name(v)}: {v!r}")
+    check_value(v, name)
+    return F.lit(v) if isinstance(v, str) else v
 
 
 def _strict(strict: bool) -> Column:
-    if not isinstance(strict, bool):
-        raise TypeError(f"strict must be True or False, not {_type_name(strict)}: {strict!r}")
-    return F.lit(strict)
+    return F.lit(check_strict(strict))
 
 
 def _seed(seed: int | None, key: ColumnOrName | None) -> Column:
-    """The draws' seed. Without a seed or a key, one is chosen here, once, when the column is built (as
-    Spark's ``rand()`` does): every task of every query using this column, a rerun or a recomputed
-    shuffle output included, then draws alike, so Spark's recovery neither loses nor doubles rows, and a
-    DataFrame collected twice draws the same. (With a key, no seed means seed 0: the draws are a pure
-    function of the key.)"""
-    if seed is None:
-        if key is None:
-            return F.lit(_random.getrandbits(64) - 2**63).cast("long")
-        return F.lit(None).cast("long")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an integer (or None), not {_type_name(seed)}: {seed!r}")
-    if not -(2**63) <= int(seed) < 2**63:
-        raise ValueError(f"seed must fit in a BIGINT (64 bits), got {seed}")
-    return F.lit(int(seed)).cast("long")
+    """The draws' seed (subjxform.arguments.draws_seed: chosen once, when the column is built, without a seed
+    or a key; NULL, the jar's 0, with a key)."""
+    chosen = draws_seed(check_seed(seed), keyed=key is not None)
+    return F.lit(chosen).cast("long")
 
 
 def _key(key: ColumnOrName | None) -> Column:
@@ -90,13 +71,8 @@ def _server_version(server_version: str | None) -> list[Column]:
     """The trailing ``server_version`` argument: none when not given (the session conf
     ``spark.subjxform.serverVersion``, else the newest line, decides when the query is analysed). The JVM
     checks the value, so an unsupported line is an analysis error naming the supported ones."""
-    if server_version is None:
+    if check_server_version(server_version) is None:
         return []
-    if not isinstance(server_version, str):
-        raise TypeError(
-            f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
-            f"{server_version!r}"
-        )
     return [F.lit(server_version)]
 
 
@@ -223,10 +199,9 @@ def _mappings_text(mappings: MappingsValue) -> Column:
     """A dict is sent as its text in nats-server's configuration syntax (the same values), a string as it is:
     either way a constant, compiled once. A path is read first (subjxform.configs' rule)."""
     mappings = mappings_argument(mappings)
+    check_mappings(mappings)
     if isinstance(mappings, dict):
         return F.lit(mappings_text(mappings))
-    if not (isinstance(mappings, str) or is_column(mappings)):
-        raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
     return _value(mappings, "mappings")
 
 

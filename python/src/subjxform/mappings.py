@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from subjxform.portable._mappings import mappings_text
+from subjxform.grammar.mapping_table import mappings_text
 from subjxform.session import jvm_class
 
 

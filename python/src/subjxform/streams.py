@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 from subjxform._compat import raise_config_error
 from subjxform.configs import config_text, missing_file_note
 from subjxform.functions import _call, _server_version, subject_filter_transform, subject_matches, subject_transform
-from subjxform.portable._transform import is_nats_space
+from subjxform.grammar.subjects import is_nats_space
 
 STORED_SUBJECT = "stored_subject"
 REPUBLISHED_SUBJECT = "republished_subject"

@@ -64,7 +64,8 @@ def whole_server_config(doc) -> bool:
     """Whether a mappings FILE, read as a document (portable._confsyntax.parse_document), is a whole nats-server
     config: accounts, or top-level mappings beside other settings. Its blocks are then picked as nats-server
     holds them (`sql` and `report`: the top-level block, the global account's, or --account NAME's)."""
-    from subjxform.portable._confsyntax import Obj, java_equals_ignore_case
+    from subjxform.grammar.conf_value import Obj
+    from subjxform.grammar.java_text import java_equals_ignore_case
 
     def has(name: str) -> bool:
         return any(java_equals_ignore_case(k, name) for k, _ in doc.entries)

@@ -49,7 +49,7 @@ def _describe(plan: dict) -> str:
 
 def _without_spark(config: str, subjects: list[str], version) -> int:
     """The config checked (and laid out), or each subject's partition and member, by the engine's Python port."""
-    from subjxform.portable.groups import parse_group
+    from subjxform.grammar.consumer_group import parse_group
 
     try:
         group = parse_group(config, version)
@@ -97,11 +97,11 @@ def main(argv: list[str] | None = None, spark=None) -> int:
     except OSError as e:
         print(f"subjxform group: {e}", file=sys.stderr)
         return 2
-    from subjxform.portable import _versions
+    from subjxform.grammar import server_version as versions
 
     try:
-        version = _versions.parse(args.server_version) if args.server_version is not None else _versions.NEWEST
-    except _versions.UnsupportedServerVersion as e:
+        version = versions.parse(args.server_version) if args.server_version is not None else versions.NEWEST
+    except versions.UnsupportedServerVersion as e:
         return usage_error(parser.prog, f"--server-version: {e}")
     if args.traffic is None:
         return _without_spark(configs[0], args.subjects, version)

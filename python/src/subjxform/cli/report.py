@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from subjxform.cli import UsageParser, usage_error, whole_server_config
-from subjxform.portable import _versions
+from subjxform.grammar import server_version as versions
 
 PROG = "subjxform report"
 STEPS_WIDTH = 24
@@ -109,7 +109,8 @@ def _mappings_problem(spark, text: str) -> str | None:
 
 
 def _is_whole_config(text: str) -> bool:
-    from subjxform.portable._confsyntax import ConfSyntaxError, parse_document
+    from subjxform.grammar.conf_syntax import parse_document
+    from subjxform.grammar.conf_value import ConfSyntaxError
 
     try:
         return whole_server_config(parse_document(text))
@@ -234,8 +235,8 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         candidates = _partition_candidates(args.partitions)
         for option, version in (("--server-version", args.server_version), ("--upgrade-to", args.upgrade_to)):  # noqa: B007 (named in the error below)
             if version is not None:
-                _versions.parse(version)  # the jar's reading of a version (its port), before Spark starts
-    except _versions.UnsupportedServerVersion as e:
+                versions.parse(version)  # the jar's reading of a version (its port), before Spark starts
+    except versions.UnsupportedServerVersion as e:
         return usage_error(PROG, f"{option}: {e}")
     except ValueError as e:
         return usage_error(PROG, str(e))

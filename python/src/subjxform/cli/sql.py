@@ -29,8 +29,11 @@ import sys
 from pathlib import Path
 
 from subjxform.cli import UsageParser, usage_error, whole_server_config
-from subjxform.portable import DrawsNeedAKeyOrSeed, InvalidArgumentValue, _versions, sql_expression
-from subjxform.portable._confsyntax import ConfSyntaxError, Obj, java_equals_ignore_case, parse_document, parse_mappings
+from subjxform.grammar import server_version as versions
+from subjxform.grammar.conf_syntax import parse_document, parse_mappings
+from subjxform.grammar.conf_value import ConfSyntaxError, Obj
+from subjxform.grammar.java_text import java_equals_ignore_case
+from subjxform.portable import DrawsNeedAKeyOrSeed, InvalidArgumentValue, sql_expression
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROG = "subjxform sql"
@@ -129,8 +132,8 @@ def main(argv: list[str]) -> int:
         )
     if args.server_version is not None:
         try:
-            _versions.parse(args.server_version)
-        except _versions.UnsupportedServerVersion as e:
+            versions.parse(args.server_version)
+        except versions.UnsupportedServerVersion as e:
             return usage_error(PROG, f"--server-version: {e}")
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")

@@ -24,23 +24,28 @@ with the whole length where the jar may report the length it had reached.
 
 from __future__ import annotations
 
-import numbers
-import random
-import sys
 from typing import TYPE_CHECKING, Any, Union
 
-from .._compat import transform_pairs
-from ..configs import check_cluster_name, mappings_argument
-from . import _build, _confsyntax, _expr, _map_build, _versions
-from ._mappings import InvalidMappings, compile_mappings
-from ._transform import (
-    InvalidFilter,
-    InvalidStreamConfig,
-    InvalidTransform,
-    compile_filter,
-    compile_filter_transforms,
-    compile_transform,
+from ..arguments import (
+    check_mappings,
+    check_seed,
+    check_server_version,
+    check_strict,
+    check_subject,
+    check_value,
+    draws_seed,
+    is_column,
+    transform_pairs,
+    type_name,
 )
+from ..configs import check_cluster_name, mappings_argument
+from ..grammar import server_version as versions
+from ..grammar.conf_value import Obj
+from ..grammar.filter_transforms import InvalidStreamConfig, compile_filter_transforms
+from ..grammar.mapping_table import InvalidMappings, compile_mappings
+from ..grammar.subject_transform import InvalidTransform, compile_transform
+from ..grammar.subjects import InvalidFilter, compile_filter
+from . import _build, _expr, _map_build
 
 if TYPE_CHECKING:  # annotations only: `subjxform sql` runs without pyspark
     from pyspark.sql import Column
@@ -58,9 +63,6 @@ __all__ = [
     "NeedsTheJar",
     "DrawsNeedAKeyOrSeed",
 ]
-
-# Seeds for unseeded draws: its own generator, so that a user's random.seed() does not repeat them.
-_random = random.Random()
 
 
 class InvalidArgumentValue(ValueError):
@@ -107,76 +109,37 @@ class DrawsNeedAKeyOrSeed(ValueError):
         )
 
 
-def _type_name(v: object) -> str:
-    return type(v).__name__
-
-
-def _is_column(v) -> bool:
-    # Without pyspark imported no Column can exist: the SQL text (sql_expression, `subjxform sql`) needs none.
-    if sys.modules.get("pyspark") is None:
-        return False
-    from .._compat import is_column
-
-    return is_column(v)
-
-
 def _subject(c, function: str, name: str = "subject"):
     from pyspark.sql import functions as F
 
-    if isinstance(c, str):
-        return F.col(c)
-    if _is_column(c):
-        return c
-    raise TypeError(f"{name} must be a column name (str) or a Column, not {_type_name(c)}")
+    check_subject(c, name)
+    return F.col(c) if isinstance(c, str) else c
 
 
 def _constant(v, name: str, function: str) -> str:
-    if isinstance(v, str):
-        return v
-    if _is_column(v):
+    if is_column(v):
         raise NeedsTheJar(
             f"subjxform.portable.{function}: `{name}` from a Column needs the jar (subjxform.{function}, "
             f"the SQL function of subjxform.jar); the portable form takes a constant str"
         )
-    raise TypeError(f"{name} must be a str (a constant) or a Column, not {_type_name(v)}: {v!r}")
+    check_value(v, name)
+    return v
 
 
-def _check_strict(strict) -> bool:
-    if not isinstance(strict, bool):
-        raise TypeError(f"strict must be True or False, not {_type_name(strict)}: {strict!r}")
-    return strict
-
-
-def _check_seed(seed) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an integer (or None), not {_type_name(seed)}: {seed!r}")
-    if not -(2**63) <= int(seed) < 2**63:
-        raise ValueError(f"seed must fit in a BIGINT (64 bits), got {seed}")
-    return int(seed)
-
-
-def _version(server_version, function: str) -> _versions.ServerVersion:
-    if server_version is None:
-        return _versions.NEWEST
-    if not isinstance(server_version, str):
-        raise TypeError(
-            f"server_version must be a str such as '2.10' (or None), not {_type_name(server_version)}: "
-            f"{server_version!r}"
-        )
+def _version(server_version, function: str) -> versions.ServerVersion:
+    if check_server_version(server_version) is None:
+        return versions.NEWEST
     try:
-        return _versions.parse(server_version)
-    except _versions.UnsupportedServerVersion as e:
+        return versions.parse(server_version)
+    except versions.UnsupportedServerVersion as e:
         raise InvalidArgumentValue(function, "server_version", str(e)) from None
 
 
 def _draws(seed: int | None, keyed: bool) -> _build.Draws:
     """As subjxform.functions: without seed or key a seed is chosen once, when the column is built (as
     Spark's rand() does); with a key, no seed means 0 (the draws are a pure function of the key)."""
-    if seed is None:
-        seed = 0 if keyed else _random.getrandbits(64) - 2**63
-    return _build.Draws(seed, _expr.Input("key") if keyed else None)
+    chosen = draws_seed(seed, keyed)
+    return _build.Draws(0 if chosen is None else chosen, _expr.Input("key") if keyed else None)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -186,8 +149,8 @@ def _draws(seed: int | None, keyed: bool) -> _build.Draws:
 def _transform_tree(function: str, src, dest, strict, seed, key_given: bool, server_version) -> _expr.Node:
     src = _constant(src, "src", function)
     dest = _constant(dest, "dest", function)
-    strict = _check_strict(strict)
-    seed = _check_seed(seed)
+    strict = check_strict(strict)
+    seed = check_seed(seed)
     version = _version(server_version, function)
     try:
         t = compile_transform(src, dest, strict, version)
@@ -209,8 +172,8 @@ def _matches_tree(filter) -> _expr.Node:
 
 
 def _pairs(transforms, function: str) -> list:
-    """The jar path's checks of a list of (src, dest) pairs (subjxform._compat.transform_pairs)."""
-    if _is_column(transforms):
+    """The jar path's checks of a list of (src, dest) pairs (subjxform.arguments.transform_pairs)."""
+    if is_column(transforms):
         raise NeedsTheJar(
             f"subjxform.portable.{function}: `transforms` from a Column needs the jar "
             f"(subjxform.{function}); the portable form takes a list of (src, dest) pairs"
@@ -220,7 +183,7 @@ def _pairs(transforms, function: str) -> list:
 
 def _filter_transform_tree(function: str, transforms, seed, key_given: bool, server_version) -> _expr.Node:
     pairs = _pairs(transforms, function)
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     version = _version(server_version, function)
     try:
         ft = compile_filter_transforms(pairs, version)
@@ -235,23 +198,21 @@ def _filter_transform_tree(function: str, transforms, seed, key_given: bool, ser
 def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: bool, server_version) -> _expr.Node:
     """subject_map / subject_map_explain of a constant table: read, checked and compiled here (the jar's
     acceptance and texts), then one CASE over the rules (see _map_build)."""
-    if _is_column(mappings):
+    if is_column(mappings):
         raise NeedsTheJar(
             f"subjxform.portable.{function}: a `mappings` table from a Column needs the jar "
             f"(subjxform.{function}); the portable form takes a constant table (a str or a dict)"
         )
     mappings = mappings_argument(mappings)
-    if not isinstance(mappings, (str, dict, _confsyntax.Obj)):
-        raise TypeError(f"mappings must be a str, a dict or a Column, not {_type_name(mappings)}")
-    seed = _check_seed(seed)
+    check_mappings(mappings, (str, dict, Obj))
+    seed = check_seed(seed)
     version = _version(server_version, function)
     try:
         table = compile_mappings(mappings, version)
     except InvalidMappings as e:
         raise InvalidArgumentValue(function, "mappings", str(e)) from None
-    if seed is None:  # as _draws: chosen once, when the column is built; 0 with a key
-        seed = 0 if key_given else _random.getrandbits(64) - 2**63
-    draws = _map_build.MapDraws(seed, _expr.Input("key") if key_given else None)
+    chosen = draws_seed(seed, key_given)  # as _draws
+    draws = _map_build.MapDraws(0 if chosen is None else chosen, _expr.Input("key") if key_given else None)
     build = _map_build.explain_tree if function == "subject_map_explain" else _map_build.map_tree
     return build(table, draws, _expr.Input("cluster") if cluster_given else None)
 
@@ -290,14 +251,13 @@ def _column(tree: _expr.Node, subject, key, function: str, cluster=None):
     if key is not None:
         inputs["key"] = _subject(key, function, "key")
     if cluster is not None:  # subject_map: a str names the cluster every message entered
+        check_value(cluster, "cluster")
         if isinstance(cluster, str):
             from pyspark.sql import functions as F
 
             inputs["cluster"] = F.lit(cluster)
-        elif _is_column(cluster):
-            inputs["cluster"] = cluster
         else:
-            raise TypeError(f"cluster must be a str (a constant) or a Column, not {_type_name(cluster)}: {cluster!r}")
+            inputs["cluster"] = cluster
     # Named as the jar's column is, by the function and its subject: Spark would name it by the whole
     # generated expression (thousands of characters for one table).
     result = _only_for_strings(subject_column, _expr.to_column(tree, inputs), function)
@@ -638,7 +598,7 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
     if function_name not in _TREES:
         raise ValueError(f"no portable SQL for {function_name!r}: one of {', '.join(sorted(_TREES))}")
     if not isinstance(subject_sql, str):
-        raise TypeError(f"subject_sql must be SQL text (str), not {_type_name(subject_sql)}")
+        raise TypeError(f"subject_sql must be SQL text (str), not {type_name(subject_sql)}")
     if len(args) != _ARITY[function_name]:
         raise TypeError(
             f"{function_name} takes {_ARITY[function_name]} constant argument(s) after subject_sql, got {len(args)}"
@@ -651,7 +611,7 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
         value = kw.get(name)
         if value is not None:
             if not isinstance(value, str):
-                raise TypeError(f"{name} must be SQL text (str) in sql_expression, not {_type_name(value)}")
+                raise TypeError(f"{name} must be SQL text (str) in sql_expression, not {type_name(value)}")
             inputs[name] = value
     tree = _TREES[function_name](args, kw)
     if kw.get("key") is None and kw.get("seed") is None and "rand" in _expr.function_names(tree):

@@ -17,7 +17,25 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from . import _transform as T
+from ..grammar.destination_syntax import (
+    FWC,
+    LEFT,
+    LITERAL,
+    LOST,
+    PARTITION,
+    RANDOM,
+    RIGHT,
+    SLICE_FROM_LEFT,
+    SLICE_FROM_RIGHT,
+    SPLIT,
+    SPLIT_FROM_LEFT,
+    SPLIT_FROM_RIGHT,
+    WILDCARD,
+)
+from ..grammar.filter_transforms import FilterTransformList
+from ..grammar.keyed_draw import mix
+from ..grammar.subject_transform import GO_SEQUENCE, Transform
+from ..grammar.subjects import Filter
 from ._expr import SUBJECT, Aggregate, Node, Var, and_, call, case, cast, let, lit, not_, null, shared_case, when
 
 # The longest subject the jar builds (Workspace.MaxSubjectBytes): 8 MiB.
@@ -109,7 +127,7 @@ class SubjectParts:
         start = call("+", call("octet_length", self.head(i)), i32(2))
         return cast(call("substr", cast(self.subject, "binary"), start), "string")
 
-    def matches(self, f: T.Filter, literal_known: bool = False) -> Node:
+    def matches(self, f: Filter, literal_known: bool = False) -> Node:
         """The subject is a literal subject that `f` matches (NULL for a NULL subject). `literal_known`: the
         caller has checked that it is a literal subject."""
         n = f.length
@@ -203,7 +221,7 @@ def draw_key(key: Node) -> Node:
 
 def keyed_mix(seed: int, hashed_key: Node) -> Node:
     """mix(mix(seed ^ G) ^ key), the part of a keyed draw shared by every salt (built once, shared)."""
-    seeded = T.mix(_signed(seed) ^ _signed(0x9E3779B97F4A7C15))
+    seeded = mix(_signed(seed) ^ _signed(0x9E3779B97F4A7C15))
     return mix64(call("^", lit(seeded), hashed_key))
 
 
@@ -222,7 +240,7 @@ def _split_any_bytes(tok: Node, sep: str) -> Node:
         # Go's strings.Split on "" cuts after each UTF-8 sequence it decodes, and after each byte it cannot: a `.`
         # after every sequence, then the last one taken off. (Not a lookahead for the end, which would make the
         # regex give up the last sequence for its first byte alone.)
-        each = call("regexp_replace", latin1(tok), lit("(%s)" % T.GO_SEQUENCE.decode("latin-1")), lit("$1."))
+        each = call("regexp_replace", latin1(tok), lit("(%s)" % GO_SEQUENCE.decode("latin-1")), lit("$1."))
         return from_latin1(call("regexp_replace", each, lit(r"\.\z"), lit("")))
     dotted = latin1(call("replace", tok, lit(sep), lit(".")))  # byte search; a token holds no `.`
     joined = call(
@@ -285,20 +303,20 @@ def _by_characters(op: str, tok: Node, k: int) -> Node:
     if k <= 0 or k >= _INT_MAX:
         return tok  # the token stays whole unless 0 < k < its length (no token is 2^31-1 bytes long)
     size = call("octet_length", tok)
-    if op == T.LEFT:
+    if op == LEFT:
         return _bytes(tok, 1, k)
-    if op == T.RIGHT:
+    if op == RIGHT:
         return _bytes(tok, -k)  # the whole token when it is k bytes or shorter
-    if op == T.SPLIT_FROM_LEFT:
+    if op == SPLIT_FROM_LEFT:
         return when(call(">", size, i32(k)), call("concat", _bytes(tok, 1, k), lit("."), _bytes(tok, k + 1)), tok)
-    if op == T.SPLIT_FROM_RIGHT:
+    if op == SPLIT_FROM_RIGHT:
         return when(
             call(">", size, i32(k)),
             call("concat", _bytes(tok, 1, call("-", size, i32(k))), lit("."), _bytes(tok, -k)),
             tok,
         )
-    if op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT):
-        return _slices(tok, size, k, from_left=op == T.SLICE_FROM_LEFT)
+    if op in (SLICE_FROM_LEFT, SLICE_FROM_RIGHT):
+        return _slices(tok, size, k, from_left=op == SLICE_FROM_LEFT)
     raise AssertionError(op)
 
 
@@ -330,17 +348,17 @@ class Draws:
         self.key = key
         self._keyed: Node | None = None
 
-    def draw(self, t: T.Transform, index: int, bound: int) -> Node:
+    def draw(self, t: Transform, index: int, bound: int) -> Node:
         if self.key is not None:
             if self._keyed is None:
                 self._keyed = keyed_mix(self.seed, draw_key(self.key))
             return below_from_keyed(self._keyed, bound, t.token_salt(index))
         # Unkeyed: Spark's generator, one stream per destination token (it cannot equal the jar's draws).
-        token_seed = _signed(T.mix(self.seed ^ t.token_salt(index)))
+        token_seed = _signed(mix(self.seed ^ t.token_salt(index)))
         return call("floor", call("*", call("rand", lit(token_seed)), lit(bound)))
 
 
-def transform_output(t: T.Transform, parts: SubjectParts, draws: Draws | None) -> Node:
+def transform_output(t: Transform, parts: SubjectParts, draws: Draws | None) -> Node:
     """The built subject of a subject `t` matches (the caller checks the match)."""
     if not t.tokens:
         return parts.subject
@@ -348,11 +366,11 @@ def transform_output(t: T.Transform, parts: SubjectParts, draws: Draws | None) -
     for i, d in enumerate(t.tokens):
         if pieces:
             pieces.append(lit("."))
-        if d.op == T.LITERAL:
+        if d.op == LITERAL:
             pieces.append(lit(d.string))
-        elif d.op == T.FWC:
+        elif d.op == FWC:
             pieces.append(parts.tokens_from(t.filter.length - 1))
-        elif d.op == T.PARTITION:
+        elif d.op == PARTITION:
             n = d.int_arg & _MASK32
             if n == 0:
                 pieces.append(lit("0"))
@@ -367,17 +385,17 @@ def transform_output(t: T.Transform, parts: SubjectParts, draws: Draws | None) -
                     )
                 )
                 pieces.append(cast(call("%", fnv1a32(key), lit(n)), "string"))
-        elif d.op == T.RANDOM:
+        elif d.op == RANDOM:
             n = abs(d.int_arg)
             if n == 0 or draws is None:
                 pieces.append(lit("0") if n == 0 else null("string"))
             else:
                 pieces.append(cast(draws.draw(t, i, n), "string"))
-        elif d.op == T.LOST:
+        elif d.op == LOST:
             return null("string")
-        elif d.op == T.WILDCARD:
+        elif d.op == WILDCARD:
             pieces.append(parts.token(d.position))
-        elif d.op == T.SPLIT:
+        elif d.op == SPLIT:
             pieces.append(_split(parts.token(d.position), d.string))
         else:
             pieces.append(_by_characters(d.op, parts.token(d.position), d.int_arg))
@@ -401,7 +419,7 @@ def too_long_error(function: str, size: Node) -> Node:
     return call("raise_error", message)
 
 
-def _longest_safe_subject(t: T.Transform) -> int:
+def _longest_safe_subject(t: Transform) -> int:
     """The longest subject (in bytes) whose result cannot be longer than a subject may be (-1: none is safe).
     A destination token writes at most its source token's bytes (a slice: twice, a `.` after each byte)
     plus a few bytes of its own; tokens read once each write at most the subject's bytes in all, so only
@@ -410,13 +428,13 @@ def _longest_safe_subject(t: T.Transform) -> int:
     reads: dict[object, int] = {}
     constant = len(t.tokens) - 1
     for token in t.tokens:
-        if token.op == T.LITERAL:
+        if token.op == LITERAL:
             constant += len(token.string.encode("utf-8", "surrogatepass"))
-        elif token.op in (T.PARTITION, T.RANDOM, T.LOST):
+        elif token.op in (PARTITION, RANDOM, LOST):
             constant += 20  # a decimal number
         else:
-            slot = "rest" if token.op == T.FWC or (rest is not None and token.position >= rest) else token.position
-            sliced = token.op in (T.SLICE_FROM_LEFT, T.SLICE_FROM_RIGHT)
+            slot = "rest" if token.op == FWC or (rest is not None and token.position >= rest) else token.position
+            sliced = token.op in (SLICE_FROM_LEFT, SLICE_FROM_RIGHT)
             reads[slot] = reads.get(slot, 0) + (2 if sliced else 1)
             constant += 0 if sliced else 1  # split/splitfrom*: one `.` more
     per_byte = max(reads.values(), default=0)
@@ -425,7 +443,7 @@ def _longest_safe_subject(t: T.Transform) -> int:
     return max((MAX_SUBJECT_BYTES - constant) // per_byte, -1)
 
 
-def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUBJECT, alone: bool = False) -> Node:
+def bounded(out: Node, t: Transform, function: str | None, subject: Node = SUBJECT, alone: bool = False) -> Node:
     """`out`, or NULL when it has an empty token (Core NATS drops it), or the jar's error (NULL in the try_
     forms: `function` None) when it is longer than a subject may be.
 
@@ -464,7 +482,7 @@ def bounded(out: Node, t: T.Transform, function: str | None, subject: Node = SUB
 
 
 def transform_tree(
-    t: T.Transform,
+    t: Transform,
     draws: Draws | None = None,
     parts: SubjectParts | None = None,
     function: str | None = "subject_transform",
@@ -478,14 +496,14 @@ def transform_tree(
     )
 
 
-def matches_tree(f: T.Filter, parts: SubjectParts | None = None) -> Node:
+def matches_tree(f: Filter, parts: SubjectParts | None = None) -> Node:
     """subject_matches: the subject is a literal subject the filter matches (false otherwise, NULL for NULL)."""
     parts = parts or SubjectParts()
     return parts.matches(f)
 
 
 def filter_transform_tree(
-    ft: T.FilterTransformList,
+    ft: FilterTransformList,
     draws: Draws | None = None,
     parts: SubjectParts | None = None,
     function: str | None = "subject_filter_transform",

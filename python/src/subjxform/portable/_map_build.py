@@ -13,10 +13,11 @@ Keyed draws are the jar's KeyedDraw.below(100, seed, xxhash64(key), rule salt), 
 
 from __future__ import annotations
 
+from ..grammar import mapping_table
+from ..grammar.keyed_draw import mix
+from ..grammar.subjects import compile_filter
 from . import _build as B
-from . import _mappings as M
 from ._expr import Aggregate, Node, Var, call, case, cast, lit, null, shared_case
-from ._transform import compile_filter, mix
 
 FUNCTION = "subject_map"
 
@@ -35,7 +36,7 @@ class MapDraws:
     def keyed(self) -> bool:
         return self.key is not None
 
-    def weight_draw(self, rule: M.Rule) -> Node:
+    def weight_draw(self, rule: mapping_table.Rule) -> Node:
         """An INT in [0, 100) for this row and rule."""
         if self.key is not None:
             if self._keyed is None:
@@ -46,26 +47,28 @@ class MapDraws:
         return cast(call("floor", call("*", call("rand", lit(rule_seed)), lit(100))), "int")
 
 
-def _picks(choice: M.Choice) -> list[int]:
+def _picks(choice: mapping_table.Choice) -> list[int]:
     """For each draw value 0..99, elt's 1-based position: destination i -> i + 1, the loss -> k + 1."""
     k = len(choice.destinations)
     return [choice.pick(w) + 1 if choice.pick(w) >= 0 else k + 1 for w in range(100)]
 
 
-def _position(choice: M.Choice, draw: Node) -> Node:
+def _position(choice: mapping_table.Choice, draw: Node) -> Node:
     """The 1-based position the row's draw picks (the draw written once)."""
     return call("element_at", call("array", *[B.i32(p) for p in _picks(choice)]), call("+", draw, B.i32(1)))
 
 
-def _output(d: M.Destination, parts: B.SubjectParts, draws: MapDraws) -> Node:
+def _output(d: mapping_table.Destination, parts: B.SubjectParts, draws: MapDraws) -> Node:
     t = d.transform
     return B.bounded(B.transform_output(t, parts, draws.tokens), t, FUNCTION, parts.subject)
 
 
-def _choice_result(rule: M.Rule, choice: M.Choice, parts: B.SubjectParts, draws: MapDraws) -> Node:
+def _choice_result(
+    rule: mapping_table.Rule, choice: mapping_table.Choice, parts: B.SubjectParts, draws: MapDraws
+) -> Node:
     if choice.fixed >= 0:
         return _output(choice.destinations[choice.fixed], parts, draws)
-    if choice.fixed == M.DROP:
+    if choice.fixed == mapping_table.DROP:
         return null("string")
     outs = [_output(d, parts, draws) for d in choice.destinations]
     if any(p == len(outs) + 1 for p in _picks(choice)):
@@ -73,14 +76,14 @@ def _choice_result(rule: M.Rule, choice: M.Choice, parts: B.SubjectParts, draws:
     return call("elt", _position(choice, draws.weight_draw(rule)), *outs)
 
 
-def _scoped(rule: M.Rule, cluster: Node | None, build) -> Node:
+def _scoped(rule: mapping_table.Rule, cluster: Node | None, build) -> Node:
     """`build(choice)` for the rule's scope: the cluster's destinations when it has any, else the default."""
     if not rule.clusters or cluster is None:
         return build(rule.default)
     return case(*[(call("=", cluster, lit(c.cluster)), build(c)) for c in rule.clusters], otherwise=build(rule.default))
 
 
-def _table(table: M.MappingTable, parts: B.SubjectParts, rule_node, no_match: Node, choose=case) -> Node:
+def _table(table: mapping_table.MappingTable, parts: B.SubjectParts, rule_node, no_match: Node, choose=case) -> Node:
     """CASE over the rules in the engine's order; `rule_node(rule, matched_as)` is a rule's value. `choose`:
     case, or shared_case for STRING values (the pieces rules share computed once a row)."""
     whens: list[tuple[Node, Node]] = [
@@ -96,12 +99,12 @@ def _table(table: M.MappingTable, parts: B.SubjectParts, rule_node, no_match: No
 
 
 def map_tree(
-    table: M.MappingTable, draws: MapDraws, cluster: Node | None = None, parts: B.SubjectParts | None = None
+    table: mapping_table.MappingTable, draws: MapDraws, cluster: Node | None = None, parts: B.SubjectParts | None = None
 ) -> Node:
     """subject_map(subject, table, cluster, seed, key) as a tree."""
     parts = parts or B.SubjectParts()
 
-    def rule_node(rule: M.Rule, matched_as: str) -> Node:
+    def rule_node(rule: mapping_table.Rule, matched_as: str) -> Node:
         return _scoped(rule, cluster, lambda c: _choice_result(rule, c, parts, draws))
 
     return _table(table, parts, rule_node, parts.subject, shared_case)
@@ -112,7 +115,12 @@ def map_tree(
 
 
 def _explained(
-    rule: M.Rule, matched_as: str, choice: M.Choice, d: M.Destination | None, result: Node, subject: Node
+    rule: mapping_table.Rule,
+    matched_as: str,
+    choice: mapping_table.Choice,
+    d: mapping_table.Destination | None,
+    result: Node,
+    subject: Node,
 ) -> Node:
     """The explanation's struct for one outcome of the draw (`d` None: the loss)."""
     entry = -1 if d is None or d.is_remainder else d.index
@@ -146,15 +154,17 @@ def _explained(
     )
 
 
-def _choice_explained(rule: M.Rule, matched_as: str, choice: M.Choice, parts: B.SubjectParts, draws: MapDraws) -> Node:
-    def one(d: M.Destination | None) -> Node:
+def _choice_explained(
+    rule: mapping_table.Rule, matched_as: str, choice: mapping_table.Choice, parts: B.SubjectParts, draws: MapDraws
+) -> Node:
+    def one(d: mapping_table.Destination | None) -> Node:
         return _explained(
             rule, matched_as, choice, d, _output(d, parts, draws) if d is not None else null("string"), parts.subject
         )
 
     if choice.fixed >= 0:
         return one(choice.destinations[choice.fixed])
-    if choice.fixed == M.DROP:
+    if choice.fixed == mapping_table.DROP:
         return one(None)
     k = len(choice.destinations)
     options = [one(d) for d in choice.destinations] + [one(None)]
@@ -171,12 +181,12 @@ def _choice_explained(rule: M.Rule, matched_as: str, choice: M.Choice, parts: B.
 
 
 def explain_tree(
-    table: M.MappingTable, draws: MapDraws, cluster: Node | None = None, parts: B.SubjectParts | None = None
+    table: mapping_table.MappingTable, draws: MapDraws, cluster: Node | None = None, parts: B.SubjectParts | None = None
 ) -> Node:
     """subject_map_explain(subject, table, cluster, seed, key) as a tree (the jar's struct, field for field)."""
     parts = parts or B.SubjectParts()
 
-    def rule_node(rule: M.Rule, matched_as: str) -> Node:
+    def rule_node(rule: mapping_table.Rule, matched_as: str) -> Node:
         return _scoped(rule, cluster, lambda c: _choice_explained(rule, matched_as, c, parts, draws))
 
     no_match = call(

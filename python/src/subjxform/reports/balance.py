@@ -10,7 +10,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from subjxform.functions import ColumnOrName, MappingsValue, _column, subject_matches, subject_transform
-from subjxform.portable._transform import compile_transform, partitions_written
+from subjxform.grammar.destination_syntax import partitions_written
+from subjxform.grammar.subject_transform import compile_transform
 
 from ._query import mappings_plan
 from ._render import Report, share

@@ -8,8 +8,8 @@ from pyspark.sql import functions as F
 
 from subjxform.configs import mappings_argument
 from subjxform.functions import ColumnOrName, MappingsValue, _column, subject_map_explain
-from subjxform.portable import _versions
-from subjxform.portable._mappings import mappings_text, validate_mappings
+from subjxform.grammar import server_version as versions
+from subjxform.grammar.mapping_table import mappings_text, validate_mappings
 
 from ._query import cluster_column
 from ._render import Report, Table, category_bars, cell
@@ -34,7 +34,7 @@ def _errors_by_rule(mappings: MappingsValue, server_version: str) -> dict[str | 
     """The table's errors on a line, by rule (None: the text as a whole), in nats-server's words. Read by the
     engine's Python port (the same checks and texts as the jar's, kept equal by the differential tests), so the
     report needs no JVM of its own: it runs under Spark Connect as in a classic session."""
-    version = _versions.parse(server_version)  # an unsupported line: ValueError naming the supported ones
+    version = versions.parse(server_version)  # an unsupported line: ValueError naming the supported ones
     errors: dict[str | None, str] = {}
     for p in validate_mappings(mappings_text(mappings_argument(mappings)), version):
         if p.is_error:

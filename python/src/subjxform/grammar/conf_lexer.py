@@ -1,247 +1,12 @@
-"""Reading nats-server's configuration syntax without the JVM, exactly as nats-server 2.15's ``conf``
-package reads it (as the server loads a file, ``ParseWithChecks``): the same verdict, the same values (int
-vs float vs string vs bool vs date, sizes, variables; strings as Go's bytes) and its error texts. A
-document that is also valid JSON is still read by these rules. It is the jar's reader (config
-``ConfSyntax``) for a text, piece by piece and message by message: tests/conf_oracle compares both with
-the Go package on generated documents, and this one with the jar.
-
-It reads no files: ``include`` is an error, and ``$name`` is a variable of the text or an error (nats-server
-would look it up in its environment), as in the jar when it reads a text, not a file. The deliberate
-differences from nats-server: an unquoted value holding ``{{`` is refused (nats-server cuts it at its first
-``}``) and lists and maps nest at most MAX_DEPTH deep.
-
-The pieces, named as the jar's (a fix in one reader is found at the same name in the other): the values
-(``ConfValue``); Java's behaviours the jar's messages have; Go's strings (``GoBytes``); ``_Lexer``
-(``ConfLexer``); the scalars (``ConfScalars``); ``_Reader`` (``ConfReader``); the entry points
-(``ConfSyntax``) and ``conf_text`` (``ConfValue.confText``)."""
+"""nats-server's configuration lexer, as the jar's ``ConfLexer`` (jvm/core/.../config/ConfLexer.scala), over a
+document's UTF-8 bytes. One job, a long one: Go's lexer states, each a method, with nats-server's verdicts."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from decimal import Decimal as _BigDecimal
 
-from ._quote import go_quote
+from .go_bytes import go_bytes
 
-# How deep lists and maps may nest (the document's own map included): where nats-server stops loading a
-# file (the JSON digest it takes of the config stops at 10,000), the jar's limit.
-MAX_DEPTH = 10000
-
-
-class ConfSyntaxError(ValueError):
-    """A text nats-server's configuration parser refuses, with its message."""
-
-
-# ---------------------------------------------------------------------------------------------------
-# Values (the jar's ConfValue). A string holds Go's bytes (go_bytes) and remembers whether it was quoted;
-# `line` is the line nats-server's token gives (its key's in a map, its own in a list).
-
-
-@dataclasses.dataclass(frozen=True)
-class Str:
-    value: str
-    quoted: bool
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Integer:
-    value: int
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Decimal:
-    value: float
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Bool:
-    value: bool
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class DateTime:
-    value: str
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Null:
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Arr:
-    items: tuple
-    line: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Obj:
-    """Keys in written order; a repeated key replaces the earlier value (in the earlier place), as in
-    nats-server's Go map."""
-
-    entries: tuple  # of (key, value)
-    repeated_keys: tuple
-    line: int
-    # Keys of entries a `$name` used: variables, which nats-server skips where it reads settings.
-    used_variables: frozenset = dataclasses.field(default=frozenset(), compare=False)
-
-    def get(self, key: str):
-        for k, v in self.entries:
-            if k == key:
-                return v
-        return None
-
-
-ConfValue = Str | Integer | Decimal | Bool | DateTime | Null | Arr | Obj
-
-GO_TEXT_DEPTH = 8
-
-
-def go_text(v: ConfValue, depth: int = 0) -> str:
-    """Go's ``%v`` of the value nats-server would hold (the jar's ConfValue.goText)."""
-    if isinstance(v, Str):
-        return v.value
-    if isinstance(v, Integer):
-        return str(v.value)
-    if isinstance(v, Decimal):
-        d = v.value
-        if d == d and d not in (float("inf"), float("-inf")) and d == round(d) and abs(d) < 1e21:
-            # Java: BigDecimal.valueOf(d) (Double.toString's digits) to a BigInteger.
-            return str(int(_BigDecimal(java_double_text(d))))
-        return java_double_text(d).replace("E", "e+").replace("e+-", "e-")
-    if isinstance(v, Bool):
-        return "true" if v.value else "false"
-    if isinstance(v, DateTime):
-        return v.value
-    if isinstance(v, Null):
-        return "<nil>"
-    if depth >= GO_TEXT_DEPTH:
-        return "..."
-    if isinstance(v, Arr):
-        return "[" + " ".join(go_text(x, depth + 1) for x in v.items) + "]"
-    if isinstance(v, Obj):
-        entries = sorted(v.entries, key=lambda kv: _utf16_key(kv[0]))
-        return "map[" + " ".join(f"{k}:{go_text(x, depth + 1)}" for k, x in entries) + "]"
-    raise TypeError(v)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Java's behaviours that the jar's reader has (its Character, String, Long and Double): the jar is the
-# reference, and Python's own (Unicode case, digits of any script, float texts) differ in corners.
-
-
-def _utf16_key(s: str) -> bytes:
-    # Java sorts strings by UTF-16 code units; Python by code points (they differ above U+FFFF).
-    return s.encode("utf-16-be", "surrogatepass")
-
-
-def java_double_text(d: float) -> str:
-    """Java's ``Double.toString``: plain between 1e-3 and 1e7, else ``d.dddE±n``; the shortest digits."""
-    if d != d:
-        return "NaN"
-    if d in (float("inf"), float("-inf")):
-        return "Infinity" if d > 0 else "-Infinity"
-    if d == 0:
-        return "-0.0" if str(d).startswith("-") else "0.0"
-    sign = "-" if d < 0 else ""
-    a = abs(d)
-    digits, exponent = _shortest_digits(a)  # a = 0.digits * 10**exponent
-    if 1e-3 <= a < 1e7:
-        point = exponent
-        if point <= 0:
-            text = "0." + "0" * (-point) + digits
-        elif point >= len(digits):
-            text = digits + "0" * (point - len(digits)) + ".0"
-        else:
-            text = digits[:point] + "." + digits[point:]
-        return sign + text
-    mantissa = digits[0] + "." + (digits[1:] or "0")
-    return f"{sign}{mantissa}E{exponent - 1}"
-
-
-def _shortest_digits(a: float) -> tuple[str, int]:
-    r = repr(a)  # Python's repr is the shortest text that reads back as the same double
-    mantissa, _, exp = r.partition("e")
-    exp_n = int(exp) if exp else 0
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    lead_zeros = len(whole + frac) - len((whole + frac).lstrip("0"))
-    point = len(whole) - lead_zeros + exp_n
-    digits = digits.rstrip("0") or "0"
-    return digits, point
-
-
-def java_equals_ignore_case(a: str, b: str) -> bool:
-    """Java's ``String.equalsIgnoreCase``: char by char, equal after upper- or lower-casing each."""
-    ua, ub = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
-    if len(ua) != len(ub):
-        return False
-    for x, y in zip(_utf16_units(a), _utf16_units(b)):
-        if x == y:
-            continue
-        cx, cy = _char_upper(x), _char_upper(y)
-        if cx == cy:
-            continue
-        if _char_lower(cx) == _char_lower(cy):
-            continue
-        return False
-    return True
-
-
-def _utf16_units(s: str) -> list[str]:
-    b = s.encode("utf-16-be", "surrogatepass")
-    return [b[i : i + 2].decode("utf-16-be", "surrogatepass") for i in range(0, len(b), 2)]
-
-
-def _char_upper(c: str) -> str:
-    u = c.upper()
-    return u if len(u) == 1 else c  # Java's Character.toUpperCase maps one char to one char
-
-
-def _char_lower(c: str) -> str:
-    u = c.lower()
-    return u if len(u) == 1 else c
-
-
-# ---------------------------------------------------------------------------------------------------
-# Go's strings in Python's (the jar's GoBytes): nats-server's values are bytes. Valid UTF-8 is read as its
-# characters, every byte of an invalid sequence as the lone surrogate U+DC80 + (byte - 0x80), Python's
-# ``surrogateescape``, so the bytes come back unchanged and both readers hold the same text.
-
-
-def go_bytes(text: str) -> bytes:
-    """The bytes a text stands for: UTF-8, the escaped bytes back as they were (another lone surrogate is
-    written as its three bytes, as the jar does)."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        out = bytearray()
-        for ch in text:
-            o = ord(ch)
-            if 0xDC80 <= o <= 0xDCFF:
-                out.append(o - 0xDC00)
-            else:
-                out += ch.encode("utf-8", "surrogatepass")
-        return bytes(out)
-
-
-def go_lower(s: str) -> str:
-    """Go's ``strings.ToLower``, with which nats-server compares field names: character by character, the
-    simple mapping (``İ`` is ``i``; Python's ``str.lower`` makes it two characters). The jar's GoBytes.lower."""
-    return "".join("i" if c == "\u0130" else c.lower() for c in s)
-
-
-def go_text_of(b: bytes) -> str:
-    """The text of Go's bytes ``b``: its characters, an escaped byte for every byte Go reads as U+FFFD."""
-    return b.decode("utf-8", "surrogateescape")
-
-
-# ---------------------------------------------------------------------------------------------------
 # The lexer (the jar's ConfLexer): nats-server's, over the document's UTF-8 bytes, one state at a time with
 # a stack of the states to return to. Its states are Go's, because nats-server's verdict on an odd text
 # lives in which state meets which character. Runs of ordinary bytes are skipped with one regular
@@ -316,7 +81,7 @@ DIGIT_RANGES = (
     (0x1E950, 0x1E959),
     (0x1FBF0, 0x1FBF9),
 )
-_SPACES = frozenset(
+SPACES = frozenset(
     (
         0x09,
         0x0A,
@@ -337,7 +102,7 @@ _SPACES = frozenset(
 )
 
 
-def _is_digit(r: int) -> bool:
+def is_digit(r: int) -> bool:
     if r < 0x80:
         return 0x30 <= r <= 0x39
     for lo, hi in DIGIT_RANGES:
@@ -349,7 +114,7 @@ def _is_digit(r: int) -> bool:
 
 
 def _is_space(r: int) -> bool:
-    return r in _SPACES
+    return r in SPACES
 
 
 def decode_rune(b: bytes, i: int, until: int) -> tuple[int, int]:
@@ -465,7 +230,7 @@ def _rune_text(r: int) -> str:
     return "\\n" if r == 0x0A else chr(r)
 
 
-class _Lexer:
+class ConfLexer:
     """Pull-based: ``next_item()`` runs states until one emits an item."""
 
     def __init__(self, data: bytes):
@@ -591,7 +356,7 @@ class _Lexer:
     # -- the states
     def _top(self) -> int:
         r = self.next()
-        if r in _SPACES:
+        if r in SPACES:
             self.ignore()
             return S_TOP
         if r == 0x7B:  # {
@@ -627,7 +392,7 @@ class _Lexer:
 
     def _block_start(self) -> int:
         r = self.next()
-        if r in _SPACES:
+        if r in SPACES:
             self.ignore()
             return S_BLOCK_START
         if r == 0x7B:
@@ -688,7 +453,7 @@ class _Lexer:
         r = self.peek()
         if r in (0x3D, 0x3A):
             return self.error_at("Unexpected key separator '%s'", r)
-        if r in _SPACES:
+        if r in SPACES:
             self.next()
             self.ignore()
             return S_KEY_START
@@ -732,14 +497,14 @@ class _Lexer:
     def _key(self) -> int:
         self.skip_run(_RUN_KEY)
         r = self.peek()
-        if r in _SPACES:
+        if r in SPACES:
             return self.key_or_include(S_KEY_END, S_STOP)
         self.emit(I_KEY)  # `=`, `:` or the end
         return S_KEY_END
 
     def _key_end(self) -> int:
         r = self.next()
-        if r in _SPACES:
+        if r in SPACES:
             self.ignore()
             return S_KEY_END
         if r in (0x3D, 0x3A):
@@ -776,7 +541,7 @@ class _Lexer:
             0x0A: "new line",
             0x0D: "new line",
         }.get(r)
-        if found is None and _is_digit(r):
+        if found is None and is_digit(r):
             found = "start of a number"
         if found is not None:
             return self.error("Expected include value but found " + found)
@@ -845,14 +610,14 @@ class _Lexer:
         if r in (0x0A, 0x0D):
             return self.error("Expected value but found new line")
         self.backup()
-        if _is_digit(r):
+        if is_digit(r):
             return S_NUMBER_START
         self.string_state = S_BARE_STRING
         return S_BARE_STRING
 
     def _array_value(self) -> int:
         r = self.next()
-        if r in _SPACES:
+        if r in SPACES:
             self.ignore()
             return S_ARRAY_VALUE
         if r == 0x23:
@@ -905,7 +670,7 @@ class _Lexer:
             return self.error_at("Unexpected key separator '%s'.", r)
         if r == 0x5D:
             return self.error_at("Unexpected array end '%s' processing map.", r)
-        if r in _SPACES:
+        if r in SPACES:
             self.next()
             self.ignore()
             return S_MAP_KEY_START
@@ -958,14 +723,14 @@ class _Lexer:
         r = self.peek()
         if r == _EOF:
             return self.error("Unexpected EOF processing map key.")
-        if r in _SPACES:
+        if r in SPACES:
             return self.key_or_include(S_MAP_KEY_END, S_MAP_VALUE_END)
         self.emit(I_KEY)  # `=` or `:`
         return S_MAP_KEY_END
 
     def _map_key_end(self) -> int:
         r = self.next()
-        if r in _SPACES:
+        if r in SPACES:
             self.ignore()
             return S_MAP_KEY_END
         if r in (0x3D, 0x3A):
@@ -976,7 +741,7 @@ class _Lexer:
 
     def _map_value(self) -> int:
         r = self.next()
-        if r in _SPACES:
+        if r in SPACES:
             self.ignore()
             return S_MAP_VALUE
         if r == 0x2C:
@@ -1109,7 +874,7 @@ class _Lexer:
 
     def _number_start_with(self, digits: int) -> int:
         r = self.next()
-        if _is_digit(r):
+        if is_digit(r):
             return digits
         if r == 0x2E:
             return self.error("Floats must start with a digit, not '.'.")
@@ -1127,7 +892,7 @@ class _Lexer:
             if self.pos - self.start != 5:
                 return self.error("All ISO8601 dates must be in full Zulu form.")
             return S_DATE_AFTER_YEAR
-        if _is_digit(r):
+        if is_digit(r):
             return S_NUMBER
         if r == 0x2E:
             return S_FLOAT_START
@@ -1155,7 +920,7 @@ class _Lexer:
         for f in _DATE_FORM:
             r = self.next()
             if f == 0x30:
-                if not _is_digit(r):
+                if not is_digit(r):
                     return self.error_at("Expected digit in ISO8601 datetime, but found '%s' instead.", r)
             elif f != r:
                 return self.error_at("Expected '%s' in ISO8601 datetime, but found '%s' instead.", f, r)
@@ -1164,7 +929,7 @@ class _Lexer:
 
     def _neg_number(self) -> int:
         r = self.next()
-        if _is_digit(r):
+        if is_digit(r):
             return S_NEG_NUMBER
         if r == 0x2E:
             return S_FLOAT_START
@@ -1176,13 +941,13 @@ class _Lexer:
 
     def _float_start(self) -> int:
         r = self.next()
-        if _is_digit(r):
+        if is_digit(r):
             return S_FLOAT
         return self.error_at("Floats must have a digit after the '.', but got '%s' instead.", r)
 
     def _float(self) -> int:
         r = self.next()
-        if _is_digit(r):
+        if is_digit(r):
             return S_FLOAT
         if r == 0x2E:  # a second `.`: an IP address, a string
             return S_IP_ADDR
@@ -1192,7 +957,7 @@ class _Lexer:
 
     def _ip_addr(self) -> int:
         r = self.next()
-        if _is_digit(r) or r in (0x2E, 0x3A, 0x2D):
+        if is_digit(r) or r in (0x2E, 0x3A, 0x2D):
             return S_IP_ADDR
         self.backup()
         self.emit(I_STR)
@@ -1220,344 +985,3 @@ _STATE_NAMES = (
     "S_STRING_BINARY S_NUMBER_START S_NUMBER S_SIZED_NUMBER S_DATE_AFTER_YEAR S_NEG_NUMBER_START S_NEG_NUMBER "
     "S_FLOAT_START S_FLOAT S_IP_ADDR S_COMMENT_START S_COMMENT S_STOP"
 ).split()
-
-
-# ---------------------------------------------------------------------------------------------------
-# Scalars (the jar's ConfScalars): Go's strconv.ParseInt with the size suffixes, strconv.ParseFloat and
-# time.Parse on a scalar item's text, with their errors in nats-server's words.
-
-_NO_VALUE = object()  # an integer with a size suffix nats-server does not know: it sets no value at all
-
-_SCALES = {"": 1}
-for _i, _p in enumerate("kmgtpe"):
-    _SCALES[_p] = 1000 ** (_i + 1)
-    for _s in ("b", "i", "ib"):
-        _SCALES[_p + _s] = 1024 ** (_i + 1)
-_UINT64_CUTOFF = (2**64 - 1) // 10 + 1
-
-
-def _wrap64(n: int) -> int:
-    n &= (1 << 64) - 1
-    return n - (1 << 64) if n >= 1 << 63 else n
-
-
-def _parse_int(text: bytes) -> int | bool:
-    """Go's ``strconv.ParseInt(text, 10, 64)``: the value, or whether the error is the range's."""
-    if not text:
-        return False
-    negative = text[0] == 0x2D
-    body = text[1:] if text[0] in (0x2B, 0x2D) else text
-    if not body:
-        return False
-    n = 0
-    for c in body:  # strconv.ParseUint: stops at the first non-digit, or the first byte that overflows
-        if not 0x30 <= c <= 0x39:
-            return False
-        if n >= _UINT64_CUTOFF:
-            return True
-        n = n * 10 + c - 0x30
-        if n > 2**64 - 1:
-            return True
-    if (not negative and n >= 1 << 63) or (negative and n > 1 << 63):
-        return True
-    return -n if negative else n
-
-
-def _integer(text: bytes):
-    """The integer item ``text``: its value, or ``_NO_VALUE``. The leading digits are counted in runes and
-    cut in bytes, as nats-server does, so a digit of another script (``৫``) is never a number."""
-    runes, i, n = 0, 0, len(text)
-    while i < n:
-        r, w = decode_rune(text, i, n)
-        if not (_is_digit(r) or r == 0x2D):
-            break
-        runes += 1
-        i += w
-    digits = min(runes, n)
-    value = _parse_int(text[:digits])
-    if value is True:
-        raise ConfSyntaxError(f"integer '{go_text_of(text)}' is out of the range")
-    if value is False:
-        raise ConfSyntaxError(f"expected integer, but got '{go_text_of(text)}'")
-    scale = _SCALES.get(text[digits:].decode("latin-1").strip().lower())
-    return _NO_VALUE if scale is None else _wrap64(value * scale)
-
-
-def _float(text: bytes) -> float:
-    s = go_text_of(text)
-    if not text.isascii():
-        raise ConfSyntaxError(f"expected float, but got '{s}'")
-    d = float(s)  # correctly rounded, as Go's; an underflow is 0 in both
-    if d in (float("inf"), float("-inf")):
-        raise ConfSyntaxError(f"float '{s}' is out of the range")
-    return d
-
-
-def _date_time(text: bytes) -> str:
-    """Go's ``time.Parse("2006-01-02T15:04:05Z", text)``: ASCII digits and a date and time that exist."""
-    s = go_text_of(text)
-    if (
-        len(text) != 20
-        or not text.isascii()
-        or not all(text[i : i + 1].isdigit() for i in (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18))
-    ):
-        raise ConfSyntaxError(f"expected Zulu formatted DateTime, but got '{s}'")
-    year, month, day = int(s[0:4]), int(s[5:7]), int(s[8:10])
-    hour, minute, second = int(s[11:13]), int(s[14:16]), int(s[17:19])
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    days = (29 if leap else 28) if month == 2 else 30 if month in (4, 6, 9, 11) else 31
-    if not (1 <= month <= 12 and 1 <= day <= days and hour <= 23 and minute <= 59 and second <= 59):
-        raise ConfSyntaxError(f"expected Zulu formatted DateTime, but got '{s}'")
-    return s
-
-
-# ---------------------------------------------------------------------------------------------------
-# The parser (the jar's ConfReader, for a text: no files, no environment): Go's stacks as they are. A key
-# waits on the key stack until a value takes it (so ``x {a }`` stores the closed map under ``a``); a
-# value's line is its key's in a map and its own in a list, as nats-server's tokens give it.
-
-
-class _MapFrame:
-    __slots__ = ("entries", "repeated", "used")
-
-    def __init__(self):
-        self.entries: dict = {}
-        self.repeated: list = []
-        self.used: set = set()  # keys whose current value a `$name` used
-
-    def put(self, key: str, v) -> None:
-        if key in self.entries:
-            self.repeated.append(key)
-        self.entries[key] = v
-        self.used.discard(key)
-
-    def result(self, line: int) -> Obj:
-        return Obj(tuple(self.entries.items()), tuple(self.repeated), line, frozenset(self.used))
-
-
-class _ArrFrame:
-    __slots__ = ("items",)
-
-    def __init__(self):
-        self.items: list = []
-
-    def result(self, line: int) -> Arr:
-        return Arr(tuple(self.items), line)
-
-
-TEXT_INCLUDES_NO_FILES = (
-    "a config read as text includes no files: give the config's file (a path, or subjxform validate FILE)"
-)
-TEXT_SEES_NO_ENVIRONMENT = (
-    "a config read as text sees no environment variables, and a destination that starts with $ must be quoted"
-)
-
-
-class _Reader:
-    def __init__(self, data: bytes, refuse_unquoted_braces: bool = True):
-        self.data = data
-        self.lexer = _Lexer(data)
-        self.frames: list = []
-        self.keys: list = []
-        self.key_lines: list = []
-        self.refuse_unquoted_braces = refuse_unquoted_braces
-        self.unquoted_braces_line = 0  # the first unquoted value holding `{{`, when they are not refused
-
-    def document(self) -> Obj:
-        root = _MapFrame()
-        self.frames.append(root)
-        previous = None
-        next_item = self.lexer.next_item
-        while True:
-            it = next_item()
-            kind = it[0]
-            if kind == I_EOF:
-                # A key the text ends after is an error; a `}` read as a key is allowed (JSON-like configs).
-                if previous is not None and previous[0] == I_KEY and previous[1] != b"}":
-                    raise ConfSyntaxError(f"config is invalid (:{it[2]}:{it[3]})")
-                return root.result(1)
-            previous = it
-            self.read(it)
-
-    def line_of(self, item_line: int) -> int:
-        if isinstance(self.frames[-1], _MapFrame) and self.key_lines:
-            return self.key_lines[-1]
-        return item_line
-
-    def set(self, v) -> None:
-        f = self.frames[-1]
-        if isinstance(f, _ArrFrame):
-            f.items.append(v)
-            return
-        if not self.keys:
-            raise ConfSyntaxError("BUG in parser, keys stack empty")
-        self.key_lines.pop()
-        f.put(self.keys.pop(), v)
-
-    def open(self, f, line: int) -> None:
-        if len(self.frames) >= MAX_DEPTH:
-            raise ConfSyntaxError(f"Parse error on line {line}: 'lists and maps nested more than {MAX_DEPTH} deep'")
-        self.frames.append(f)
-
-    def read(self, it: tuple) -> None:
-        kind, value, line = it[0], it[1], it[2]
-        if kind == I_KEY:
-            self.keys.append(go_text_of(value))
-            self.key_lines.append(line)
-        elif kind == I_STR:
-            s = go_text_of(value)
-            if not it[5] and "{{" in s:
-                if self.refuse_unquoted_braces:
-                    raise self.unquoted_function(s, it)
-                self.unquoted_braces_line = self.unquoted_braces_line or line
-            self.set(Str(s, it[5], self.line_of(line)))
-        elif kind == I_MAP_START:
-            self.open(_MapFrame(), line)
-        elif kind == I_ARRAY_START:
-            self.open(_ArrFrame(), line)
-        elif kind in (I_MAP_END, I_ARRAY_END):
-            closed = self.frames.pop()
-            self.set(closed.result(self.line_of(line)))
-        elif kind == I_INTEGER:
-            n = _integer(value)
-            if n is not _NO_VALUE:
-                self.set(Integer(n, self.line_of(line)))
-        elif kind == I_FLOAT:
-            self.set(Decimal(_float(value), self.line_of(line)))
-        elif kind == I_BOOL:
-            self.set(Bool(any(lower_equals(value, w) for w in ("true", "yes", "on")), self.line_of(line)))
-        elif kind == I_DATETIME:
-            self.set(DateTime(_date_time(value), self.line_of(line)))
-        elif kind == I_VARIABLE:
-            self.set(_relined(self.variable(go_text_of(value), line), self.line_of(line)))
-        elif kind == I_INCLUDE:
-            raise ConfSyntaxError(f"error parsing include file '{go_text_of(value)}', {TEXT_INCLUDES_NO_FILES}")
-        elif kind == I_ERROR:
-            raise ConfSyntaxError(f"Parse error on line {line}: '{go_text_of(value)}'")
-
-    def variable(self, name: str, line: int):
-        """``$name``: a bcrypt hash, else the innermost map in scope that has it (no environment here)."""
-        if name.startswith("2a$"):
-            return Str("$" + name, False, line)
-        for f in reversed(self.frames):
-            if isinstance(f, _MapFrame) and name in f.entries:
-                f.used.add(name)
-                return f.entries[name]
-        raise ConfSyntaxError(
-            f"variable reference for '{name}' on line {line} can not be found ({TEXT_SEES_NO_ENVIRONMENT})"
-        )
-
-    def unquoted_function(self, cut: str, it: tuple) -> ConfSyntaxError:
-        """nats-server would keep only what comes before the first `}`: say so instead of guessing."""
-        data, p = self.data, it[4]
-        while p < len(data) and data[p] not in b"\t\n\x0b\x0c\r ,;":
-            p += 1
-        whole = cut + go_text_of(data[it[4] : p])
-        while whole.endswith("}") and whole.count("}") > whole.count("{"):
-            whole = whole[:-1]
-        return ConfSyntaxError(
-            f"unquoted destination on line {it[2]} holds {{{{...}}}}: nats-server reads an unquoted value only up to "
-            f"its first '}}' (here {go_quote(cut)}); put the destination in quotes: {go_quote(whole)}"
-        )
-
-
-def _relined(v, line: int):
-    """``v`` on another line (a variable's value where it is referenced, as nats-server's token does)."""
-    if isinstance(v, Obj):
-        return Obj(v.entries, v.repeated_keys, line, v.used_variables)
-    return dataclasses.replace(v, line=line)
-
-
-# ---------------------------------------------------------------------------------------------------
-# The entry points (the jar's ConfSyntax) and the writer (ConfValue.confText).
-
-
-def parse_document(text: str) -> Obj:
-    """A whole document as nats-server's ``conf`` package reads it (a server config or a mappings block),
-    nothing unwrapped; JSON too is read by its rules. Read as text: no include, no environment."""
-    return _Reader(go_bytes(text)).document()
-
-
-def parse_mappings(text: str) -> Obj:
-    """The mappings block in ``text`` (its content, or ``mappings { ... }`` pasted whole), as the jar's
-    ``ConfSyntax.parseMappings`` reads it."""
-    return _unwrap_mappings_key(parse_document(text))
-
-
-def _unwrap_mappings_key(o: Obj) -> Obj:
-    if len(o.entries) == 1:
-        k, inner = o.entries[0]
-        if isinstance(inner, Obj) and java_equals_ignore_case(k, "mappings"):
-            return inner
-    return o
-
-
-def conf_text(value) -> str:
-    """A dict (a mappings table, a config) written in nats-server's configuration syntax, so that both
-    readers read back the same values, types included; JSON where the syntax allows it. A float is written
-    with digits only (``1e10`` would read as a string); a str's escaped bytes (``go_bytes``) as ``\\xHH``.
-
-    Raises:
-        ValueError: a value the syntax cannot hold (None, an infinite float, a key with both quotes and
-            white space).
-    """
-    out: list[str] = []
-    _write_conf(value, out)
-    return "".join(out)
-
-
-def _write_conf(v, out: list) -> None:
-    if isinstance(v, bool):
-        out.append("true" if v else "false")
-    elif isinstance(v, int):
-        if not -(2**63) <= v < 2**63:
-            raise ValueError(f"{v} is past the 64-bit integers nats-server's config holds")
-        out.append(str(v))
-    elif isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            raise ValueError(f"{v} is no number nats-server's config can hold")
-        shortest = repr(v)  # the shortest digits that read back as the same double
-        text = shortest if "e" not in shortest else format(_BigDecimal(shortest), "f")
-        out.append(text if "." in text else text + ".0")
-    elif isinstance(v, str):
-        out.append(_quote_conf(v))
-    elif isinstance(v, dict):
-        out.append("{" + ", ".join(f"{_conf_key(k)}: {conf_text(x)}" for k, x in v.items()) + "}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[" + ", ".join(conf_text(x) for x in v) + "]")
-    else:
-        raise ValueError(f"a {type(v).__name__} ({v!r}) is no value nats-server's config holds")
-
-
-def _conf_key(k) -> str:
-    if not isinstance(k, str):
-        raise ValueError(f"a config key must be a str, not {type(k).__name__} ({k!r})")
-    if '"' not in k and "\x00" not in k:
-        return f'"{k}"'
-    if "'" not in k and "\x00" not in k:
-        return f"'{k}'"
-    if k and k[0] not in "\"'{#/" and all(c > " " and c not in "=:" and ord(c) not in _SPACES for c in k):
-        return k
-    raise ValueError(
-        f"the key {go_quote(k)} cannot be written in nats-server's configuration syntax (it holds both quotes "
-        "and white space or a NUL)"
-    )
-
-
-_CONF_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _quote_conf(s: str) -> str:
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch in _CONF_ESCAPES:
-            out.append(_CONF_ESCAPES[ch])
-        elif o < 0x20 or 0xDC80 <= o <= 0xDCFF:
-            out.append(f"\\x{o & 0xFF:02x}")
-        elif 0xD800 <= o <= 0xDFFF:  # a lone surrogate: its three bytes
-            out.extend(f"\\x{x:02x}" for x in ch.encode("utf-8", "surrogatepass"))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)

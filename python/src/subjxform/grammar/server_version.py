@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ._quote import go_quote
+from .go_quote import go_quote
 
 
 @dataclass(frozen=True, eq=False)

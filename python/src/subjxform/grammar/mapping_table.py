@@ -17,10 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _confsyntax as conf
-from ._confsyntax import Arr, ConfSyntaxError, Integer, Null, Obj, Str, go_lower, go_text
-from ._quote import go_quote
-from ._transform import Transform, compile_transform, is_valid_subject, parse_go_int, text_salt
+from .conf_syntax import parse_mappings
+from .conf_value import Arr, ConfSyntaxError, Integer, Null, Obj, Str, conf_text, go_text
+from .destination_syntax import parse_go_int
+from .go_bytes import go_lower
+from .go_quote import go_quote
+from .keyed_draw import text_salt
+from .server_version import NEWEST, ServerVersion, resolve
+from .subject_transform import Transform, apply_reference, compile_transform
+from .subjects import compile_filter, filter_matches, is_valid_subject, literal_tokens
 
 # ---------------------------------------------------------------------------------------------------
 # The model
@@ -200,7 +205,7 @@ def mappings_text(mappings: MappingsValue) -> str:
     """The text both readers are given (functions._mappings_text sends it to the jar): a dict written in
     nats-server's configuration syntax (``conf_text``: the same values, types included), a str as it is."""
     if isinstance(mappings, dict):
-        return conf.conf_text(mappings)
+        return conf_text(mappings)
     if isinstance(mappings, str):
         return mappings
     raise TypeError(f"mappings must be a str or a dict (a constant table), not {type(mappings).__name__}")
@@ -275,18 +280,17 @@ def analyse(text: str | Obj, server_version=None, compile_destination: Destinati
     else:
         version = server_version
     try:
-        doc = text if isinstance(text, Obj) else conf.parse_mappings(text)  # an Obj: a block read already
+        doc = text if isinstance(text, Obj) else parse_mappings(text)  # an Obj: a block read already
     except ConfSyntaxError as e:
         return [], [MappingProblem(None, None, "error", str(e))]
     return _analyse_block(doc, version, compile_destination)
 
 
 def _resolve_version(server_version):
-    from . import _versions
 
-    if server_version is None or isinstance(server_version, _versions.ServerVersion):
-        return server_version if server_version is not None else _versions.NEWEST
-    return _versions.resolve(server_version)
+    if server_version is None or isinstance(server_version, ServerVersion):
+        return server_version if server_version is not None else NEWEST
+    return resolve(server_version)
 
 
 class _RuleFailed(Exception):
@@ -532,7 +536,6 @@ def unknown_cluster_note(cluster: str, mappings, server_version=None) -> str | N
 def find_rule(table: MappingTable, subject: str) -> Rule | None:
     """The rule that applies to a literal subject: the literal rule equal to it, else the first matching
     wildcard rule in written order (source matching: a token starting with `*` matches any one token)."""
-    from ._transform import filter_matches, literal_tokens
 
     for r in table.rules:
         if r.literal and r.source == subject:
@@ -547,7 +550,6 @@ def find_rule(table: MappingTable, subject: str) -> Rule | None:
 
 
 def _rule_filter(r: Rule):
-    from ._transform import compile_filter
 
     return compile_filter(r.source, source_quirk=True)
 
@@ -557,7 +559,6 @@ def explain_reference(
 ) -> Explanation | None:
     """What subject_map_explain gives for `subject` when the weighted draw is `draw` (in [0, 100)) and
     `random_draw(index, n)` gives `{{random(n)}}` tokens; None where it is NULL."""
-    from ._transform import apply_reference, literal_tokens
 
     if subject is None:
         return None
