@@ -118,7 +118,12 @@ class JetStreamServer:
                             f"{name}: {v}\r\n".encode() for name, values in headers.items() for v in values
                         )
                         head += b"\r\n"
-                        out += f"HPUB {subject} {len(head)} {len(head) + len(payload)}\r\n".encode() + head + payload + b"\r\n"
+                        out += (
+                            f"HPUB {subject} {len(head)} {len(head) + len(payload)}\r\n".encode()
+                            + head
+                            + payload
+                            + b"\r\n"
+                        )
                     else:
                         out += f"PUB {subject} {len(payload)}\r\n".encode() + payload + b"\r\n"
                 c._send(bytes(out))

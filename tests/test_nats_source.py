@@ -71,7 +71,13 @@ def test_a_stream_reads_back_as_it_was_published(session, server):
             None,
         ), i
     # the server's own timestamps (microseconds, as Spark keeps them), of a sample of sequences
-    micros = {r.streamSeq: r.micros for r in reader(session, server).selectExpr("streamSeq", "unix_micros(timestamp) AS micros").where("streamSeq % 997 = 1").collect()}
+    micros = {
+        r.streamSeq: r.micros
+        for r in reader(session, server)
+        .selectExpr("streamSeq", "unix_micros(timestamp) AS micros")
+        .where("streamSeq % 997 = 1")
+        .collect()
+    }
     for seq in sorted(micros)[:40]:
         assert micros[seq] == rfc3339_micros(server.stored("ORDERS", seq)["time"]), seq
     assert consumers(server, "ORDERS") == []  # nothing left on the server
@@ -100,7 +106,9 @@ def test_sequence_and_time_bounds(session, server):
     seqs = sorted(r.streamSeq for r in by_time)
     assert seqs[0] == 10 and 19 <= seqs[-1] < 20 + 1 and seqs == list(range(10, seqs[-1] + 1))
     filtered = reader(session, server, filter_subjects="orders.ap.>", end_sequence=30).select("subject").collect()
-    assert sorted(r.subject for r in filtered) == sorted(message(i)[0] for i in range(30) if message(i)[0].startswith("orders.ap."))
+    assert sorted(r.subject for r in filtered) == sorted(
+        message(i)[0] for i in range(30) if message(i)[0].startswith("orders.ap.")
+    )
 
 
 def test_write_publishes_with_acks_and_msg_id_deduplication(session, server):
@@ -150,7 +158,12 @@ def test_a_streaming_query_restarts_from_its_checkpoint_exactly_once(session, se
                 .load()
                 .selectExpr("streamSeq", "cast(content AS STRING) AS body")
             )
-            q = stream.writeStream.format("parquet").option("checkpointLocation", checkpoint).trigger(availableNow=True).start(out)
+            q = (
+                stream.writeStream.format("parquet")
+                .option("checkpointLocation", checkpoint)
+                .trigger(availableNow=True)
+                .start(out)
+            )
             q.awaitTermination(180)
             assert q.exception() is None, q.exception()
 

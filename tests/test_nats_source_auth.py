@@ -38,13 +38,53 @@ def certificates(work: str) -> dict[str, str]:
     def run(*args: str) -> None:
         subprocess.run(["openssl", *args], cwd=work, check=True, capture_output=True)
 
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=test-ca")
+    run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=test-ca",
+    )
     with open(os.path.join(work, "san.ext"), "w") as f:
         f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
     for name in ("server", "client"):
-        run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
-        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
-            f"{name}.pem", "-days", "2", "-extfile", "san.ext")
+        run(
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            f"{name}.key",
+            "-out",
+            f"{name}.csr",
+            "-subj",
+            f"/CN={name}",
+        )
+        run(
+            "x509",
+            "-req",
+            "-in",
+            f"{name}.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            f"{name}.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+        )
     return {n: os.path.join(work, n) for n in ("ca.pem", "server.pem", "server.key", "client.pem", "client.key")}
 
 
@@ -52,16 +92,29 @@ def credentials(kind: str, work: str) -> tuple[dict, dict, dict]:
     """(server keyword arguments, the reader's options, the same options with wrong credentials)."""
     if kind == "user":
         conf = 'authorization { users = [ {user: "spark", password: "s3cret"} ] }'
-        return ({"config": conf, "client_auth": {"user": "spark", "pass": "s3cret"}},
-                {"user": "spark", "password": "s3cret"}, {"user": "spark", "password": "wrong"})
+        return (
+            {"config": conf, "client_auth": {"user": "spark", "pass": "s3cret"}},
+            {"user": "spark", "password": "s3cret"},
+            {"user": "spark", "password": "wrong"},
+        )
     if kind == "token":
-        return ({"config": 'authorization { token: "t0ken" }', "client_auth": {"auth_token": "t0ken"}},
-                {"token": "t0ken"}, {"token": "nope"})
+        return (
+            {"config": 'authorization { token: "t0ken" }', "client_auth": {"auth_token": "t0ken"}},
+            {"token": "t0ken"},
+            {"token": "nope"},
+        )
     if kind == "nkey":
         seed, public = user_nkey()
         other, _ = user_nkey()
-        return ({"config": f'authorization {{ users = [ {{nkey: "{public}"}} ] }}', "client_auth": {"nkey": public},
-                 "client_sign": signer(seed.encode())}, {"nkey_seed": seed}, {"nkey_seed": other})
+        return (
+            {
+                "config": f'authorization {{ users = [ {{nkey: "{public}"}} ] }}',
+                "client_auth": {"nkey": public},
+                "client_sign": signer(seed.encode()),
+            },
+            {"nkey_seed": seed},
+            {"nkey_seed": other},
+        )
     if kind == "creds":
         operator, system, account = Key("operator"), Key("account"), Key("account")
         accounts = {
@@ -73,24 +126,37 @@ def credentials(kind: str, work: str) -> tuple[dict, dict, dict]:
         for name, key in (("good", user), ("bad", stranger)):
             jwt = user_jwt(account if name == "good" else Key("account"), key, name)
             seed = key.pair.seed.decode()
-            text = (f"-----BEGIN NATS USER JWT-----\n{jwt}\n------END NATS USER JWT------\n\n"
-                    f"-----BEGIN USER NKEY SEED-----\n{seed}\n------END USER NKEY SEED------\n")
+            text = (
+                f"-----BEGIN NATS USER JWT-----\n{jwt}\n------END NATS USER JWT------\n\n"
+                f"-----BEGIN USER NKEY SEED-----\n{seed}\n------END USER NKEY SEED------\n"
+            )
             files[name] = os.path.join(work, f"{name}.creds")
             with open(files[name], "w") as f:
                 f.write(text)
         good_jwt = user_jwt(account, user, "setup")
-        return ({"config": server_config(operator, system, accounts), "client_auth": {"jwt": good_jwt},
-                 "client_sign": signer(user.pair.seed)}, {"creds_file": files["good"]}, {"creds_file": files["bad"]})
+        return (
+            {
+                "config": server_config(operator, system, accounts),
+                "client_auth": {"jwt": good_jwt},
+                "client_sign": signer(user.pair.seed),
+            },
+            {"creds_file": files["good"]},
+            {"creds_file": files["bad"]},
+        )
     if kind == "tls":
         c = certificates(work)
         # allow_non_tls: the test's own client (one socket read and written by two threads, which Python's TLS
         # sockets do not allow) sets up the stream in the clear; the source connects with TLS, presenting its
         # certificate (without one, the server refuses the handshake: the bad case)
-        conf = (f'tls {{ cert_file: "{c["server.pem"]}", key_file: "{c["server.key"]}", ca_file: "{c["ca.pem"]}", '
-                'verify: true, timeout: 5 }\nallow_non_tls: true')
-        return ({"config": conf, "secure_url": True},
-                {"tls_ca": c["ca.pem"], "tls_cert": c["client.pem"], "tls_key": c["client.key"]},
-                {"tls_ca": c["ca.pem"]})  # no client certificate: the server refuses the handshake
+        conf = (
+            f'tls {{ cert_file: "{c["server.pem"]}", key_file: "{c["server.key"]}", ca_file: "{c["ca.pem"]}", '
+            "verify: true, timeout: 5 }\nallow_non_tls: true"
+        )
+        return (
+            {"config": conf, "secure_url": True},
+            {"tls_ca": c["ca.pem"], "tls_cert": c["client.pem"], "tls_key": c["client.key"]},
+            {"tls_ca": c["ca.pem"]},
+        )  # no client certificate: the server refuses the handshake
     raise ValueError(kind)
 
 

@@ -32,7 +32,35 @@ private[nats] object NatsClient {
     override def exceptionOccurred(conn: Connection, exp: Exception): Unit = exception = Some(exp)
   }
 
-  def connect(spec: NatsConnectionSpec): Connection = {
+  /**
+   * A connection; with `patienceMs`, a server that does not answer (restarting) is tried again until then. Wrong
+   * credentials, TLS and a bad option are never tried again.
+   */
+  def connect(spec: NatsConnectionSpec, patienceMs: Long = 0): Connection = {
+    val deadline = System.nanoTime + patienceMs * 1000000L
+    while (true) {
+      try return connectOnce(spec)
+      catch {
+        case e: NatsOptionException if e.option == "servers" && System.nanoTime < deadline => Thread.sleep(250)
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** `attempt` again while it fails for want of an answer (a restarting server), until `patienceMs` has passed. */
+  def patiently[A](patienceMs: Long)(attempt: => A): A = {
+    val deadline = System.nanoTime + patienceMs * 1000000L
+    while (true) {
+      try return attempt
+      catch {
+        case e: NatsOptionException if (e.option == "servers" || e.option == "domain") && System.nanoTime < deadline =>
+          Thread.sleep(250)
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  private def connectOnce(spec: NatsConnectionSpec): Connection = {
     val listener = new Remembering
     val builder = new Options.Builder()
       .servers(spec.servers.toArray)

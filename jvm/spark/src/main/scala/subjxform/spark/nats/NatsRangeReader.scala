@@ -61,17 +61,23 @@ final class NatsRangeReader(range: NatsRange) extends PartitionReader[InternalRo
   private var finished = range.last < range.first
   private var row: InternalRow = _
 
+  // The driver reached the server when it planned this range: a server that does not answer now is restarting,
+  // and is waited for (read_timeout).
   private def open(): Unit = {
-    if (connection == null) connection = NatsClient.connect(range.connection)
+    if (connection == null) connection = NatsClient.connect(range.connection, range.readTimeoutMs)
     val jso = NatsClient.jetStreamOptions(range.connection)
-    val streamContext =
+    val streamContext = NatsClient.patiently(range.readTimeoutMs) {
       try connection.getStreamContext(range.stream, jso)
       catch {
         case e: JetStreamApiException => throw new NatsException(s"stream '${range.stream}': ${e.getMessage}", e)
         case e: java.io.IOException => throw NatsClient.noJetStream(range.connection, e)
       }
+    }
     // Messages that were in the range when the query was planned and are gone now: reported, never skipped quietly.
-    val first = streamContext.getStreamInfo.getStreamState.getFirstSequence
+    val first = NatsClient.patiently(range.readTimeoutMs) {
+      try streamContext.getStreamInfo.getStreamState.getFirstSequence
+      catch { case e: java.io.IOException => throw NatsClient.noJetStream(range.connection, e) }
+    }
     if (first > nextSeq && range.failOnDataLoss && nextSeq <= range.last)
       throw new NatsException(s"messages $nextSeq to ${math.min(first - 1, range.last)} of stream '${range.stream}' " +
         s"were removed (purged, expired or over the stream's limits) while this query read them; set " +
@@ -85,7 +91,10 @@ final class NatsRangeReader(range: NatsRange) extends PartitionReader[InternalRo
       .inactiveThreshold(Duration.ofSeconds(InactiveSeconds))
       .headersOnly(!wantsContent && !wantsHeaders)
     if (range.filterSubjects.nonEmpty) builder.filterSubjects(JavaCollections.toJava(range.filterSubjects))
-    context = streamContext.createOrUpdateConsumer(builder.build())
+    context = NatsClient.patiently(range.readTimeoutMs) {
+      try streamContext.createOrUpdateConsumer(builder.build())
+      catch { case e: java.io.IOException => throw NatsClient.noJetStream(range.connection, e) }
+    }
     if (context.getCachedConsumerInfo.getNumPending == 0) finished = true
     else consumer = context.iterate(ConsumeOptions.builder().batchSize(range.fetchBatch).build())
   }

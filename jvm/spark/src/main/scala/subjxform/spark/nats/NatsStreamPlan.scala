@@ -30,8 +30,10 @@ private[nats] final class NatsStreamPlan(val options: NatsOptions) extends AutoC
     opened
   }
 
+  /** The stream's state now; once connected, a server that does not answer is asked again for read_timeout. */
   def state(): StreamState = {
-    val s = NatsClient.streamInfo(connection, spec, stream).getStreamState
+    val patience = if (opened != null) options.readTimeoutMs else 0L
+    val s = NatsClient.patiently(patience)(NatsClient.streamInfo(connection, spec, stream)).getStreamState
     StreamState(s.getFirstSequence, s.getLastSequence, s.getMsgCount, s.getByteCount)
   }
 
