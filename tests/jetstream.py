@@ -45,13 +45,15 @@ class JetStreamServer:
         client_tls=None,
         client_sign=None,
         secure_url: bool = False,
+        domain: str | None = None,
     ):
         self.binary = binary
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="subjxform-nats-src-")
         self.config = os.path.join(self.dir, "server.conf")
         with open(self.config, "w", encoding="utf-8") as f:
-            f.write(f'listen: "127.0.0.1:{self.port}"\njetstream {{ store_dir: "{self.dir}/store" }}\n{config}\n')
+            domain_line = f", domain: {domain}" if domain else ""
+            f.write(f'listen: "127.0.0.1:{self.port}"\njetstream {{ store_dir: "{self.dir}/store"{domain_line} }}\n{config}\n')
         self.client_auth, self.client_tls, self.client_sign = client_auth, client_tls, client_sign
         self.secure_url = secure_url or client_tls is not None  # `url` says tls://
         self.proc: subprocess.Popen | None = None

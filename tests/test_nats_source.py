@@ -225,3 +225,43 @@ def test_a_purged_range_is_an_error_naming_the_start(session, server):
     assert "nats option 'start_sequence': messages 2 to 7 of stream 'GONE' are gone" in str(e.value)
     assert reader(session, server, stream="GONE").count() == 3
     assert reader(session, server, stream="GONE", start_sequence=2, failOnDataLoss="false").count() == 3
+
+
+def test_a_jetstream_domain_is_asked_through_its_api_prefix(session):
+    with JetStreamServer(binary=nats_server_binary(), domain="HUB") as hub:
+        hub.api("STREAM.CREATE.EDGE", {"name": "EDGE", "subjects": ["edge.>"], "storage": "file"})
+        hub.publish("EDGE", [(f"edge.{i}", b"x", None) for i in range(5)])
+        rows = reader(session, hub, stream="EDGE", domain="HUB").select("streamSeq", "domain").collect()
+        assert sorted((r.streamSeq, r.domain) for r in rows) == [(i, "HUB") for i in range(1, 6)]
+        with pytest.raises(Exception) as e:
+            reader(session, hub, stream="EDGE", domain="ELSEWHERE", connect_timeout=2).count()
+        assert "nats option 'domain': no JetStream answered in domain 'ELSEWHERE'" in str(e.value), str(e.value)[:2000]
+
+
+def test_max_bytes_per_trigger_and_a_start_at_the_end(session, server):
+    server.create_stream("BYTES", ["bytes.>"])
+    server.publish("BYTES", [("bytes.x", bytes(100), None) for _ in range(200)])
+    work = tempfile.mkdtemp(prefix="subjxform-nats-bytes-")
+    try:
+
+        def run(**options) -> list[int]:
+            r = session.readStream.format("nats").option("servers", server.url).option("stream", "BYTES")
+            for k, v in options.items():
+                r = r.option(k, str(v))
+            q = (
+                r.load()
+                .writeStream.format("parquet")
+                .option("checkpointLocation", os.path.join(work, "cp-" + "-".join(options)))
+                .trigger(availableNow=True)
+                .start(os.path.join(work, "out-" + "-".join(options)))
+            )
+            q.awaitTermination(180)
+            assert q.exception() is None, q.exception()
+            return [p["numInputRows"] for p in q.recentProgress if p["numInputRows"]]
+
+        # about 20 stored messages' bytes a micro-batch (a soft limit, from the stream's average size)
+        sizes = run(maxBytesPerTrigger=server.state("BYTES")["bytes"] // 10)
+        assert sum(sizes) == 200 and len(sizes) >= 8 and max(sizes) <= 25, sizes
+        assert run(start="latest") == []  # only what comes after the query starts
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -124,9 +124,11 @@ private[nats] object NatsClient {
       case e: JetStreamApiException if e.getApiErrorCode == 10059 =>
         throw new NatsOptionException("stream", s"no stream '$stream' on ${spec.servers.mkString(", ")}" +
           spec.domain.fold("")(d => s" in domain '$d'") + s" (the server answered: ${e.getErrorDescription})", e)
+      case e: JetStreamApiException if e.getErrorCode == 503 || e.getApiErrorCode == 503 => throw noJetStream(spec, e)
       case e: JetStreamApiException =>
         throw new NatsOptionException("stream", s"the server refused to describe stream '$stream': ${e.getMessage}", e)
       case e: IOException => throw noJetStream(spec, e)
+      case e: RuntimeException if Option(e.getMessage).exists(_.contains("503")) => throw noJetStream(spec, e)
     }
 
   def noJetStream(spec: NatsConnectionSpec, e: Throwable): NatsOptionException =
