@@ -280,10 +280,14 @@ lazy val spark = (project in file("jvm/spark"))
     libraryDependencies += "io.nats" % "jnats" % jnatsVersion,
     Compile / packageBin / mappings := {
       val all = (Compile / packageBin / mappings).value
-      val (users, others) = all.partition { case (_, path) => path.startsWith("subjxform/spark/nats/") && path.endsWith(".class") }
+      val (users, others) = all.partition { case (_, path) =>
+        path.startsWith("subjxform/spark/nats/") && path.endsWith(".class")
+      }
       val libraries = (Compile / dependencyClasspath).value.filter(_.get(moduleID.key).exists(m =>
-        m.organization == "io.nats" || m.organization == "org.bouncycastle")).map(_.data)
-      val shaded = Shading.shade(users.map { case (f, p) => p -> IO.readBytes(f) }, libraries.flatMap(Shading.libraryEntries))
+          m.organization == "io.nats" || m.organization == "org.bouncycastle"
+        )).map(_.data)
+      val shaded =
+        Shading.shade(users.map { case (f, p) => p -> IO.readBytes(f) }, libraries.flatMap(Shading.libraryEntries))
       val out = target.value / "shaded"
       others ++ shaded.map { case (path, bytes) =>
         val file = out / path

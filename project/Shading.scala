@@ -22,13 +22,16 @@ object Shading {
 
   private def relocated(internalName: String): Boolean = RelocatedPackages.exists(internalName.startsWith)
 
-  /** A relocated library's class files and resources (no META-INF: Bouncy Castle's signature files would no
-    * longer match, its versioned classes are for its JCA provider, which nothing here loads). */
+  /**
+   * A relocated library's class files and resources (no META-INF: Bouncy Castle's signature files would no
+   * longer match, its versioned classes are for its JCA provider, which nothing here loads).
+   */
   def libraryEntries(jar: File): Seq[(String, Array[Byte])] = {
     val zip = new ZipFile(jar)
     try zip.entries.asScala.filter(e => !e.isDirectory && relocated(e.getName)).map { e =>
         val in = zip.getInputStream(e)
-        try e.getName -> in.readAllBytes() finally in.close()
+        try e.getName -> in.readAllBytes()
+        finally in.close()
       }.toList
     finally zip.close()
   }
@@ -62,8 +65,9 @@ object Shading {
       new ClassReader(bytes).accept(new ClassRemapper(writer, relocator), 0)
       (writer.toByteArray, relocator.referenced.toSet)
     }
-    val classes = (roots ++ library).collect { case (path, bytes) if path.endsWith(".class") =>
-      path.stripSuffix(".class") -> remap(bytes)
+    val classes = (roots ++ library).collect {
+      case (path, bytes) if path.endsWith(".class") =>
+        path.stripSuffix(".class") -> remap(bytes)
     }.toMap
     // what the roots reach, following references (class names; resources by path)
     val kept = mutable.Set[String]()
@@ -72,10 +76,12 @@ object Shading {
       val name = todo.pop()
       if (kept.add(name)) classes.get(name).foreach(_._2.foreach(todo.push))
     }
-    val shadedClasses = classes.collect { case (name, (bytes, _)) if kept(name) =>
-      (if (relocated(name)) Prefix + name else name) + ".class" -> bytes
+    val shadedClasses = classes.collect {
+      case (name, (bytes, _)) if kept(name) =>
+        (if (relocated(name)) Prefix + name else name) + ".class" -> bytes
     }
-    val resources = library.collect { case (path, bytes) if !path.endsWith(".class") && kept(path) => Prefix + path -> bytes }
+    val resources =
+      library.collect { case (path, bytes) if !path.endsWith(".class") && kept(path) => Prefix + path -> bytes }
     (shadedClasses ++ resources).toSeq.sortBy(_._1)
   }
 }

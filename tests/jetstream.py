@@ -53,7 +53,9 @@ class JetStreamServer:
         self.config = os.path.join(self.dir, "server.conf")
         with open(self.config, "w", encoding="utf-8") as f:
             domain_line = f", domain: {domain}" if domain else ""
-            f.write(f'listen: "127.0.0.1:{self.port}"\njetstream {{ store_dir: "{self.dir}/store"{domain_line} }}\n{config}\n')
+            f.write(
+                f'listen: "127.0.0.1:{self.port}"\njetstream {{ store_dir: "{self.dir}/store"{domain_line} }}\n{config}\n'
+            )
         self.client_auth, self.client_tls, self.client_sign = client_auth, client_tls, client_sign
         self.secure_url = secure_url or client_tls is not None  # `url` says tls://
         self.proc: subprocess.Popen | None = None

@@ -11,7 +11,9 @@ import javax.net.ssl.{KeyManagerFactory, SSLContext, SSLException, TrustManagerF
 
 import scala.util.control.NonFatal
 
-import io.nats.client.{AuthenticationException, Connection, ErrorListener, JetStreamApiException, JetStreamOptions, Nats, Options}
+import io.nats.client.{
+  AuthenticationException, Connection, ErrorListener, JetStreamApiException, JetStreamOptions, Nats, Options
+}
 import io.nats.client.api.StreamInfo
 
 /**
@@ -79,7 +81,7 @@ private[nats] object NatsClient {
       case e: IOException =>
         val seen = listener.exception.toSeq.flatMap(causes) ++ causes(e)
         if (seen.exists(_.isInstanceOf[AuthenticationException]) || listener.error.exists(isAuthorization) ||
-            seen.exists(c => Option(c.getMessage).exists(isAuthorization)))
+          seen.exists(c => Option(c.getMessage).exists(isAuthorization)))
           throw refused(spec, listener.error.map(new IOException(_)).getOrElse(e))
         else if (seen.exists(_.isInstanceOf[SSLException]))
           throw new NatsOptionException(if (spec.tlsCa.isDefined) "tls_ca" else "servers",
@@ -88,12 +90,14 @@ private[nats] object NatsClient {
               s": ${NatsErrors.reason(seen.find(_.isInstanceOf[SSLException]).get)}", e)
         else if (spec.tls && spec.tlsCert.isEmpty && !seen.exists(_.isInstanceOf[java.net.ConnectException]))
           // a server that verifies clients closes the connection after the handshake: jnats sees a time-out
-          throw new NatsOptionException("tls_cert", s"the TLS connection to ${spec.servers.mkString(", ")} was " +
-            s"closed (${NatsErrors.reason(listener.exception.getOrElse(e))}): a server that verifies its clients " +
-            "needs a client certificate, tls_cert and tls_key", e)
+          throw new NatsOptionException("tls_cert",
+            s"the TLS connection to ${spec.servers.mkString(", ")} was " +
+              s"closed (${NatsErrors.reason(listener.exception.getOrElse(e))}): a server that verifies its clients " +
+              "needs a client certificate, tls_cert and tls_key", e)
         else
           throw new NatsOptionException("servers",
-            s"cannot connect to ${spec.servers.mkString(", ")}: ${NatsErrors.reason(listener.exception.getOrElse(e))}", e)
+            s"cannot connect to ${spec.servers.mkString(", ")}: ${NatsErrors.reason(listener.exception.getOrElse(e))}",
+            e)
       case e: InterruptedException =>
         Thread.currentThread().interrupt()
         throw new NatsException("interrupted while connecting to NATS", e)
@@ -122,8 +126,9 @@ private[nats] object NatsClient {
     try connection.jetStreamManagement(jetStreamOptions(spec)).getStreamInfo(stream)
     catch {
       case e: JetStreamApiException if e.getApiErrorCode == 10059 =>
-        throw new NatsOptionException("stream", s"no stream '$stream' on ${spec.servers.mkString(", ")}" +
-          spec.domain.fold("")(d => s" in domain '$d'") + s" (the server answered: ${e.getErrorDescription})", e)
+        throw new NatsOptionException("stream",
+          s"no stream '$stream' on ${spec.servers.mkString(", ")}" +
+            spec.domain.fold("")(d => s" in domain '$d'") + s" (the server answered: ${e.getErrorDescription})", e)
       case e: JetStreamApiException if e.getErrorCode == 503 || e.getApiErrorCode == 503 => throw noJetStream(spec, e)
       case e: JetStreamApiException =>
         throw new NatsOptionException("stream", s"the server refused to describe stream '$stream': ${e.getMessage}", e)
@@ -136,15 +141,20 @@ private[nats] object NatsClient {
       case Some(d) => new NatsOptionException("domain",
           s"no JetStream answered in domain '$d' at ${spec.servers.mkString(", ")}: ${NatsErrors.reason(e)}", e)
       case None => new NatsOptionException("servers",
-          s"no JetStream answered at ${spec.servers.mkString(", ")} (is JetStream enabled, or is the stream in another domain?): ${NatsErrors.reason(e)}", e)
+          s"no JetStream answered at ${spec.servers.mkString(
+              ", ")} (is JetStream enabled, or is the stream in another domain?): ${NatsErrors.reason(e)}", e)
     }
 
   /** An SSLContext from PEM files: the CA to trust (else the JVM's), and the client's certificate and key. */
   private def sslContext(spec: NatsConnectionSpec): SSLContext = {
     val certificates = CertificateFactory.getInstance("X.509")
     def certs(option: String, pem: Array[Byte]): Seq[Certificate] = {
-      val read = try JavaCollections.toScala(certificates.generateCertificates(new ByteArrayInputStream(pem)))
-      catch { case NonFatal(e) => throw new NatsOptionException(option, s"holds no PEM certificate: ${NatsErrors.reason(e)}", e) }
+      val read =
+        try JavaCollections.toScala(certificates.generateCertificates(new ByteArrayInputStream(pem)))
+        catch {
+          case NonFatal(e) =>
+            throw new NatsOptionException(option, s"holds no PEM certificate: ${NatsErrors.reason(e)}", e)
+        }
       if (read.isEmpty) throw new NatsOptionException(option, "holds no PEM certificate")
       read
     }
@@ -187,7 +197,8 @@ private[nats] object NatsClient {
         "holds no unencrypted PEM private key (BEGIN PRIVATE KEY or BEGIN RSA PRIVATE KEY; an EC key: openssl pkcs8 -topk8 -nocrypt)"))
     val spec = new PKCS8EncodedKeySpec(pkcs8)
     Seq("RSA", "EC", "Ed25519").iterator.map { algorithm =>
-      try Some(KeyFactory.getInstance(algorithm).generatePrivate(spec)) catch { case NonFatal(_) => None }
+      try Some(KeyFactory.getInstance(algorithm).generatePrivate(spec))
+      catch { case NonFatal(_) => None }
     }.collectFirst { case Some(k) => k }.getOrElse(
       throw new NatsOptionException("tls_key", "holds a private key of a kind Java cannot read (RSA, EC or Ed25519)"))
   }
@@ -204,7 +215,8 @@ private[nats] object NatsClient {
         }
       (tag.toByte +: length) ++ content
     }
-    val rsaEncryption = Array[Byte](0x06, 0x09, 0x2a, 0x86.toByte, 0x48, 0x86.toByte, 0xf7.toByte, 0x0d, 0x01, 0x01, 0x01)
+    val rsaEncryption =
+      Array[Byte](0x06, 0x09, 0x2a, 0x86.toByte, 0x48, 0x86.toByte, 0xf7.toByte, 0x0d, 0x01, 0x01, 0x01)
     val algorithm = der(0x30, rsaEncryption ++ Array[Byte](0x05, 0x00))
     der(0x30, Array[Byte](0x02, 0x01, 0x00) ++ algorithm ++ der(0x04, pkcs1))
   }

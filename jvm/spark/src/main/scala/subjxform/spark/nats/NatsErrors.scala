@@ -6,7 +6,7 @@ package subjxform.spark.nats
  * one, with this message, and never as a Java stack trace.
  */
 final class NatsOptionException(val option: String, message: String, cause: Throwable = null)
-    extends IllegalArgumentException(s"nats option '$option': $message", cause)
+  extends IllegalArgumentException(s"nats option '$option': $message", cause)
 
 /**
  * What goes wrong while a task reads or publishes: a publish the server refused (its own error), messages that

@@ -5,7 +5,10 @@ import java.util.concurrent.atomic.AtomicLong
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, ReadMaxRows, ReportsSourceMetrics, SupportsAdmissionControl, SupportsTriggerAvailableNow}
+import org.apache.spark.sql.connector.read.streaming.{
+  MicroBatchStream, Offset, ReadLimit, ReadMaxRows, ReportsSourceMetrics, SupportsAdmissionControl,
+  SupportsTriggerAvailableNow
+}
 
 /** A streaming read's position: every message of `stream` up to sequence `seq` (inclusive) is read. */
 final case class NatsOffset(stream: String, seq: Long) extends Offset {
@@ -24,8 +27,9 @@ object NatsOffset {
     val node = mapper.readTree(json)
     val stream = Option(node.get("stream")).map(_.asText).getOrElse("")
     if (stream != expectedStream)
-      throw new NatsOptionException("stream", s"the checkpoint holds offsets of stream '$stream', not of '$expectedStream': " +
-        "a checkpoint location belongs to one query over one stream")
+      throw new NatsOptionException("stream",
+        s"the checkpoint holds offsets of stream '$stream', not of '$expectedStream': " +
+          "a checkpoint location belongs to one query over one stream")
     NatsOffset(stream, node.get("seq").asLong)
   }
 }
@@ -42,7 +46,7 @@ object NatsOffset {
  * in the progress's metrics (`lostMessages`) and logged.
  */
 final class NatsMicroBatchStream(options: NatsOptions, columns: Array[Int])
-    extends MicroBatchStream with SupportsAdmissionControl with SupportsTriggerAvailableNow with ReportsSourceMetrics {
+  extends MicroBatchStream with SupportsAdmissionControl with SupportsTriggerAvailableNow with ReportsSourceMetrics {
 
   private val plan = new NatsStreamPlan(options)
   private val stream = plan.stream

@@ -34,8 +34,7 @@ final case class NatsConnectionSpec(
     tlsCert: Option[Array[Byte]],
     tlsKey: Option[Array[Byte]],
     domain: Option[String],
-    connectTimeoutMs: Long
-) {
+    connectTimeoutMs: Long) {
 
   /** The option that holds the credentials in use: what an authorization error names. */
   def credentialOption: String =
@@ -65,8 +64,7 @@ final case class NatsOptions(
     fetchBatch: Int,
     msgIdColumn: Option[String],
     publishWindow: Int,
-    raw: java.util.Map[String, String]
-) {
+    raw: java.util.Map[String, String]) {
   override def toString: String =
     s"NatsOptions(stream ${stream.getOrElse("-")}, filter_subjects ${filterSubjects.mkString(",")}, start $start, end $end, $connection)"
 
@@ -101,10 +99,15 @@ object NatsOptions {
 
     def file(name: String): Option[Array[Byte]] = get(name).map { path =>
       try Files.readAllBytes(Paths.get(path))
-      catch { case NonFatal(e) => throw new NatsOptionException(name, s"cannot read the file '$path': ${NatsErrors.reason(e)}", e) }
+      catch {
+        case NonFatal(e) =>
+          throw new NatsOptionException(name, s"cannot read the file '$path': ${NatsErrors.reason(e)}", e)
+      }
     }
     def positiveLong(name: String): Option[Long] = get(name).map { v =>
-      val n = try v.toLong catch { case _: NumberFormatException => -1L }
+      val n =
+        try v.toLong
+        catch { case _: NumberFormatException => -1L }
       if (n <= 0) throw new NatsOptionException(name, s"must be a whole number above 0, not '$v'")
       n
     }
@@ -115,7 +118,9 @@ object NatsOptions {
     def seconds(name: String, default: Double): Long = get(name) match {
       case None => (default * 1000).toLong
       case Some(v) =>
-        val s = try v.stripSuffix("s").trim.toDouble catch { case _: NumberFormatException => -1.0 }
+        val s =
+          try v.stripSuffix("s").trim.toDouble
+          catch { case _: NumberFormatException => -1.0 }
         if (!(s > 0)) throw new NatsOptionException(name, s"must be a number of seconds above 0, not '$v'")
         (s * 1000).toLong
     }
@@ -128,8 +133,9 @@ object NatsOptions {
 
     val servers = get("servers").getOrElse(DefaultServers).split(",").map(_.trim).filter(_.nonEmpty).toSeq
     servers.foreach { s =>
-      val ok = try { val u = new java.net.URI(if (s.contains("://")) s else "nats://" + s); u.getHost != null }
-      catch { case _: java.net.URISyntaxException => false }
+      val ok =
+        try { val u = new java.net.URI(if (s.contains("://")) s else "nats://" + s); u.getHost != null }
+        catch { case _: java.net.URISyntaxException => false }
       if (!ok) throw new NatsOptionException("servers", s"'$s' is not a server URL such as nats://host:4222")
     }
     if (get("password").isDefined && get("user").isEmpty)
@@ -142,8 +148,9 @@ object NatsOptions {
       if (!s.startsWith("SU") && !s.startsWith("SA") && !s.startsWith("SO") && !s.startsWith("SN"))
         throw new NatsOptionException(option, "is not an NKey seed (a seed starts with 'S', as SU... for a user)")
     }
-    val credentials = Seq("user" -> get("user"), "token" -> get("token"), "nkey_seed" -> seed, "creds_file" -> get("creds_file"))
-      .collect { case (name, Some(_)) => name }
+    val credentials =
+      Seq("user" -> get("user"), "token" -> get("token"), "nkey_seed" -> seed, "creds_file" -> get("creds_file"))
+        .collect { case (name, Some(_)) => name }
     if (credentials.size > 1)
       throw new NatsOptionException(credentials(1),
         s"and '${credentials.head}' are both set: a connection uses one kind of credentials")
@@ -162,13 +169,13 @@ object NatsOptions {
       tlsCert = tlsCert,
       tlsKey = tlsKey,
       domain = get("domain"),
-      connectTimeoutMs = seconds("connect_timeout", 5)
-    )
+      connectTimeoutMs = seconds("connect_timeout", 5))
 
     val stream = get("stream")
     stream.foreach { s =>
       if (s.exists(c => c == '.' || c == '*' || c == '>' || c == '/' || c == '\\' || Character.isWhitespace(c)))
-        throw new NatsOptionException("stream", s"'$s' is not a stream name: a name has no '.', '*', '>', '/', '\\' or white space")
+        throw new NatsOptionException("stream",
+          s"'$s' is not a stream name: a name has no '.', '*', '>', '/', '\\' or white space")
     }
     val filters = get("filter_subjects").toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
     filters.foreach { f =>
@@ -183,7 +190,8 @@ object NatsOptions {
       if (get(plain).isDefined) get(plain).get.toLowerCase(Locale.ROOT) match {
         case "earliest" => Bound.Earliest
         case "latest" => Bound.Latest
-        case v => throw new NatsOptionException(plain, s"must be 'earliest' or 'latest', not '$v' (or set '$seqName' or '$timeName')")
+        case v => throw new NatsOptionException(plain,
+            s"must be 'earliest' or 'latest', not '$v' (or set '$seqName' or '$timeName')")
       }
       else if (get(seqName).isDefined) Bound.AtSequence(positiveLong(seqName).get)
       else if (get(timeName).isDefined) Bound.AtTime(parseTime(timeName, get(timeName).get))
@@ -205,8 +213,7 @@ object NatsOptions {
       fetchBatch = positiveInt("fetch_batch").getOrElse(1000),
       msgIdColumn = get("msg_id_column"),
       publishWindow = positiveInt("publish_window").getOrElse(1000),
-      raw = java.util.Collections.unmodifiableMap(new java.util.HashMap[String, String](raw))
-    )
+      raw = java.util.Collections.unmodifiableMap(new java.util.HashMap[String, String](raw)))
   }
 
   /** An ISO-8601 time with its zone or offset (2026-01-31T12:00:00Z), as microseconds since the epoch. */

@@ -4,7 +4,10 @@ import java.time.Duration
 
 import scala.util.control.NonFatal
 
-import io.nats.client.{Connection, ConsumeOptions, ConsumerContext, IterableConsumer, JetStreamApiException, JetStreamStatusCheckedException, Message}
+import io.nats.client.{
+  Connection, ConsumeOptions, ConsumerContext, IterableConsumer, JetStreamApiException, JetStreamStatusCheckedException,
+  Message
+}
 import io.nats.client.api.{AckPolicy, ConsumerConfiguration, DeliverPolicy}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
@@ -26,8 +29,7 @@ final case class NatsRange(
     columns: Array[Int],
     failOnDataLoss: Boolean,
     readTimeoutMs: Long,
-    fetchBatch: Int
-) extends InputPartition
+    fetchBatch: Int) extends InputPartition
 
 object NatsRangeReaderFactory extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
@@ -100,7 +102,9 @@ final class NatsRangeReader(range: NatsRange) extends PartitionReader[InternalRo
   }
 
   private def closeConsumer(): Unit = {
-    if (consumer != null) try consumer.close() catch { case NonFatal(_) => () }
+    if (consumer != null)
+      try consumer.close()
+      catch { case NonFatal(_) => () }
     if (context != null) {
       try connection.jetStreamManagement(NatsClient.jetStreamOptions(range.connection))
           .deleteConsumer(range.stream, context.getConsumerName)
@@ -172,7 +176,9 @@ final class NatsRangeReader(range: NatsRange) extends PartitionReader[InternalRo
 
   override def close(): Unit = {
     closeConsumer()
-    if (connection != null) try connection.close() catch { case NonFatal(_) => () }
+    if (connection != null)
+      try connection.close()
+      catch { case NonFatal(_) => () }
     connection = null
   }
 }
@@ -187,7 +193,8 @@ private object NatsRangeReader {
     if (h == null || h.isEmpty) return null
     val entries = JavaCollections.toScala(h.entrySet()).toArray
     val keys = entries.map(e => UTF8String.fromString(e.getKey): Any)
-    val values = entries.map(e => new GenericArrayData(JavaCollections.toScala(e.getValue).map(UTF8String.fromString(_): Any).toArray): Any)
+    val values = entries.map(e =>
+      new GenericArrayData(JavaCollections.toScala(e.getValue).map(UTF8String.fromString(_): Any).toArray): Any)
     new ArrayBasedMapData(new GenericArrayData(keys), new GenericArrayData(values))
   }
 }

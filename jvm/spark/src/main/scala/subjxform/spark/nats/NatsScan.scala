@@ -3,7 +3,10 @@ package subjxform.spark.nats
 import java.time.Instant
 
 import org.apache.spark.SparkContext
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.read.{
+  Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownFilters,
+  SupportsPushDownRequiredColumns
+}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types.StructType
@@ -17,7 +20,7 @@ import subjxform.engine.Subjects
  * pushed only narrows what is read, so a filter pushed too wide costs time, never a wrong row.
  */
 final class NatsScanBuilder(options: NatsOptions) extends ScanBuilder with SupportsPushDownFilters
-    with SupportsPushDownRequiredColumns {
+  with SupportsPushDownRequiredColumns {
   private var required: StructType = NatsSchema.schema
   private var pushed: Array[Filter] = Array.empty
   private var narrowed: NatsOptions = options
@@ -33,8 +36,9 @@ final class NatsScanBuilder(options: NatsOptions) extends ScanBuilder with Suppo
       case EqualTo(NatsSchema.Subject, v: String) => subjects = Some(intersect(subjects, Seq(v))); true
       case In(NatsSchema.Subject, vs) if vs.forall(_.isInstanceOf[String]) =>
         subjects = Some(intersect(subjects, vs.map(_.asInstanceOf[String]).toSeq)); true
-      case StringStartsWith(NatsSchema.Subject, prefix) if prefix.endsWith(".") && Subjects.isValidSubject(prefix + ">") &&
-          !prefix.contains("*") && !prefix.contains(">") && subjects.isEmpty =>
+      case StringStartsWith(NatsSchema.Subject, prefix)
+          if prefix.endsWith(".") && Subjects.isValidSubject(prefix + ">") &&
+            !prefix.contains("*") && !prefix.contains(">") && subjects.isEmpty =>
         subjects = Some(Seq(prefix + ">")); true
       case f => seqOrTime(f) match {
           case Some((s, e)) =>
@@ -54,7 +58,8 @@ final class NatsScanBuilder(options: NatsOptions) extends ScanBuilder with Suppo
         }
     }
     narrowed = options.copy(start = start, end = end, filterSubjects = filterSubjects)
-    if (subjects.exists(_.isEmpty) || (subjects.isDefined && filterSubjects.isEmpty)) narrowed = narrowed.copy(end = Bound.Earliest)
+    if (subjects.exists(_.isEmpty) || (subjects.isDefined && filterSubjects.isEmpty))
+      narrowed = narrowed.copy(end = Bound.Earliest)
     pushed = used
     filters
   }
@@ -144,7 +149,8 @@ private[nats] object NatsScan {
   def defaultPartitions(options: NatsOptions): Int =
     options.partitions.getOrElse(math.max(1, SparkContext.getOrCreate().defaultParallelism))
 
-  def ranges(options: NatsOptions, plan: NatsStreamPlan, columns: Array[Int], first: Long, last: Long): Array[InputPartition] =
+  def ranges(
+      options: NatsOptions, plan: NatsStreamPlan, columns: Array[Int], first: Long, last: Long): Array[InputPartition] =
     plan.split(first, last, defaultPartitions(options)).map { case (from, to) =>
       NatsRange(options.connection, plan.stream, options.filterSubjects, from, to, columns, options.failOnDataLoss,
         options.readTimeoutMs, options.fetchBatch): InputPartition
@@ -159,7 +165,8 @@ final class NatsBatch(options: NatsOptions, declared: NatsOptions, columns: Arra
       val now = plan.state()
       // a start_sequence below what the stream still holds: reported (a filter on streamSeq only narrows)
       declared.start match {
-        case Bound.AtSequence(seq) if seq <= plan.endSequence(declared.end, now) => plan.checkLoss(seq, now, "start_sequence")
+        case Bound.AtSequence(seq) if seq <= plan.endSequence(declared.end, now) =>
+          plan.checkLoss(seq, now, "start_sequence")
         case _ => ()
       }
       val first = math.max(plan.startSequence(options.start, now), now.first)

@@ -20,13 +20,12 @@ object NatsSchema {
   val HeadersType: MapType = MapType(StringType, ArrayType(StringType, containsNull = false), valueContainsNull = false)
 
   val schema: StructType = StructType(Seq(
-    StructField(Subject, StringType, nullable = false),
-    StructField(ReplyTo, StringType, nullable = true),
-    StructField(Content, BinaryType, nullable = false),
-    StructField(Headers, HeadersType, nullable = true),
-    StructField(Stream, StringType, nullable = false),
-    StructField(StreamSeq, LongType, nullable = false),
-    StructField(Timestamp, TimestampType, nullable = false),
-    StructField(Domain, StringType, nullable = true)
-  ))
+      StructField(Subject, StringType, nullable = false),
+      StructField(ReplyTo, StringType, nullable = true),
+      StructField(Content, BinaryType, nullable = false),
+      StructField(Headers, HeadersType, nullable = true),
+      StructField(Stream, StringType, nullable = false),
+      StructField(StreamSeq, LongType, nullable = false),
+      StructField(Timestamp, TimestampType, nullable = false),
+      StructField(Domain, StringType, nullable = true)))
 }

@@ -30,12 +30,11 @@ final class NatsTable(options: NatsOptions) extends Table with SupportsRead with
   override def schema(): StructType = NatsSchema.schema
 
   override def capabilities(): util.Set[TableCapability] = new util.HashSet(JavaCollections.toJava(Seq(
-    TableCapability.BATCH_READ,
-    TableCapability.MICRO_BATCH_READ,
-    TableCapability.BATCH_WRITE,
-    TableCapability.STREAMING_WRITE,
-    TableCapability.ACCEPT_ANY_SCHEMA
-  )))
+        TableCapability.BATCH_READ,
+        TableCapability.MICRO_BATCH_READ,
+        TableCapability.BATCH_WRITE,
+        TableCapability.STREAMING_WRITE,
+        TableCapability.ACCEPT_ANY_SCHEMA)))
 
   override def newScanBuilder(read: CaseInsensitiveStringMap): ScanBuilder = {
     // a read's own options (spark.read.option) over the table's (CREATE TABLE ... OPTIONS)

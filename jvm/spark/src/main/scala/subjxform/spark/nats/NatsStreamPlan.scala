@@ -74,15 +74,18 @@ private[nats] final class NatsStreamPlan(val options: NatsOptions) extends AutoC
         if (context.getCachedConsumerInfo.getNumPending == 0) now.last + 1
         else {
           val message = context.next(Duration.ofMillis(options.readTimeoutMs))
-          if (message == null) throw new NatsException(s"stream '$stream' sent no message stored after $at within the read_timeout")
+          if (message == null)
+            throw new NatsException(s"stream '$stream' sent no message stored after $at within the read_timeout")
           message.metaData().streamSequence()
         }
       } finally {
-        try connection.jetStreamManagement(NatsClient.jetStreamOptions(spec)).deleteConsumer(stream, context.getConsumerName)
+        try connection.jetStreamManagement(NatsClient.jetStreamOptions(spec)).deleteConsumer(stream,
+            context.getConsumerName)
         catch { case NonFatal(_) => () } // an inactive ephemeral consumer goes by itself
       }
     } catch {
-      case e: JetStreamApiException => throw new NatsException(s"stream '$stream' refused a read by time: ${e.getMessage}", e)
+      case e: JetStreamApiException =>
+        throw new NatsException(s"stream '$stream' refused a read by time: ${e.getMessage}", e)
       case e: IOException => throw NatsClient.noJetStream(spec, e)
     }
   }
@@ -117,7 +120,9 @@ private[nats] final class NatsStreamPlan(val options: NatsOptions) extends AutoC
     }
 
   override def close(): Unit = synchronized {
-    if (opened != null) try opened.close() catch { case NonFatal(_) => () }
+    if (opened != null)
+      try opened.close()
+      catch { case NonFatal(_) => () }
     opened = null
   }
 }

@@ -1,6 +1,6 @@
 package subjxform.spark.nats
 
-import java.util.concurrent.{CompletableFuture, ExecutionException, TimeUnit, TimeoutException}
+import java.util.concurrent.{CompletableFuture, ExecutionException, TimeoutException, TimeUnit}
 
 import scala.collection.mutable
 import scala.util.control.NonFatal
@@ -10,7 +10,10 @@ import io.nats.client.api.PublishAck
 import io.nats.client.impl.{Headers, NatsMessage}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.write.{BatchWrite, DataWriter, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, Write, WriteBuilder, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.{
+  BatchWrite, DataWriter, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, Write, WriteBuilder,
+  WriterCommitMessage
+}
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 import org.apache.spark.sql.types._
 import org.slf4j.LoggerFactory
@@ -33,13 +36,16 @@ object NatsRowLayout {
         schema.fields.map(f => s"${f.name} ${f.dataType.simpleString}").mkString(", "))
     val payloads = Seq("data", "content").map(index).filter(_ >= 0)
     if (payloads.size > 1)
-      throw new IllegalArgumentException("nats: the rows to publish have both `data` and `content`: keep one as the payload")
+      throw new IllegalArgumentException(
+        "nats: the rows to publish have both `data` and `content`: keep one as the payload")
     val payload = payloads.headOption.getOrElse(-1)
     if (payload >= 0 && schema(payload).dataType != BinaryType && schema(payload).dataType != StringType)
-      throw new IllegalArgumentException(s"nats: the payload column `${schema(payload).name}` must be binary or string, " +
-        s"not ${schema(payload).dataType.simpleString}")
+      throw new IllegalArgumentException(
+        s"nats: the payload column `${schema(payload).name}` must be binary or string, " +
+          s"not ${schema(payload).dataType.simpleString}")
     val headers = index("headers")
-    val arrays = if (headers < 0) true else schema(headers).dataType match {
+    val arrays = if (headers < 0) true
+    else schema(headers).dataType match {
       case MapType(StringType, ArrayType(StringType, _), _) => true
       case MapType(StringType, StringType, _) => false
       case other => throw new IllegalArgumentException(
@@ -49,7 +55,8 @@ object NatsRowLayout {
       val i = index(name)
       if (i < 0) throw new NatsOptionException("msg_id_column", s"names no column of the rows: '$name'")
       if (schema(i).dataType != StringType && schema(i).dataType != LongType && schema(i).dataType != IntegerType)
-        throw new NatsOptionException("msg_id_column", s"column '$name' must be a string or a number, not ${schema(i).dataType.simpleString}")
+        throw new NatsOptionException("msg_id_column",
+          s"column '$name' must be a string or a number, not ${schema(i).dataType.simpleString}")
       i
     }.getOrElse(-1)
     NatsRowLayout(subject, payload, payload >= 0 && schema(payload).dataType == StringType, headers, arrays, msgId,
@@ -79,29 +86,33 @@ final class NatsWrite(options: NatsOptions, layout: NatsRowLayout) extends Write
   override def supportedCustomMetrics(): Array[CustomMetric] =
     Array(new PublishedMessagesMetric, new DuplicateMessagesMetric)
 
-  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = new NatsDataWriterFactory(options, layout)
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
+    new NatsDataWriterFactory(options, layout)
   override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory =
     new NatsDataWriterFactory(options, layout)
 
   private def report(messages: Array[WriterCommitMessage], what: String): Unit = {
     val counts = messages.collect { case c: NatsCommitted => c }
-    log.info(s"nats: $what published ${counts.map(_.published).sum} messages" + options.stream.fold("")(s => s" to stream '$s'") +
-      s" (${counts.map(_.duplicates).sum} of them duplicates the stream already had, by Nats-Msg-Id)")
+    log.info(
+      s"nats: $what published ${counts.map(_.published).sum} messages" + options.stream.fold("")(s => s" to stream '$s'") +
+        s" (${counts.map(_.duplicates).sum} of them duplicates the stream already had, by Nats-Msg-Id)")
   }
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = report(messages, "the write")
   // What was published before a task failed stays published: a stream has no transactions (Nats-Msg-Id makes a
   // rerun publish no message twice, within the stream's duplicate window).
   override def abort(messages: Array[WriterCommitMessage]): Unit = ()
-  override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = report(messages, s"micro-batch $epochId")
+  override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+    report(messages, s"micro-batch $epochId")
   override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ()
 }
 
 final case class NatsCommitted(published: Long, duplicates: Long) extends WriterCommitMessage
 
 final class NatsDataWriterFactory(options: NatsOptions, layout: NatsRowLayout) extends DataWriterFactory
-    with StreamingDataWriterFactory {
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new NatsDataWriter(options, layout)
+  with StreamingDataWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
+    new NatsDataWriter(options, layout)
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
     new NatsDataWriter(options, layout)
 }
@@ -173,8 +184,9 @@ final class NatsDataWriter(options: NatsOptions, layout: NatsRowLayout) extends 
     if (ack.hasError) throw new NatsException(s"nats: the server refused a message to '$subject': ${ack.getError}")
     options.stream.foreach { expected =>
       if (ack.getStream != expected)
-        throw new NatsOptionException("stream", s"a message to '$subject' was stored by stream '${ack.getStream}', " +
-          s"not '$expected' (sequence ${ack.getSeqno})")
+        throw new NatsOptionException("stream",
+          s"a message to '$subject' was stored by stream '${ack.getStream}', " +
+            s"not '$expected' (sequence ${ack.getSeqno})")
     }
     published += 1
     if (ack.isDuplicate) duplicates += 1
@@ -183,7 +195,8 @@ final class NatsDataWriter(options: NatsOptions, layout: NatsRowLayout) extends 
   private def failed(subject: String, e: Throwable): NatsException = {
     val reason = NatsErrors.reason(e)
     val hint = if (reason.contains("503") || reason.toLowerCase.contains("no responders"))
-      s" (no stream stores subject '$subject')" else ""
+      s" (no stream stores subject '$subject')"
+    else ""
     new NatsException(s"nats: publishing to '$subject' failed: $reason$hint", e)
   }
 
@@ -198,7 +211,9 @@ final class NatsDataWriter(options: NatsOptions, layout: NatsRowLayout) extends 
     NatsTaskMetric("publishedMessages", published),
     NatsTaskMetric("duplicateMessages", duplicates))
 
-  override def close(): Unit = try connection.close() catch { case NonFatal(_) => () }
+  override def close(): Unit =
+    try connection.close()
+    catch { case NonFatal(_) => () }
 }
 
 final case class NatsTaskMetric(name: String, value: Long) extends CustomTaskMetric

@@ -23,7 +23,11 @@ class NatsSourceSuite extends AnyFunSuite with BeforeAndAfterAll {
   private val root = new File(sys.props.getOrElse("subjxform.root", "."))
   private val binary = new File(root, ".tools/nats-server/2.15/bin/nats-server")
   private val store = Files.createTempDirectory("subjxform-nats-suite").toFile
-  private val port = { val s = new ServerSocket(0); try s.getLocalPort finally s.close() }
+  private val port = {
+    val s = new ServerSocket(0);
+    try s.getLocalPort
+    finally s.close()
+  }
   private val url = s"nats://127.0.0.1:$port"
   private var server: Process = _
   private var nats: Connection = _
@@ -94,7 +98,7 @@ class NatsSourceSuite extends AnyFunSuite with BeforeAndAfterAll {
         val stored = jsm.getMessage("ORDERS", i + 1L).getTime.toInstant
         val ts = row.getAs[java.sql.Timestamp]("timestamp")
         assert(ts.getTime / 1000 * 1000000L + ts.getNanos / 1000 % 1000000 ==
-          stored.getEpochSecond * 1000000L + stored.getNano / 1000, i)
+            stored.getEpochSecond * 1000000L + stored.getNano / 1000, i)
       }
       assert(row.getAs[String]("stream") == "ORDERS" && row.isNullAt(row.fieldIndex("replyTo")))
     }
@@ -105,8 +109,9 @@ class NatsSourceSuite extends AnyFunSuite with BeforeAndAfterAll {
     val df = read().where("subject IN ('orders.eu.c2', 'orders.us.c3') AND streamSeq > 100 AND streamSeq <= 1500")
     val scan = df.queryExecution.executedPlan.toString
     assert(scan.contains("filter_subjects [orders.eu.c2, orders.us.c3]") && scan.contains("start AtSequence(101)") &&
-      scan.contains("end AtSequence(1500)"), scan)
-    val want = (0 until count).filter(i => Set("orders.eu.c2", "orders.us.c3")(published(i)._1) && i + 1 > 100 && i + 1 <= 1500)
+        scan.contains("end AtSequence(1500)"), scan)
+    val want =
+      (0 until count).filter(i => Set("orders.eu.c2", "orders.us.c3")(published(i)._1) && i + 1 > 100 && i + 1 <= 1500)
     assert(df.select("streamSeq").collect().map(_.getLong(0)).sorted.toSeq == want.map(_ + 1L))
     assert(read().where("subject LIKE 'orders.eu.%'").count() == (0 until count).count(_ % 2 == 0))
   }
@@ -151,7 +156,8 @@ class NatsSourceSuite extends AnyFunSuite with BeforeAndAfterAll {
     def error(options: (String, String)*): String =
       intercept[Exception](read(options: _*).count()).getMessage
     assert(error("stream" -> "NOPE").contains("nats option 'stream': no stream 'NOPE'"))
-    assert(error("servers" -> "nats://127.0.0.1:1").contains("nats option 'servers': cannot connect to nats://127.0.0.1:1"))
+    assert(
+      error("servers" -> "nats://127.0.0.1:1").contains("nats option 'servers': cannot connect to nats://127.0.0.1:1"))
     assert(error("end_time" -> "soon").contains("nats option 'end_time': 'soon' is not a time with a zone"))
   }
 }
