@@ -10,12 +10,14 @@ import org.apache.spark.sql.sources.DataSourceRegister
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import subjxform.spark.SparkCompat
+
 /**
  * The `nats` data source: `spark.read.format("nats")`, `spark.readStream.format("nats")`, `df.write.format("nats")`,
  * `writeStream.format("nats")` and `CREATE TABLE ... USING nats OPTIONS (...)`: a JetStream stream as a table
  * (NatsSchema's columns). Registered by its short name through a service entry.
  */
-final class NatsSource extends TableProvider with DataSourceRegister {
+final class NatsSource extends TableProvider with DataSourceRegister with SparkCompat.CatalogTableRead {
   override def shortName(): String = "nats"
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = NatsSchema.schema
