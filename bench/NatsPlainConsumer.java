@@ -2,8 +2,8 @@
 // stream's sequences [first, last] in `threads` ranges side by side, each through the same kind of consumer the
 // source uses (ephemeral, no ack, in memory, by start sequence, iterate with the same batch), touching what a
 // row needs (subject, payload, headers, sequence, timestamp). It runs on the jnats inside subjxform's jar:
-//   java -cp subjxform-spark-4.2_2.13.jar bench/NatsPlainConsumer.java URL STREAM FIRST LAST THREADS BATCH
-// and prints "messages seconds".
+//   java -cp subjxform-spark-4.2_2.13.jar bench/NatsPlainConsumer.java URL STREAM FIRST LAST THREADS BATCH ROUNDS
+// and prints "messages seconds" of the best of ROUNDS reads in this one JVM (warm, as a Spark executor is by then).
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +24,20 @@ public class NatsPlainConsumer {
   public static void main(String[] args) throws Exception {
     String url = args[0], stream = args[1];
     long first = Long.parseLong(args[2]), last = Long.parseLong(args[3]);
-    int threads = Integer.parseInt(args[4]), batch = Integer.parseInt(args[5]);
+    int threads = Integer.parseInt(args[4]), batch = Integer.parseInt(args[5]), rounds = Integer.parseInt(args[6]);
+    double best = Double.MAX_VALUE;
+    long read = 0;
+    for (int r = 0; r < rounds; r++) {
+      long[] got = new long[1];
+      double seconds = readOnce(url, stream, first, last, threads, batch, got);
+      best = Math.min(best, seconds);
+      read = got[0];
+    }
+    System.out.println(read + " " + best);
+  }
+
+  static double readOnce(String url, String stream, long first, long last, int threads, int batch, long[] read)
+      throws Exception {
     AtomicLong messages = new AtomicLong(), checksum = new AtomicLong();
     List<Thread> workers = new ArrayList<>();
     long started = System.nanoTime();
@@ -61,7 +74,7 @@ public class NatsPlainConsumer {
       t.start();
     }
     for (Thread t : workers) t.join();
-    double seconds = (System.nanoTime() - started) / 1e9;
-    System.out.println(messages.get() + " " + seconds + " " + checksum.get());
+    read[0] = messages.get();
+    return (System.nanoTime() - started) / 1e9;
   }
 }
