@@ -40,6 +40,8 @@ ThisBuild / pomIncludeRepository := (_ => false)
 val scalatestVersion = "3.2.19"
 val ujsonVersion = "3.3.1" // test-only: reading tests/golden/*.jsonl (also published for Scala 2.12)
 val scalacheckVersion = "1.18.1" // test-only: property tests of the engine
+// The nats source and sink's client (jvm/spark/.../nats), relocated inside each line's jar (project/Shading.scala).
+val jnatsVersion = "2.26.2"
 
 lazy val jarTarget = settingKey[File]("Where the line's jar for the Python package is written")
 
@@ -239,7 +241,7 @@ lazy val spark = (project in file("jvm/spark"))
     Compile / packageBin / mappings ++= (core / Compile / packageBin / mappings).value,
     Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true"),
     // The POM's dependencies are what the jar needs from the cluster, all `provided` (--packages fetches none
-    // of them): the line's Spark SQL and the Scala library. Written from the line, not from the build's
+    // of them): the line's Spark SQL and the Scala library; and jnats, inside the jar, as optional. Written from the line, not from the build's
     // dependencies, which hold the test libraries and, for a line compiled against pyspark's jars, no Spark.
     pomPostProcess := {
       val dependencies =
@@ -256,6 +258,13 @@ lazy val spark = (project in file("jvm/spark"))
             <version>{scalaVersion.value}</version>
             <scope>provided</scope>
           </dependency>
+          {scala.xml.Comment(" inside this jar, relocated under subjxform.shaded: recorded here, never fetched ")}
+          <dependency>
+            <groupId>io.nats</groupId>
+            <artifactId>jnats</artifactId>
+            <version>{jnatsVersion}</version>
+            <optional>true</optional>
+          </dependency>
         </dependencies>
       val rule = new RewriteRule {
         override def transform(node: XmlNode): Seq[XmlNode] = node match {
@@ -266,6 +275,26 @@ lazy val spark = (project in file("jvm/spark"))
       pom => new RuleTransformer(rule).transform(pom).head
     },
     Compile / packageSrc / mappings ++= (core / Compile / packageSrc / mappings).value,
+    // The nats source and sink: jnats at compile time; in the jar, relocated under subjxform/shaded/ with the
+    // part of Bouncy Castle it needs (project/Shading.scala), so that a user's own jnats never meets ours.
+    libraryDependencies += "io.nats" % "jnats" % jnatsVersion,
+    Compile / packageBin / mappings := {
+      val all = (Compile / packageBin / mappings).value
+      val (users, others) = all.partition { case (_, path) =>
+        path.startsWith("subjxform/spark/nats/") && path.endsWith(".class")
+      }
+      val libraries = (Compile / dependencyClasspath).value.filter(_.get(moduleID.key).exists(m =>
+          m.organization == "io.nats" || m.organization == "org.bouncycastle"
+        )).map(_.data)
+      val shaded =
+        Shading.shade(users.map { case (f, p) => p -> IO.readBytes(f) }, libraries.flatMap(Shading.libraryEntries))
+      val out = target.value / "shaded"
+      others ++ shaded.map { case (path, bytes) =>
+        val file = out / path
+        if (!file.isFile || !java.util.Arrays.equals(IO.readBytes(file), bytes)) IO.write(file, bytes)
+        file -> path
+      }
+    },
     // every `package` also drops the jar where the Python package looks for it
     Compile / packageBin := {
       val built = (Compile / packageBin).value

@@ -98,7 +98,8 @@ python_suite() { # line
   fi
   SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" -m compat tests
   SUBJXFORM_SPARK_MODE=connect SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" -m compat \
-    tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py
+    tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py \
+    tests/test_nats_source.py
   if [[ "$line" == 3.5_2.12 ]]; then  # the oldest line: the portable suite where no jar is, classic and Connect
     SUBJXFORM_SPARK_MODE=nojar "${pytest[@]}" tests/test_portable*.py
     SUBJXFORM_SPARK_MODE=nojar-connect SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" tests/test_portable*.py

@@ -99,7 +99,8 @@ py_lane() {
   timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
   # The Python API modules again, as a Spark Connect client of a server started with the jar.
   timed "4.2 pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \
-    tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py
+    tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py \
+    tests/test_nats_source.py
   # subjxform.portable where no jar is (Databricks serverless / shared access mode): a local session and a
   # Spark Connect server, both started without the jar.
   timed "4.2 pytest, no jar" env SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q -p no:cacheprovider tests/test_portable*.py

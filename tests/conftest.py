@@ -84,6 +84,7 @@ LONGEST_FIRST = [
     "test_golden.py",
     "test_server_lines_streams_golden.py",
     "test_cluster.py",
+    "test_nats_source_faults.py",
     "test_bench_guard.py",
     "test_task_reruns.py",
     "test_connect_server.py",

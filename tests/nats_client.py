@@ -38,13 +38,20 @@ def jetstream_server(binary: str = "nats-server"):
 
 
 class NatsClient:
-    def __init__(self, port: int):
+    def __init__(self, port: int, auth: dict | None = None, tls=None, sign=None):
+        """`auth`: fields added to CONNECT (user/pass, auth_token, jwt, nkey); `tls`: an ssl.SSLContext to
+        upgrade the connection with after INFO; `sign(nonce) -> sig`: answers the server's nonce (NKey, JWT)."""
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.buf = b""
         self.lock = threading.Condition()
         self.msgs: list[tuple[str, bytes]] = []  # (subject, payload) of every MSG, in order
-        self._line()  # INFO
-        self._send(b'CONNECT {"verbose":false,"pedantic":false,"headers":true}\r\nPING\r\n')
+        info = json.loads(self._line()[5:] or b"{}")  # INFO {...}
+        if tls is not None:
+            self.sock = tls.wrap_socket(self.sock, server_hostname="127.0.0.1")
+        fields = {"verbose": False, "pedantic": False, "headers": True, **(auth or {})}
+        if sign is not None and "nonce" in info:
+            fields["sig"] = sign(info["nonce"].encode())
+        self._send(b"CONNECT " + json.dumps(fields).encode() + b"\r\nPING\r\n")
         self.sid = 0
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()

@@ -72,7 +72,16 @@ class Processes:
         with open(out, encoding="utf-8") as f:
             return json.load(f)
 
-    def submit(self, name: str, master: str, job: Path, env: dict, *confs: str, timeout: float = 240) -> dict:
+    def submit(
+        self,
+        name: str,
+        master: str,
+        job: Path,
+        env: dict,
+        *confs: str,
+        timeout: float = 240,
+        extra_args: list[str] = (),
+    ) -> dict:
         """`spark-submit --jars subjxform.jar` of a job script to the cluster (one-core executors of 512 MB,
         no UI, plus `confs` as `key=value`); what the job wrote (see run_job)."""
         import subjxform
@@ -87,7 +96,7 @@ class Processes:
             *confs,
         ):
             args += ["--conf", conf]
-        return self.run_job(name, [*args, str(job)], env, timeout=timeout)
+        return self.run_job(name, [*args, str(job)], env, extra_args=extra_args, timeout=timeout)
 
     def wait_until(self, what: str, ready, timeout: float, names: list[str]) -> None:
         wait_until(

@@ -98,3 +98,25 @@ def test_the_engine_is_compiled_once_for_every_line_of_a_scala_version():
             other = engine_classes(jar)
             differing = sorted(n for n in first.keys() | other.keys() if first.get(n) != other.get(n))
             assert not differing, (built[0].name, jar.name, differing[:5], len(differing))
+
+
+def test_every_jar_carries_the_nats_client_relocated_and_nothing_of_it_where_a_users_own_would_be():
+    # project/Shading.scala: jnats and the Bouncy Castle classes it signs with live under subjxform/shaded/, so a
+    # job's own jnats (another release) never meets ours; the source is registered by its short name.
+    built = [JARS / jar_name(s, c) for s, c in LINES if (JARS / jar_name(s, c)).is_file()]
+    assert built
+    for jar in built:
+        with zipfile.ZipFile(jar) as z:
+            names = z.namelist()
+            assert not [n for n in names if n.startswith(("io/nats/", "org/bouncycastle/", "org/jspecify/"))], jar.name
+            for needed in (
+                "subjxform/shaded/io/nats/client/Nats.class",
+                "subjxform/shaded/io/nats/client/impl/SocketDataPort.class",
+                "subjxform/shaded/io/nats/jnats/version.properties",
+                "subjxform/shaded/org/bouncycastle/math/ec/rfc8032/Ed25519.class",
+            ):
+                assert needed in names, (jar.name, needed)
+            # only what the client reaches: not Bouncy Castle's 6 MB provider
+            assert not [n for n in names if n.startswith("subjxform/shaded/org/bouncycastle/jce/")], jar.name
+            services = z.read("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister").decode()
+            assert services.split() == ["subjxform.spark.nats.NatsSource"], jar.name

@@ -30,4 +30,7 @@ object SparkCompat {
   /** Named arguments put in their places (defaults filled in), with Spark's errors for bad names. */
   def rearrange(signature: FunctionSignature, args: Seq[Expression], function: String): Seq[Expression] =
     Spark4MinorCompat.rearrange(signature, args, function)
+
+  /** Spark 4 reads a catalog table (CREATE TABLE ... USING nats) through the source's V2 read: nothing to add. */
+  trait CatalogTableRead
 }
