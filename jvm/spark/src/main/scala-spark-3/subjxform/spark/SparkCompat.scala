@@ -2,13 +2,13 @@ package subjxform.spark
 
 import org.apache.spark.SparkThrowable
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.{Row, SQLContext, SparkSession}
-import org.apache.spark.sql.connector.catalog.TableProvider
-import org.apache.spark.sql.sources.{BaseRelation, PrunedScan, RelationProvider}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.{Row, SparkSession, SQLContext}
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.{FunctionSignature, NamedParametersSupport}
+import org.apache.spark.sql.connector.catalog.TableProvider
+import org.apache.spark.sql.sources.{BaseRelation, PrunedScan, RelationProvider}
+import org.apache.spark.sql.types.StructType
 
 /**
  * Where the Spark API differs between lines, the Spark 3.5 side (scala-spark-4/ has the Spark 4 one,
