@@ -1,7 +1,8 @@
 // subjxform: NATS subject transforms as Spark SQL functions.
 //
-// One build per Spark line (project/SparkLines.scala): -Dspark.version=3.5|4.0|4.1|4.2|4.3 (default
-// 4.2, or a full version to compile against), -Dscala.binary=2.12|2.13 for Spark 3.5.
+// One build per Spark line (python/src/subjxform/data/spark-lines.tsv, read by project/SparkLines.scala):
+// -Dspark.version=<minor> (default: the default line; or a full version to compile against),
+// -Dscala.binary=2.12|2.13 where a minor has both.
 //
 //   scripts/sbt jar       -> the line's jar in python/src/subjxform/jars/subjxform-spark-<line>_<scala>.jar
 //   scripts/sbt test      -> tests of core and spark on the line (-Dtest.java.home=... : another Java)

@@ -33,19 +33,23 @@ final case class SparkLine(spark: String, scala: String, jarsFromWheel: Boolean 
 }
 
 object SparkLines {
-  // Compiled against the newest release of each line that the build can fetch; the Scala version is
-  // the one that Spark release is built with (its pom's scala.version). Spark 4.3.0 is not in the
-  // Maven repository this project reaches: its jars come from the pyspark 4.3.0 package
-  // (scripts/spark-jars.sh puts them in .tools/spark-jars/4.3.0).
-  val all: Seq[SparkLine] = Seq(
-    SparkLine("3.5.9", "2.12.18"),
-    SparkLine("3.5.9", "2.13.8"),
-    SparkLine("4.0.4", "2.13.16"),
-    SparkLine("4.1.3", "2.13.17"),
-    SparkLine("4.2.0", "2.13.18"),
-    SparkLine("4.3.0", "2.13.18", jarsFromWheel = true))
 
-  val default: SparkLine = all.find(_.minor == "4.2").get
+  /** The one list of lines (its header says what each column means), read from the build's root. */
+  val File: java.io.File = new java.io.File(sys.props("user.dir"), "python/src/subjxform/data/spark-lines.tsv")
+
+  private val rows: Seq[Array[String]] = {
+    val source = scala.io.Source.fromFile(File, "UTF-8")
+    try source.getLines().filterNot(l => l.startsWith("#") || l.trim.isEmpty).map(_.split('\t')).toVector
+    finally source.close()
+  }
+
+  // Compiled against the newest release of each line that the build can fetch; the Scala version is
+  // the one that Spark release is built with (its pom's scala.version). A release that is not in the
+  // Maven repository this project reaches (compile_jars "pyspark") is compiled against the jars of its
+  // pyspark source package (scripts/spark-jars.sh puts them in .tools/spark-jars/<release>).
+  val all: Seq[SparkLine] = rows.map(r => SparkLine(r(1), r(2), jarsFromWheel = r(6) == "pyspark"))
+
+  val default: SparkLine = all(rows.indexWhere(_(8) == "default"))
 
   /**
    * The Scala release the Spark-free engine (jvm/core) is compiled with for a Scala binary version: the

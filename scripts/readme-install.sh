@@ -27,9 +27,10 @@ git clone -q --no-hardlinks "$ROOT" "$clone"
 echo "readme-install: a clean clone of $(git -C "$clone" log -1 --format='%h %s' | cut -c1-80)"
 "$PY" -m venv "$venv"
 # The README's prerequisite beside subjxform is the user's own pyspark ("python -m subjxform jar: the jar for
-# the installed pyspark"): the development line's (pyproject's dev extra), without its dependencies (only its
+# the installed pyspark"): the default line's (python/src/subjxform/data/spark-lines.tsv), without its dependencies (only its
 # version is read).
-default_pyspark="$(grep -oE 'pyspark\[connect\]==[0-9.]+' pyproject.toml | cut -d= -f3)"
+source scripts/spark-lines.sh
+default_pyspark="${LINE_PYSPARK[$DEFAULT_LINE]}"
 PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
   "pyspark==$default_pyspark"
 

@@ -23,9 +23,9 @@ cd "$ROOT"
 PY="${PYTHON:-python3}"
 start=$SECONDS
 
-usage() { echo "usage: bash scripts/release.sh [--check-line SPARK_SCALA]   (e.g. --check-line 4.2_2.13)" >&2; exit 2; }
-read -r -a all_lines <<<"$(PYTHONPATH="$ROOT/python/src" "$PY" -c \
-  'from subjxform.session import LINES; print(" ".join(f"{s}_{c}" for s, c in LINES))')"
+source scripts/spark-lines.sh
+usage() { echo "usage: bash scripts/release.sh [--check-line SPARK_SCALA]   (e.g. --check-line $DEFAULT_LINE)" >&2; exit 2; }
+read -r -a all_lines <<<"$SPARK_LINES"
 check_line=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -37,12 +37,13 @@ done
 if [[ -n "$check_line" ]]; then
   [[ " ${all_lines[*]} " == *" $check_line "* ]] || { echo "release: no Spark line $check_line; lines: ${all_lines[*]}" >&2; exit 2; }
   maven_lines=("$check_line")
-  [[ "$check_line" == 3.5_2.13 ]] && { echo "release: 3.5_2.13 has no pyspark to run on; check 3.5_2.12" >&2; exit 2; }
+  [[ "${LINE_PYSPARK[$check_line]}" == - ]] && { echo "release: $check_line has no pyspark to run on" >&2; exit 2; }
   example_lines=("$check_line"); submit_lines=("$check_line"); all_pythons=()
 else
   maven_lines=("${all_lines[@]}")
-  example_lines=(3.5_2.12 4.0_2.13 4.1_2.13 4.2_2.13 4.3_2.13)   # every line with a pyspark release
-  submit_lines=(3.5_2.12 4.3_2.13)                                # a 3.5 and a 4.x line
+  example_lines=()   # every line with a pyspark release
+  for line in "${all_lines[@]}"; do [[ "${LINE_PYSPARK[$line]}" == - ]] || example_lines+=("$line"); done
+  submit_lines=("${example_lines[0]}" "${example_lines[-1]}")   # the oldest and the newest Spark
   all_pythons=(--all-pythons)
 fi
 timed() { # label command...
@@ -66,8 +67,10 @@ fi
 timed "jars" env PYTHON="$PY" bash scripts/build-jars.sh
 # The Maven artifacts, in one sbt session (build.sbt's publishLines); the checksums of every file.
 rm -rf dist
-# (Spark 4.3's compile-time jars come from its pyspark package, as in build-jars.sh)
-if [[ " ${maven_lines[*]} " == *" 4.3_2.13 "* ]]; then PYTHON="$PY" bash scripts/spark-jars.sh 4.3.0; fi
+# (a line's compile-time jars that come from its pyspark package, as in build-jars.sh)
+for line in "${maven_lines[@]}"; do
+  if [[ "${LINE_JARS[$line]}" == pyspark ]]; then PYTHON="$PY" bash scripts/spark-jars.sh "${LINE_SPARK[$line]}"; fi
+done
 timed "maven artifacts (${maven_lines[*]})" scripts/sbt "publishLines ${maven_lines[*]}"
 find dist/maven -type f ! -name '*.md5' ! -name '*.sha1' ! -name '*.sha256' ! -name '*.sha512' -print0 |
   while IFS= read -r -d '' file; do

@@ -35,6 +35,9 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python" / "src"))
+from subjxform.session import spark_line_table  # noqa: E402  (the source tree's: the one list of lines)
+
 ROOT = Path(__file__).resolve().parent.parent
 GROUP = "io.github.subjxform"
 POM_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
@@ -42,15 +45,11 @@ DIGESTS = {"md5": hashlib.md5, "sha1": hashlib.sha1, "sha256": hashlib.sha256, "
 SOURCE_URL = "https://github.com/subjxform/subjxform"
 DOCS_URL = "https://subjxform.github.io/subjxform/"
 
-# Each Spark line's pyspark release (as scripts/test-lines.sh runs it) and the Python the release runs it on:
-# together they are the Python versions the wheel's classifiers name (Spark 3.5 for Scala 2.13 has no pyspark).
-PYSPARK = {
-    "3.5_2.12": ("3.5.7", "3.10"),
-    "4.0_2.13": ("4.0.5", "3.12"),
-    "4.1_2.13": ("4.1.4", "3.13"),
-    "4.2_2.13": ("4.2.0", "3.11"),
-    "4.3_2.13": ("4.3.0", "3.13"),
-}
+
+# Each Spark line's pyspark release (as scripts/test-lines.sh runs it) and the Python the release runs it on, from
+# the one list of lines: together they are the Python versions the wheel's classifiers name (a line with no
+# pyspark package, "-", is left out).
+PYSPARK = {row["line"]: (row["pyspark"], row["python"]) for row in spark_line_table() if row["pyspark"] != "-"}
 # Where PySpark 3.5 needs the SQL extension named: it does not apply the jar's service entry.
 EXTENSIONS_CONF = "spark.sql.extensions=subjxform.spark.SubjxformExtensions"
 # The README's first Python example and the output it shows (tests/test_docs.py runs every such block).

@@ -14,30 +14,26 @@ cd "$ROOT"
 PY="${PYTHON:-python3}"
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 
-# line -> the Javas its Scala tests run on, and the pyspark release its Python suite runs on ("-": none;
-# Spark 3.5 for Scala 2.13 has no pyspark package). Every Java runs where it matters most: 3.5/2.12 (the line
-# of the Java 8/11 platforms) on 11, 17 and 21; the newest line on 17 (with the engine's own suites) and 21;
-# 4.3 on 17 and 21; the other lines on 17, the Java of their platforms. Spark 3.5's Python suite runs on
-# 3.5.7 (the jar is built against 3.5.9): the newest release whose Connect server package the build can fetch.
-NEWEST=4.2_2.13
-declare -A JAVAS=([3.5_2.12]="17 11 21" [3.5_2.13]="17" [4.0_2.13]="17" [4.1_2.13]="17" [4.2_2.13]="17 21" [4.3_2.13]="17 21")
-declare -A PYSPARK=([3.5_2.12]="3.5.7" [3.5_2.13]="-" [4.0_2.13]="4.0.5" [4.1_2.13]="4.1.4" [4.2_2.13]="4.2.0" [4.3_2.13]="4.3.0")
-lines_all="3.5_2.12 3.5_2.13 4.0_2.13 4.1_2.13 4.2_2.13 4.3_2.13"
-
+# Each line's Javas (LINE_JAVAS) and pyspark (LINE_PYSPARK), from the one list (scripts/spark-lines.sh). Every
+# Java runs where it matters most: 3.5/2.12 (the line of the Java 8/11 platforms) on 11, 17 and 21; the default
+# line on 17 (with the engine's own suites) and 21; the other lines on 17, the Java of their platforms.
+source scripts/spark-lines.sh
 source scripts/steps.sh
 
-scala_suites() { # lines...: one sbt session; the newest line's engine suites (core) and every line's Catalyst suites
-  local commands=() k=0 line home
+scala_suites() { # lines...: one sbt session; the default line's engine suites (core) and every line's Catalyst suites
+  local commands=() k=0 line home first_scala_2_12
+  for line in $SPARK_LINES; do [[ "$line" == *_2.12 ]] && { first_scala_2_12="$line"; break; }; done
   for line in "$@"; do
     k=$((k + 1))
     # a failure skips to the next resumeFromFailure, after saying what failed (build.sbt's lineFailed)
     commands+=("onFailure lineFailed tests $line" "selectLine tests $line $k/$#" "reload" "resumeFromFailure")
-    for java in ${JAVAS[$line]}; do
+    for java in ${LINE_JAVAS[$line]}; do
       home="$(bash scripts/java.sh "$java")"
       commands+=("onFailure lineFailed tests $line-on-java-$java" "set ThisBuild / testJava := Some(file(\"$home\"))")
       # the engine (core) is the same on every line of a Scala version: its suites run once per Scala version,
-      # on Java 17, on the newest line and on 3.5/2.12 (Scala 2.12's compiler and library make other code)
-      if [[ "$java" == 17 && ("$line" == "$NEWEST" || "$line" == 3.5_2.12) ]]; then
+      # on Java 17, on the default line and on the first line of Scala 2.12 (its compiler and library make
+      # other code)
+      if [[ "$java" == 17 && ("$line" == "$DEFAULT_LINE" || "$line" == "$first_scala_2_12") ]]; then
         commands+=("test")
       else
         commands+=("spark/test")
@@ -51,7 +47,7 @@ scala_suites() { # lines...: one sbt session; the newest line's engine suites (c
 venv_of() { echo "$ROOT/.tools/venvs/spark-$1"; }
 
 make_venv() { # line: the line's pyspark, the test tools and nats-server in a venv of its own (idempotent)
-  local line="$1" version="${PYSPARK[$1]}" venv; venv="$(venv_of "$1")"
+  local line="$1" version="${LINE_PYSPARK[$1]}" venv; venv="$(venv_of "$1")"
   [[ "$version" == "-" ]] && return 0
   # The test tools are the package's `test` extra (pyproject.toml), what the tests import: one list.
   local tools=()
@@ -81,7 +77,7 @@ wheel() { # the wheel with every line's jar, built once per set of jars
 }
 
 python_suite() { # line
-  local line="$1" version="${PYSPARK[$1]}" venv vpy whl; venv="$(venv_of "$1")"; vpy="$venv/bin/python"
+  local line="$1" version="${LINE_PYSPARK[$1]}" venv vpy whl; venv="$(venv_of "$1")"; vpy="$venv/bin/python"
   make_venv "$line"
   whl="$(wheel)"
   # The wheel must leave the user's pyspark where it is.
@@ -95,7 +91,7 @@ python_suite() { # line
   # can differ from line to line (tests/conftest.py says how a test is chosen for it).
   local pytest=("$vpy" -m pytest -q -p no:cacheprovider)
   export SUBJXFORM_EXPECT_LINE="$line"
-  if [[ "$line" == "$NEWEST" ]]; then  # the full run tested this line: only what a fresh venv adds
+  if [[ "$line" == "$DEFAULT_LINE" ]]; then  # the full run tested this line: only what a fresh venv adds
     "${pytest[@]}" tests/test_spark_lines.py
     return
   fi
@@ -103,25 +99,25 @@ python_suite() { # line
   SUBJXFORM_SPARK_MODE=connect SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" -m compat \
     tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py \
     tests/test_nats_source.py
-  if [[ "$line" == 3.5_2.12 ]]; then  # the oldest line: the portable suite where no jar is, classic and Connect
+  if [[ "$line" == "${SPARK_LINES%% *}" ]]; then  # the oldest line: the portable suite where no jar is, classic and Connect
     SUBJXFORM_SPARK_MODE=nojar "${pytest[@]}" tests/test_portable*.py
     SUBJXFORM_SPARK_MODE=nojar-connect SUBJXFORM_CONNECT_JARS="$connect_jars" "${pytest[@]}" tests/test_portable*.py
   fi
 }
 
 lines_wanted="${SUBJXFORM_LINES:-all}"
-[[ "$lines_wanted" == all ]] && lines_wanted="$lines_all"
+[[ "$lines_wanted" == all ]] && lines_wanted="$SPARK_LINES"
 read -r -a lines <<<"$lines_wanted"
 
 case "${1-}" in
   scala) shift; timed "scala suites of ${*:-every line}" scala_suites "${@:-${lines[@]}}" ;;
   venv) timed "$2 venv" make_venv "$2" ;;
-  python) [[ "${PYSPARK[$2]}" == "-" ]] || timed "$2 python suite, pyspark ${PYSPARK[$2]}" python_suite "$2" ;;
+  python) [[ "${LINE_PYSPARK[$2]}" == "-" ]] || timed "$2 python suite, pyspark ${LINE_PYSPARK[$2]}" python_suite "$2" ;;
   "")
     bash scripts/build-jars.sh
     timed "scala suites of every line" scala_suites "${lines[@]}"
     for line in "${lines[@]}"; do
-      [[ "${PYSPARK[$line]}" == "-" ]] || timed "$line python suite, pyspark ${PYSPARK[$line]}" python_suite "$line"
+      [[ "${LINE_PYSPARK[$line]}" == "-" ]] || timed "$line python suite, pyspark ${LINE_PYSPARK[$line]}" python_suite "$line"
     done
     failed_steps
     ;;

@@ -5,22 +5,25 @@
 #                                     jvm: every line's Scala suites on its Javas (one sbt session), the
 #                                          release check of the newest line (scripts/release.sh), then the
 #                                          Python suites of some of the older lines
-#                                     py:  lint, the newest line (4.2) in full — all of pytest, the API
+#                                     py:  lint, the default line in full — all of pytest, the API
 #                                          modules again over Spark Connect, the portable suite with no jar
 #                                          (local and Connect) — then the Python suites of the other lines
 #                                   (the older lines' venvs are made beside the set-up and the lanes' start)
 #                                   then the time of every step (target/test-times.txt).
 #   bash scripts/test.sh --quick    lint, the engine's Scala suites and the pytest sample marked `quick`
-#                                   on the newest line: under 3 minutes once set up; before every commit.
+#                                   on the default line: under 3 minutes once set up; before every commit.
 #   SUBJXFORM_LINES="3.5_2.12"      limit the matrix of older lines ("" skips it)
-#   SUBJXFORM_PYTEST_WORKERS=N      pytest processes of the full 4.2 run (default 2; 1: one process)
-# Extra arguments go to the 4.2 pytest run (full) or the sample (quick).
+#   SUBJXFORM_PYTEST_WORKERS=N      pytest processes of the default line's full run (default 2; 1: one process)
+# The lines: python/src/subjxform/data/spark-lines.tsv (scripts/spark-lines.sh), the default line among them.
+# Extra arguments go to the default line's pytest run (full) or the sample (quick).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
 export PYTHON="$PY" SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 source scripts/steps.sh
+source scripts/spark-lines.sh
+default="${DEFAULT_LINE%_*}"  # its Spark minor, in the steps' names
 start=$SECONDS
 : > target/test-times.txt
 : > target/test-failed.txt
@@ -36,11 +39,12 @@ if [[ "${1-}" == "--quick" ]]; then
   exit 0
 fi
 
-# The older lines of the matrix (the newest is tested in full below), in two shares whose times match
-# (measured: target/test-times.txt); a line's Python suite runs in a venv made beside the set-up.
+# The lines of the matrix (the default one is tested in full below as well), their Python suites in the two
+# lanes the list gives them (LINE_LANE: shares whose times match, measured in target/test-times.txt); a line's
+# Python suite runs in a venv made beside the set-up.
 matrix=()
 if [[ -n "${SUBJXFORM_LINES-all}" ]]; then
-  read -r -a matrix <<<"${SUBJXFORM_LINES:-3.5_2.12 3.5_2.13 4.0_2.13 4.1_2.13 4.2_2.13 4.3_2.13}"
+  read -r -a matrix <<<"${SUBJXFORM_LINES:-$SPARK_LINES}"
 fi
 in_matrix() { [[ " ${matrix[*]} " == *" $1 "* ]]; }
 python_suites() { # lines...: each one's Python suite, if it is in the matrix
@@ -82,31 +86,31 @@ timed "jars (every line's; up to date when the README's install built them)" bas
 
 # --- 2. Two lanes.
 jvm_lane() {
-  local line scala_lines=(4.2_2.13)
-  for line in "${matrix[@]}"; do [[ "$line" == 4.2_2.13 ]] || scala_lines+=("$line"); done
+  local line scala_lines=("$DEFAULT_LINE")
+  for line in "${matrix[@]}"; do [[ "$line" == "$DEFAULT_LINE" ]] || scala_lines+=("$line"); done
   await_done target/javas.done  # (the Scala suites run on Java 11 and 21 too)
   bash scripts/test-lines.sh scala "${scala_lines[@]}"
-  # What a release publishes, built and checked as a user installs it, for the newest line (the wheel, the
+  # What a release publishes, built and checked as a user installs it, for the default line (the wheel, the
   # sdist, its Maven artifact: `--packages` from dist/maven); here, where no other sbt runs on the build.
-  timed "release check, 4.2_2.13" bash scripts/release.sh --check-line 4.2_2.13
-  python_suites 3.5_2.12 4.1_2.13
+  timed "release check, $DEFAULT_LINE" bash scripts/release.sh --check-line "$DEFAULT_LINE"
+  python_suites $(lines_with LINE_LANE jvm)
 }
 py_lane() {
   local workers="${SUBJXFORM_PYTEST_WORKERS:-2}" xdist=()
   timed "lint" bash scripts/lint.sh
   # (a test file to a worker at a time, the longest files first: LONGEST_FIRST in tests/conftest.py)
   [[ "$workers" -gt 1 ]] && xdist=(-n "$workers" --dist loadfile --no-loadscope-reorder)
-  timed "4.2 pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
+  timed "$default pytest" "$PY" -m pytest -q -p no:cacheprovider --durations=30 "${xdist[@]}" tests "$@"
   # The Python API modules again, as a Spark Connect client of a server started with the jar.
-  timed "4.2 pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \
+  timed "$default pytest, Spark Connect" env SUBJXFORM_SPARK_MODE=connect "$PY" -m pytest -q -p no:cacheprovider \
     tests/test_functions.py tests/test_streams.py tests/test_runtime_errors.py tests/test_accounts.py tests/test_groups.py \
     tests/test_nats_source.py
   # subjxform.portable where no jar is (Databricks serverless / shared access mode): a local session and a
   # Spark Connect server, both started without the jar.
-  timed "4.2 pytest, no jar" env SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q -p no:cacheprovider tests/test_portable*.py
-  timed "4.2 pytest, no jar, Spark Connect" env SUBJXFORM_SPARK_MODE=nojar-connect "$PY" -m pytest -q \
+  timed "$default pytest, no jar" env SUBJXFORM_SPARK_MODE=nojar "$PY" -m pytest -q -p no:cacheprovider tests/test_portable*.py
+  timed "$default pytest, no jar, Spark Connect" env SUBJXFORM_SPARK_MODE=nojar-connect "$PY" -m pytest -q \
     -p no:cacheprovider tests/test_portable*.py
-  python_suites 4.0_2.13 4.3_2.13 4.2_2.13
+  python_suites $(lines_with LINE_LANE py)
 }
 # In the lanes a failed step does not stop the steps after it: one run shows every failure.
 export SUBJXFORM_KEEP_GOING=1

@@ -4,10 +4,14 @@ SUBJXFORM_EXPECT_LINE names the line under test."""
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
+import io
 import os
+import re
 import subprocess
 import sys
+import tokenize
 import zipfile
 from pathlib import Path
 
@@ -37,18 +41,56 @@ def test_the_line_under_test_is_the_installed_pyspark():
         assert "_".join(spark_line()) == expected
 
 
-def test_the_package_has_a_jar_for_every_line_and_the_build_the_same_lines():
+def test_the_package_has_a_jar_for_every_line():
     names = sorted(p.name for p in JARS.glob("subjxform-spark-*.jar"))
     assert names == sorted(f"subjxform-spark-{s}_{c}.jar" for s, c in LINES)
-    lines_scala = (ROOT / "project" / "SparkLines.scala").read_text() if (ROOT / "project").is_dir() else None
-    if lines_scala is not None:
-        import re
 
-        built = {
-            (".".join(v.split(".")[:2]), ".".join(c.split(".")[:2]))
-            for v, c in re.findall(r'SparkLine\("([\d.]+)", "([\d.]+)"', lines_scala)
-        }
-        assert built == set(LINES)
+
+# A line written in code: its id ("4.2_2.13"), a (Spark, Scala) pair ("4.2", "2.13") or ("3.5.9", "2.12.18"), or
+# a pinned pyspark release ("pyspark==4.2.0").
+LINE_NAMED = re.compile(
+    r"\b\d\.\d+_2\.1\d\b|[\"']\d\.\d+(?:\.\d+)?[\"']\s*,\s*[\"']2\.1\d[.\d]*[\"']|pyspark[^\s\"']*==\d"
+)
+
+
+def code_text(path: Path) -> str:
+    """What a file says as code: its comments (and a Python module's docstrings, whose examples doctests
+    check) left out."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        docstrings = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                    docstrings.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+        kept = []
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.COMMENT and token.start[0] not in docstrings:
+                kept.append(token.string)
+        return " ".join(kept)
+    comment = r"(^|\s)#.*$" if path.suffix in (".sh", ".toml", "") else r"^\s*(//|\*|/\*\*).*$|\s//.*$"
+    return "\n".join(re.sub(comment, "", line) for line in text.splitlines())
+
+
+@pytest.mark.skipif(not (ROOT / "scripts").is_dir(), reason="a source checkout's files")
+def test_the_lines_are_named_in_one_file_only():
+    """python/src/subjxform/data/spark-lines.tsv is the one list: the build, the scripts, CI, the release check
+    and the package read it, so that changing the default line, or adding one, is an edit of that file alone."""
+    code = [
+        ROOT / "build.sbt",
+        ROOT / "pyproject.toml",
+        ROOT / "setup.py",
+        ROOT / "scripts" / "sbt",
+        ROOT / ".ci" / "run",
+    ]
+    code += sorted((ROOT / "project").glob("*.scala")) + sorted((ROOT / "scripts").glob("*.sh"))
+    code += sorted((ROOT / "scripts").glob("*.py")) + sorted((ROOT / "python" / "src").rglob("*.py"))
+    named = {
+        str(path.relative_to(ROOT)): sorted(set(LINE_NAMED.findall(code_text(path)))) for path in code if path.is_file()
+    }
+    assert {path: found for path, found in named.items() if found} == {}
+    table = (ROOT / "python" / "src" / "subjxform" / "data" / "spark-lines.tsv").read_text()
+    assert {"_".join(line) for line in LINES} == set(re.findall(r"^(\d\.\d+_2\.1\d)\t", table, re.M))
 
 
 @pytest.mark.parametrize("spark, scala", LINES, ids=[f"{s}_{c}" for s, c in LINES])

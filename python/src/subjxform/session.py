@@ -16,9 +16,31 @@ if TYPE_CHECKING:  # the command line imports this module for jar_path() alone: 
 
 EXTENSIONS_CLASS = "subjxform.spark.SubjxformExtensions"
 
-# The Spark lines the package carries a jar for: (Spark major.minor, Scala binary version). The first
-# Scala version of a line is the one its pyspark package ships (Spark 3.5 is also built for 2.13).
-LINES = (("3.5", "2.12"), ("3.5", "2.13"), ("4.0", "2.13"), ("4.1", "2.13"), ("4.2", "2.13"), ("4.3", "2.13"))
+
+def spark_line_table() -> list[dict[str, str]]:
+    """The Spark lines, oldest first, a dict by column name per line: the one list that the build and every
+    script read too (data/spark-lines.tsv; its header says what each column means).
+
+    Example:
+        >>> oldest = next(iter(spark_line_table()))
+        >>> oldest.get("line"), oldest.get("pyspark")
+        ('3.5_2.12', '3.5.7')
+    """
+    rows = (Path(__file__).parent / "data" / "spark-lines.tsv").read_text(encoding="utf-8").splitlines()
+    header = next(r for r in rows if r.startswith("#line\t"))[1:].split("\t")
+    return [dict(zip(header, r.split("\t"))) for r in rows if r.strip() and not r.startswith("#")]
+
+
+# The Spark lines the package carries a jar for: (Spark major.minor, Scala binary version), oldest first. The
+# first Scala version of a Spark minor is the one its pyspark package ships (Spark 3.5 is also built for 2.13).
+# DEFAULT_LINE: the development line (the demo's, the full test run's, the command line's).
+def _spark_and_scala(row: dict[str, str]) -> tuple[str, str]:
+    spark, scala = row["line"].split("_")
+    return spark, scala
+
+
+LINES = tuple(_spark_and_scala(row) for row in spark_line_table())
+DEFAULT_LINE = next(_spark_and_scala(row) for row in spark_line_table() if row["role"] == "default")
 
 SPARK_ENV = "SUBJXFORM_SPARK_VERSION"
 SCALA_ENV = "SUBJXFORM_SCALA_VERSION"

@@ -41,7 +41,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from subjxform.session import UnsupportedSparkError, jar_path
+from subjxform.session import DEFAULT_LINE, LINES, UnsupportedSparkError, jar_path
 
 JVM_COMMANDS = {"mapping", "validate"}
 COMMANDS = ("jar", "mapping", "validate", "report", "sql", "group", "connect-server")
@@ -63,7 +63,7 @@ class UsageParser(argparse.ArgumentParser):
 # The line whose jar the command line runs: its build drops its Scala library beside it (build.sbt),
 # so `mapping` and `validate` need Java alone, with or without pyspark. The engine's classes are the
 # same Java 8 class files in every line's jar, so any Java from 8 on runs them.
-CLI_LINE = ("4.2", "2.13")
+CLI_LINE = DEFAULT_LINE
 
 
 def java_command(args: list[str], main_class: str = "subjxform.cli.Main") -> list[str]:
@@ -81,7 +81,7 @@ def java_command(args: list[str], main_class: str = "subjxform.cli.Main") -> lis
     if not scala:
         raise SystemExit(
             f"subjxform: no Scala library beside {jar} (scala-library-*.jar): rebuild the jar with "
-            "`bash scripts/build-jars.sh 4.2_2.13` from a source checkout"
+            f"`bash scripts/build-jars.sh {'_'.join(CLI_LINE)}` from a source checkout"
         )
     classpath = os.pathsep.join([str(jar), str(scala[-1])])
     return [
@@ -96,7 +96,8 @@ def java_command(args: list[str], main_class: str = "subjxform.cli.Main") -> lis
     ]
 
 
-JAR_USAGE = """usage: subjxform jar [--spark 3.5|4.0|4.1|4.2|4.3] [--scala 2.12|2.13]
+JAR_USAGE = f"""usage: subjxform jar [--spark {"|".join(dict.fromkeys(s for s, _ in LINES))}] \
+[--scala {"|".join(sorted(set(c for _, c in LINES)))}]
 Prints the path of the subjxform jar for a Spark line, for --jars or spark.jars.
   --spark VERSION   the Spark line (default: the installed pyspark's)
   --scala VERSION   the Scala version of that Spark (only Spark 3.5 has two; default 2.12 there)
