@@ -203,16 +203,17 @@ abstract class PlanExpression[P <: AnyRef] extends Expression with ImplicitCastI
    */
   protected def randomForm: Option[Expression] = None
 
-  /** Whether the constant arguments' plan draws at random; false when it is invalid. */
-  protected def constantDrawsAtRandom(plan: P): Boolean = false
-
   /**
-   * Whether the plan of the constant arguments draws at random. Spark's function builder asks (see
-   * [[DeterministicForm]]) before implicit casts, so an argument may not have its type yet: anything
-   * that does not compile does not draw (its error is reported by `checkInputDataTypes`).
+   * Whether the plan of the constant arguments draws at random: the one hook of the random form (none
+   * draws, unless a function says otherwise). Spark's function builder asks (see [[DeterministicForm]])
+   * before implicit casts, so an argument may not have its type yet: anything that does not compile does
+   * not draw (its error is reported by `checkInputDataTypes`).
    */
-  protected def constantsDrawAtRandom: Boolean =
-    try constant.exists(_.exists(constantDrawsAtRandom))
+  protected def constantsDrawAtRandom: Boolean = false
+
+  /** For [[constantsDrawAtRandom]]: whether the constant arguments' plan, compiled, draws; false if invalid. */
+  protected final def constantPlanDraws(draws: P => Boolean): Boolean =
+    try constant.exists(_.exists(draws))
     catch { case NonFatal(_) => false }
 
   override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {

@@ -36,7 +36,6 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
   override protected def requiredArguments: Int = 2
   override protected def classOfPlan: Class[FilterTransforms] = classOf[FilterTransforms]
   override protected def blame(e: IllegalArgumentException): String = "transforms"
-  override protected def constantDrawsAtRandom(list: FilterTransforms): Boolean = list.isRandom
 
   /** The ordinals of `src` and `dest` in the element struct, and its width. */
   @transient private lazy val layout: (Int, Int, Int) = transforms.dataType match {
@@ -80,7 +79,7 @@ abstract class SubjectFilterTransformFunction extends PlanExpression[FilterTrans
     Some(RandomSubjectFilterTransformExpression(subject, transforms, seed, key, serverVersion, failOnError))
 
   // A list that is not a list of (src, dest) structs is left to `checkInputDataTypes` to report.
-  override protected def constantsDrawAtRandom: Boolean = transformsWellFormed && super.constantsDrawAtRandom
+  override protected def constantsDrawAtRandom: Boolean = transformsWellFormed && constantPlanDraws(_.isRandom)
 }
 
 /**

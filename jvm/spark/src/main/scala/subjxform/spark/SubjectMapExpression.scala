@@ -130,7 +130,7 @@ abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
     val line = version
     planCache((m, _) => MappingTable.compile(m, line))
   }
-  override protected def constantDrawsAtRandom(table: MappingTable): Boolean = table.isRandom
+  override protected def constantsDrawAtRandom: Boolean = constantPlanDraws(_.isRandom)
 
   override protected def applyPlan(table: MappingTable, ws: Workspace, subject: UTF8String, input: InternalRow,
       key: Long): Any =

@@ -54,6 +54,13 @@ object SubjxformFunctions {
 
   final val ServerVersionParameter = "server_version"
 
+  // Why each expression class keeps a ladder of auxiliary constructors (one per count of trailing optional
+  // arguments) rather than this builder filling in the defaults of `parameters`: Spark's builder
+  // (FunctionRegistryBase.build) picks the constructor of the call's argument count, and for any other count
+  // raises WRONG_NUM_ARGS listing the counts the constructors take, in each line's own words and error class.
+  // Filling in defaults here would mean raising that error ourselves, through an API that differs between
+  // Spark 3.5 and 4. Named arguments are filled in from `parameters` (SparkCompat.rearrange), then take the
+  // full constructor.
   private def describe[T <: Expression: ClassTag](name: String, parameters: Seq[InputParameter]): Description = {
     // Usage, arguments, examples and `since` come from the class's @ExpressionDescription.
     val (info, builder) = FunctionRegistryBase.build[T](name, since = None)
