@@ -29,6 +29,8 @@ from pathlib import Path
 from subjxform.cli import UsageParser, usage_error
 from subjxform.configs import config_text
 
+PROG = "subjxform group"
+
 
 def _describe(plan: dict) -> str:
     lines = [f"{plan['kind']} consumer group (bucket {plan['bucket']}), max_members {plan['max_members']}"]
@@ -67,10 +69,8 @@ def _without_spark(config: str, subjects: list[str], version) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None, spark=None) -> int:
-    parser = UsageParser(
-        prog="subjxform group", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def _arguments() -> UsageParser:
+    parser = UsageParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("config", help="the group's config: a file or the JSON text of its KV value")
     parser.add_argument("subjects", nargs="*", help="subjects to place: each one's partition and member")
     parser.add_argument("--traffic", type=Path, help="a Parquet, CSV or JSON file of messages: the balance report")
@@ -87,11 +87,57 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         help="where summary.txt and the charts go (default target/subjxform-group)",
     )
     parser.add_argument("--server-version", help="the nats-server line or release to follow (default the newest)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _reports(spark, args: argparse.Namespace, configs: list[str]) -> int:
+    """The balance report of --traffic (and, with --new-config, the balance after and what moves), written to
+    --out and printed: 0, 1 for a config the group refuses, 2 when the traffic cannot be used."""
+    from subjxform.cli.report import _read_traffic, _traffic_format, write_summary
+    from subjxform.groups import GroupConfigError, consumer_group_plan, group_balance, group_diff
+
+    try:
+        for c in configs:
+            consumer_group_plan(spark, c, args.server_version)  # (refused before any data is read)
+    except GroupConfigError as e:
+        print(f"subjxform group: {e}", file=sys.stderr)
+        return 1
+    if not args.traffic.exists():
+        return usage_error(PROG, f"{args.traffic}: no such file")
+    fmt = _traffic_format(args.traffic, args.format)
+    if fmt is None:
+        return usage_error(PROG, f"cannot tell the format of {args.traffic} (use --format parquet|csv|json)")
+    traffic = _read_traffic(spark, args.traffic, fmt)
+    if args.subject_column not in traffic.columns:
+        print(
+            f"subjxform group: {args.traffic} has no column {args.subject_column} (it has {', '.join(traffic.columns)})",
+            file=sys.stderr,
+        )
+        return 2
+    traffic = traffic.cache()
+    reports = [("balance", group_balance(traffic, configs[0], args.subject_column, args.top, args.server_version))]
+    if args.new_config:
+        reports.append(
+            ("balance after", group_balance(traffic, configs[1], args.subject_column, args.top, args.server_version))
+        )
+        reports.append(
+            ("change", group_diff(traffic, configs[0], configs[1], args.subject_column, args.server_version))
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    header = f"subjxform group: {args.traffic} with {args.config}" + (
+        f" -> {args.new_config}" if args.new_config else ""
+    )
+    sys.stdout.write(write_summary(args.out, header, reports))
+    traffic.unpersist()
+    return 0
+
+
+def main(argv: list[str] | None = None, spark=None) -> int:
+    args = _arguments().parse_args(argv)
     if args.subjects and args.traffic:
-        return usage_error(parser.prog, "give SUBJECTs or --traffic, not both")
+        return usage_error(PROG, "give SUBJECTs or --traffic, not both")
     if args.new_config and not args.traffic:
-        return usage_error(parser.prog, "--new-config compares over --traffic")
+        return usage_error(PROG, "--new-config compares over --traffic")
     try:
         configs = [config_text(c)[0] for c in [args.config] + ([args.new_config] if args.new_config else [])]
     except OSError as e:
@@ -102,14 +148,13 @@ def main(argv: list[str] | None = None, spark=None) -> int:
     try:
         version = versions.parse(args.server_version) if args.server_version is not None else versions.NEWEST
     except versions.UnsupportedServerVersion as e:
-        return usage_error(parser.prog, f"--server-version: {e}")
+        return usage_error(PROG, f"--server-version: {e}")
     if args.traffic is None:
         return _without_spark(configs[0], args.subjects, version)
 
     from pyspark.sql import SparkSession
 
     import subjxform
-    from subjxform.groups import GroupConfigError, consumer_group_plan, group_balance, group_diff
 
     own = spark is None
     if own:
@@ -121,48 +166,10 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         )
         spark.sparkContext.setLogLevel("ERROR")
     try:
-        try:
-            for c in configs:
-                consumer_group_plan(spark, c, args.server_version)  # (refused before any data is read)
-        except GroupConfigError as e:
-            print(f"subjxform group: {e}", file=sys.stderr)
-            return 1
-        from subjxform.cli.report import _read_traffic, _traffic_format, write_summary
-
-        if not args.traffic.exists():
-            return usage_error(parser.prog, f"{args.traffic}: no such file")
-        fmt = _traffic_format(args.traffic, args.format)
-        if fmt is None:
-            return usage_error(parser.prog, f"cannot tell the format of {args.traffic} (use --format parquet|csv|json)")
-        traffic = _read_traffic(spark, args.traffic, fmt)
-        if args.subject_column not in traffic.columns:
-            print(
-                f"subjxform group: {args.traffic} has no column {args.subject_column} (it has {', '.join(traffic.columns)})",
-                file=sys.stderr,
-            )
-            return 2
-        traffic = traffic.cache()
-        reports = [("balance", group_balance(traffic, configs[0], args.subject_column, args.top, args.server_version))]
-        if args.new_config:
-            reports.append(
-                (
-                    "balance after",
-                    group_balance(traffic, configs[1], args.subject_column, args.top, args.server_version),
-                )
-            )
-            reports.append(
-                ("change", group_diff(traffic, configs[0], configs[1], args.subject_column, args.server_version))
-            )
-        args.out.mkdir(parents=True, exist_ok=True)
-        header = f"subjxform group: {args.traffic} with {args.config}" + (
-            f" -> {args.new_config}" if args.new_config else ""
-        )
-        sys.stdout.write(write_summary(args.out, header, reports))
-        traffic.unpersist()
+        return _reports(spark, args, configs)
     finally:
         if own:
             spark.stop()
-    return 0
 
 
 if __name__ == "__main__":

@@ -214,7 +214,9 @@ def _arguments() -> UsageParser:
     return parser
 
 
-def main(argv: list[str] | None = None, spark=None) -> int:
+def _checked(argv: list[str] | None) -> tuple[argparse.Namespace, str, list] | int:
+    """The arguments, checked before Spark starts (files, format, versions, the packages a report needs): the
+    arguments with the traffic's format and the partition candidates, or the exit code of a usage error."""
     args = _arguments().parse_args(argv)
     if args.upgrade_to and not args.server_version:
         return usage_error(PROG, "--upgrade-to needs --server-version (the line the servers run now)")
@@ -233,7 +235,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         return usage_error(PROG, f"{option}: {e}")
     except ValueError as e:
         return usage_error(PROG, str(e))
-    # Checked before Spark starts: a missing package is one line, not a traceback after the reports ran.
+    # A missing package is one line, not a traceback after the reports ran.
     missing = [m for m in ("pyspark", "matplotlib") if importlib.util.find_spec(m) is None]
     if missing:
         print(
@@ -242,101 +244,115 @@ def main(argv: list[str] | None = None, spark=None) -> int:
             file=sys.stderr,
         )
         return 2
-    started = time.monotonic()
-    steps = 4 + (1 if args.new_mappings else 0) + (1 if args.upgrade_to else 0)
-    _progress(0, steps, "starting an embedded local Spark", started)
+    return args, fmt, candidates
+
+
+def _local_session():
+    """The command's own embedded local Spark, its progress bars on."""
     from pyspark.sql import SparkSession
 
     import subjxform
+
+    spark = (
+        subjxform.configure(SparkSession.builder.master("local[*]").appName("subjxform-report"))
+        .config("spark.ui.showConsoleProgress", "true")  # Spark's own bar for each job
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "8")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _run(spark, args: argparse.Namespace, fmt: str, candidates: list, steps: int, started: float) -> int:
+    """The reports, each in turn (a report's refusal is said and the next ones still run), then the summary:
+    0, 1 when a report was not run, 2 when the inputs cannot be used."""
     from subjxform import reports
 
+    tables = []
+    for path in [args.mappings] + ([args.new_mappings] if args.new_mappings else []):
+        try:
+            tables.append(_table(spark, path, args.account, args.server_version))
+        except _Unusable as e:
+            print(f"subjxform report: {path}: {e}", file=sys.stderr)
+            return 2
+    old, new = tables[0], (tables[1] if args.new_mappings else None)
+    traffic = _read_traffic(spark, args.traffic, fmt)
+    missing = [
+        c
+        for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
+        if c and c not in traffic.columns
+    ]
+    if missing:
+        print(
+            f"subjxform report: {args.traffic} has no column {', '.join(missing)} (it has {', '.join(traffic.columns)})",
+            file=sys.stderr,
+        )
+        return 2
+    traffic = traffic.cache()
+    subject, cluster, key = args.subject_column, args.cluster_column, args.key_column
+    args.out.mkdir(parents=True, exist_ok=True)
+    done: list[tuple[str, reports.Report]] = []
+    failed: list[str] = []
+
+    def run(step: int, name: str, make) -> None:
+        _progress(step, steps, name, started)
+        try:
+            done.append((name, make()))
+        except ValueError as e:  # a report's refusal (its docs' Raises): said, and the next reports still run
+            failed.append(f"{name[0].upper()}{name[1:]}: not run: {e}")
+
+    run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed, key))
+    run(
+        2,
+        "canary check",
+        lambda: reports.canary_check(traffic, old, subject, cluster, args.seed, key, delivered=args.delivered_column),
+    )
+    if candidates:
+        run(3, "partition balance", lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject))
+    elif any(n >= 1 for _, n, _ in reports.partition_candidates(spark, old)):
+        run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
+    if new is not None:
+        run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
+    if args.upgrade_to:
+        run(
+            steps - 1,
+            "server upgrade",
+            lambda: reports.server_upgrade(
+                traffic, old, args.server_version, args.upgrade_to, subject, cluster, args.seed, key
+            ),
+        )
+    _progress(steps - 1, steps, "writing the summary and the charts", started)
+    header = (
+        f"subjxform report: {args.traffic} with {args.mappings}"
+        + (f" -> {args.new_mappings}" if new else "")
+        + f", seed {args.seed}"
+        + (f", nats-server {args.server_version}" if args.server_version else "")
+    )
+    summary = write_summary(args.out, header, done, failed)
+    _progress(steps, steps, f"done: {args.out / 'summary.txt'}", started)
+    sys.stdout.write(summary)
+    traffic.unpersist()
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None, spark=None) -> int:
+    checked = _checked(argv)
+    if isinstance(checked, int):
+        return checked
+    args, fmt, candidates = checked
+    started = time.monotonic()
+    steps = 4 + (1 if args.new_mappings else 0) + (1 if args.upgrade_to else 0)
+    _progress(0, steps, "starting an embedded local Spark", started)
     own = spark is None
     if own:
-        spark = (
-            subjxform.configure(SparkSession.builder.master("local[*]").appName("subjxform-report"))
-            .config("spark.ui.showConsoleProgress", "true")  # Spark's own bar for each job
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "8")
-            .getOrCreate()
-        )
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = _local_session()
     conf_before = spark.conf.get(SERVER_VERSION_CONF, None)
     try:
         if args.server_version or args.upgrade_to:
             # Every function compiles for the session's line when its query is analysed.
             spark.conf.set(SERVER_VERSION_CONF, args.server_version)
-        tables = []
-        for path in [args.mappings] + ([args.new_mappings] if args.new_mappings else []):
-            try:
-                tables.append(_table(spark, path, args.account, args.server_version))
-            except _Unusable as e:
-                print(f"subjxform report: {path}: {e}", file=sys.stderr)
-                return 2
-        old, new = tables[0], (tables[1] if args.new_mappings else None)
-        traffic = _read_traffic(spark, args.traffic, fmt)
-        missing = [
-            c
-            for c in (args.subject_column, args.cluster_column, args.delivered_column, args.key_column)
-            if c and c not in traffic.columns
-        ]
-        if missing:
-            print(
-                f"subjxform report: {args.traffic} has no column {', '.join(missing)} (it has {', '.join(traffic.columns)})",
-                file=sys.stderr,
-            )
-            return 2
-        traffic = traffic.cache()
-        subject, cluster, key = args.subject_column, args.cluster_column, args.key_column
-        args.out.mkdir(parents=True, exist_ok=True)
-        done: list[tuple[str, reports.Report]] = []
-        failed: list[str] = []
-
-        def run(step: int, name: str, make) -> None:
-            _progress(step, steps, name, started)
-            try:
-                done.append((name, make()))
-            except ValueError as e:  # a report's refusal (its docs' Raises): said, and the next reports still run
-                failed.append(f"{name[0].upper()}{name[1:]}: not run: {e}")
-
-        run(1, "rule coverage", lambda: reports.rule_coverage(traffic, old, subject, cluster, args.seed, key))
-        run(
-            2,
-            "canary check",
-            lambda: reports.canary_check(
-                traffic, old, subject, cluster, args.seed, key, delivered=args.delivered_column
-            ),
-        )
-        if candidates:
-            run(
-                3,
-                "partition balance",
-                lambda: reports.partition_balance(traffic, candidates=candidates, subject=subject),
-            )
-        elif any(n >= 1 for _, n, _ in reports.partition_candidates(spark, old)):
-            run(3, "partition balance", lambda: reports.partition_balance(traffic, mappings=old, subject=subject))
-        if new is not None:
-            run(4, "config diff", lambda: reports.config_diff(traffic, old, new, subject, cluster, args.seed, key))
-        if args.upgrade_to:
-            run(
-                steps - 1,
-                "server upgrade",
-                lambda: reports.server_upgrade(
-                    traffic, old, args.server_version, args.upgrade_to, subject, cluster, args.seed, key
-                ),
-            )
-        _progress(steps - 1, steps, "writing the summary and the charts", started)
-        header = (
-            f"subjxform report: {args.traffic} with {args.mappings}"
-            + (f" -> {args.new_mappings}" if new else "")
-            + f", seed {args.seed}"
-            + (f", nats-server {args.server_version}" if args.server_version else "")
-        )
-        summary = write_summary(args.out, header, done, failed)
-        _progress(steps, steps, f"done: {args.out / 'summary.txt'}", started)
-        sys.stdout.write(summary)
-        traffic.unpersist()
-        if failed:
-            return 1
+        return _run(spark, args, fmt, candidates, steps, started)
     finally:
         if own:
             spark.stop()
@@ -344,7 +360,6 @@ def main(argv: list[str] | None = None, spark=None) -> int:
             spark.conf.unset(SERVER_VERSION_CONF)
         else:
             spark.conf.set(SERVER_VERSION_CONF, conf_before)
-    return 0
 
 
 if __name__ == "__main__":
