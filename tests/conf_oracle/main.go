@@ -206,6 +206,15 @@ var fieldBlocks = map[string]string{
 	"parseExportStreamOrService": "export",
 	"parseImportStreamOrService": "import",
 	"parseAccount":               "import_account",
+	"parseAuthorization":         "authorization",
+	"parseCluster":               "cluster",
+	"parseGateway":               "gateway",
+	"parseGateways":              "gateway_remote",
+	"parseJetStream":             "jetstream",
+	"parseLeafNodes":             "leafnodes",
+	"parseRemoteLeafNodes":       "leafnode_remote",
+	"parseWebsocket":             "websocket",
+	"parseMQTT":                  "mqtt",
 }
 
 func fields(path string) {

@@ -4,7 +4,7 @@ import java.io.PrintStream
 
 import subjxform.config.{
   Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, GoBytes, InvalidStreamConfigException,
-  MappingLoad, MappingProblem, MappingSource, MappingTable, StreamConfig, StreamConfigJson, StreamPlan
+  MappingLoad, MappingProblem, MappingSource, MappingTable, ServerFields, StreamConfig, StreamConfigJson, StreamPlan
 }
 import subjxform.config.ConfValue._
 import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
@@ -52,10 +52,8 @@ object Validate {
     "storage", "num_replicas", "no_ack", "max_msgs", "max_bytes", "max_age", "discard", "duplicate_window",
     "max_consumers", "max_msg_size", "allow_direct", "deny_delete", "deny_purge")
 
-  /** Top-level keys of a nats-server config file (lower case, as nats-server compares them). */
-  private val ServerKeys = Set("mappings", "maps", "accounts", "port", "listen", "host", "net", "server_name",
-    "jetstream", "cluster", "gateway", "leafnodes", "websocket", "mqtt", "http", "http_port", "monitor_port",
-    "authorization", "system_account", "operator", "resolver", "debug", "trace", "logfile", "pid_file")
+  /** Top-level keys of a nats-server config file, on any line (lower case, as nats-server compares them). */
+  private val ServerKeys = ServerFields.anyLine("top")
 
   /**
    * Checks `text` (read from `name`, used in the messages and as the folder `include` paths are relative
@@ -77,8 +75,12 @@ object Validate {
       }
     kind match {
       case Stream => stream(doc, name, out, version)
-      case Mappings if isServerConfig(doc) => serverConfig(file, verdict)
-      case Mappings => mappings(file, verdict)
+      case Mappings => reading(doc, forced) match {
+          case AsServerConfig(why) =>
+            why.foreach(w => out.println(s"$name: note: read as a server config: $w"))
+            serverConfig(file, verdict)
+          case AsMappingsBlock => mappings(file, verdict)
+        }
     }
   }
 
@@ -146,15 +148,55 @@ object Validate {
 
   private def isMappingsKey(k: String): Boolean = Set("mappings", "maps")(GoBytes.lower(k))
 
+  /** How a file that is no stream config is read: as nats-server reads any file, or as one mappings block. */
+  private sealed trait Reading
+  private case object AsMappingsBlock extends Reading
+
+  /** `why`: the note printed when the guess was close (nothing in the file read as either). */
+  private final case class AsServerConfig(why: Option[String]) extends Reading
+
   /**
-   * A nats-server config file, rather than one mappings block's content: it has server settings, or an
-   * entry holding a block that is no rule's destination (`mapping { a.*: b.$1 }`: a misspelled `mappings`,
-   * which nats-server reads as a config's unknown field, and so is it reported).
+   * A nats-server config file, rather than one mappings block's content, as `nats-server -t` reads every
+   * file: it has a server option at its top level (a field some line knows, whatever the file's length), a
+   * value no mapping has (a number, a boolean), or an entry holding a block that is no rule's destination
+   * (`mapping { a.*: b.$1 }`: a misspelled `mappings`, which nats-server reads as a config's unknown field,
+   * and so is it reported). It is read as a mappings block only when nothing in it reads as a server config
+   * and something reads as a mapping (a subject of several tokens, a wildcard, a function, weighted
+   * destinations), or with `--mappings`; otherwise (`foo = bar`) as the server reads it, with a note.
    */
-  private def isServerConfig(doc: Obj): Boolean =
-    doc.entries.exists { case (k, v) =>
-      ServerKeys(GoBytes.lower(k)) || GoBytes.lower(k) == "resolver_preload" || nestedBlock(v)
-    } && !isWrappedBlock(doc)
+  private def reading(doc: Obj, forced: Option[Kind]): Reading =
+    if (isWrappedBlock(doc)) AsMappingsBlock
+    else if (doc.entries.exists { case (k, v) => ServerKeys(GoBytes.lower(k)) || !mappingValue(v) })
+      AsServerConfig(None)
+    else if (forced.contains(Mappings) || doc.entries.isEmpty || doc.entries.exists { case (k, v) =>
+        readsAsMapping(k, v)
+      })
+      AsMappingsBlock
+    else
+      AsServerConfig(Some("nothing in it reads as a mapping (a subject of several tokens, a wildcard, a function, " +
+          "weighted destinations) and nats-server reads every file so; --mappings reads it as a mappings block"))
+
+  private def isServerConfig(doc: Obj, forced: Option[Kind]): Boolean =
+    reading(doc, forced).isInstanceOf[AsServerConfig]
+
+  /** A value a mapping rule can hold (a destination, its weighted entries): anything else is a setting. */
+  private def mappingValue(v: ConfValue): Boolean = v match {
+    case _: Str => true
+    case o: Obj => !nestedBlock(o)
+    case Arr(items, _) => items.forall(i => i.isInstanceOf[Obj] && mappingShaped(i))
+    case _ => false
+  }
+
+  /** Something only a mapping has: a subject of several tokens or with wildcards, a function, weights. */
+  private def readsAsMapping(key: String, v: ConfValue): Boolean = {
+    def subjectLike(s: String) = s.contains('.') || s.contains('*') || s.contains('>') || s.contains("{{") ||
+      s.contains("<<") || s.contains('$')
+    subjectLike(key) || (v match {
+      case Str(d, _, _) => subjectLike(d)
+      case _: Arr | _: Obj => true
+      case _ => false
+    })
+  }
 
   private def nestedBlock(v: ConfValue): Boolean = v match {
     case o: Obj => o.entries.nonEmpty && !o.entries.exists { case (k, _) =>
@@ -366,7 +408,7 @@ object Validate {
         } ++ republish
       case Mappings =>
         val blocks: Seq[Block] =
-          if (isServerConfig(doc)) {
+          if (isServerConfig(doc, forced)) {
             doc.entries.collect {
               case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None)
             } ++
@@ -384,7 +426,7 @@ object Validate {
         val mappingChanges = blocks.flatMap(b => ruleChanges(file, b, from, to))
         // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
         val others =
-          if (!isServerConfig(doc)) Nil
+          if (!isServerConfig(doc, forced)) Nil
           else {
             def errors(v: ServerVersion) =
               (try Accounts.fromDocument(doc, v).problems

@@ -7,15 +7,42 @@ import java.nio.file.Files
 import org.scalatest.funsuite.AnyFunSuite
 
 import subjxform.config.ConfSyntax
+import subjxform.engine.ServerVersion
 
 class ValidateSuite extends AnyFunSuite {
 
   /** Exit code and printed lines of `validate` on `text`. */
-  private def validate(text: String, forced: Option[Validate.Kind] = None): (Int, Seq[String]) = {
+  private def validate(text: String, forced: Option[Validate.Kind] = None,
+      version: ServerVersion = ServerVersion.Newest): (Int, Seq[String]) = {
     val bytes = new ByteArrayOutputStream
     val out = new PrintStream(bytes, true, UTF_8.name)
-    val code = Validate.run(text, "f.conf", forced, out)
+    val code = Validate.run(text, "f.conf", forced, out, version = version)
     (code, new String(bytes.toByteArray, UTF_8).linesIterator.toSeq)
+  }
+
+  test("a file with a server option at its top level is a server config, whatever its length (as -t reads it)") {
+    // nats-server -t (every line): valid; a mappings block's reading refused it (rule "max_payload").
+    assert(validate("max_payload: 67108864\n") == (0, Seq("OK: 0 mappings")))
+    // 2.10.26 has no default_sentinel (2.11 added it): -t 2.10.26 says unknown field, 2.11.11 valid.
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.10.26")) ==
+      (1, Seq("f.conf:1: error: unknown field \"default_sentinel\"",
+        "f.conf: 1 error (0 mappings): nats-server would not accept it")))
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11")) == (0, Seq("OK: 0 mappings")))
+    // Permission variables nothing uses: each an unknown field, on its line (-t: 1:0, 5:1).
+    val (code, lines) = validate("ADMIN = {\n  publish = \">\"\n  subscribe = \">\"\n}\nDEFAULT_PERMISSIONS = {\n" +
+      "  publish = \"SANDBOX.*\"\n}\n")
+    assert(code == 1 && lines.take(2) == Seq("f.conf:1: error: unknown field \"ADMIN\"",
+      "f.conf:5: error: unknown field \"DEFAULT_PERMISSIONS\""))
+  }
+
+  test("a file where nothing reads as a mapping is read as the server reads it, and says so; --mappings decides") {
+    val (code, lines) = validate("foo = bar\n")
+    assert(code == 1)
+    assert(lines.head.startsWith("f.conf: note: read as a server config: nothing in it reads as a mapping"))
+    assert(lines(1) == "f.conf:1: error: unknown field \"foo\"")
+    assert(validate("foo = bar\n", Some(Validate.Mappings)) == (0, Seq("OK: 1 mapping")))
+    assert(validate("foo = 5\n", Some(Validate.Mappings))._2.contains("f.conf:1: error: unknown field \"foo\""))
+    assert(validate("\"foo.*\" = bar.$1\n") == (0, Seq("OK: 1 mapping")))
   }
 
   test("a valid block's content, with or without `mappings` around it, is OK with its rule count") {
@@ -105,7 +132,7 @@ class ValidateSuite extends AnyFunSuite {
         new PrintStream(bytes, true, UTF_8.name))
       (code, new String(bytes.toByteArray, UTF_8))
     }
-    assert(main("-")("foo: bar") == (0, "OK: 1 mapping\n"))
+    assert(main("-")("foo.x: bar") == (0, "OK: 1 mapping\n"))
     assert(main("--stream", "-")("{\"name\": \"x\"}")._1 == 0)
     val missing = Files.createTempDirectory("validate").resolve("missing.conf").toString
     assert(main(missing)() == (2, s"subjxform validate: cannot read $missing: no such file\n"))
