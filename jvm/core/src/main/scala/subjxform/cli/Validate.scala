@@ -4,7 +4,8 @@ import java.io.PrintStream
 
 import subjxform.config.{
   Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, GoBytes, InvalidStreamConfigException,
-  MappingLoad, MappingProblem, MappingSource, MappingTable, ServerFields, StreamConfig, StreamConfigJson, StreamPlan
+  MappingLoad, MappingProblem, MappingSource, MappingTable, ServerFields, ServerOptions, StreamConfig, StreamConfigJson,
+  StreamPlan
 }
 import subjxform.config.ConfValue._
 import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
@@ -30,12 +31,13 @@ object Validate {
 
   val Usage: String =
     """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
-      |                          FILE...
+      |                          [--no-file-checks] FILE...
       |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
       |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
       |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
       |  FILE '-' reads standard input.
-      |  --mappings            read FILE as a mappings block or a server config, whatever it looks like
+      |  --mappings            read FILE as a mappings block (or a server config when a top-level key is a
+      |                        server option), whatever else it looks like
       |  --stream              read FILE as a stream config
       |  --server-version V    check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15: the release
       |                        measured for it) or as release V does (like 2.14.0 or v2.14.0); default the newest
@@ -44,6 +46,10 @@ object Validate {
       |                        loads a JWT rule by rule), and those whose destination behaves otherwise there
       |  --allow-crashes       exit 0 for a mapping on which the release's server process exits (2.10 and
       |                        2.11 on {{partition(0,...)}}): it is still reported, as a crash
+      |  --no-file-checks      leave the files a server config names alone (TLS certificates, keys and CAs,
+      |                        operator JWTs, the resolver's dir), for a config checked away from the machine
+      |                        it runs on; otherwise they are opened as nats-server opens them, a relative path
+      |                        from the working directory
       |  Exit code 0 valid (on V), 1 problems (a crash of V's or W's server included), 2 a usage error or an
       |  unreadable FILE.""".stripMargin
 
@@ -61,9 +67,9 @@ object Validate {
    */
   def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
       env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest,
-      allowCrashes: Boolean = false): Int = {
+      allowCrashes: Boolean = false, readFiles: Boolean = true): Int = {
     version.note.foreach(n => out.println(s"$name: note: $n"))
-    val verdict = Verdict(name, version, allowCrashes, out)
+    val verdict = Verdict(name, version, allowCrashes, out, readFiles)
     if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, verdict)
     val (kind, doc, file) =
       try read(text, name, forced, env)
@@ -89,7 +95,8 @@ object Validate {
    * server refuses it (1). A crash: the server loads it and its process exits on the first message the
    * destination maps (1 unless `allowCrashes`). Warnings: 0.
    */
-  private final case class Verdict(name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream) {
+  private final case class Verdict(
+      name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream, readFiles: Boolean = true) {
     def summarise(problems: Seq[ConfigProblem], counted: String, refusal: String): Int = {
       val errors = problems.count(_.isError)
       val crashes = problems.count(_.isCrash)
@@ -244,6 +251,7 @@ object Validate {
           out.println(s"$name: error: ${e.getMessage}")
           return 1
       }
+    val options = ServerOptions.check(doc, version, verdict.readFiles)
     val blocks = top.map(_._1) ++ accounts.accounts.filter(_.mappings.isDefined).map(Accounts.mappingsField)
     val rules = top.map(_._2.entries.size).sum + accounts.accounts.flatMap(_.mappings).map(_.entries.size).sum
     val imports = accounts.accounts.map(_.imports.size).sum
@@ -252,8 +260,12 @@ object Validate {
       (if (imports + exports > 0) s"; ${plural(accounts.accounts.size, "account")}, ${plural(exports, "export")}, " +
          s"${plural(imports, "import")}"
        else "") +
-      (if (accounts.jwtMode) " (account JWTs)" else "")
-    report(file, topProblems ++ accounts.problems, counted, verdict)
+      (if (accounts.jwtMode) " (account JWTs)" else "") +
+      Seq(
+        Some(plural(options.tlsBlocks, "TLS block")).filter(_ => options.tlsBlocks > 0),
+        Some(s"${plural(options.filesRead, "file")} read").filter(_ => options.filesRead > 0),
+        Some("files not read (--no-file-checks)").filter(_ => !verdict.readFiles)).flatten.map("; " + _).mkString
+    report(file, topProblems ++ accounts.problems ++ options.problems, counted, verdict)
   }
 
   /** Account JWTs (or their claims): what nats-server loads from them. */
@@ -334,8 +346,8 @@ object Validate {
    * and 1 when a destination crashes `to`'s server (unless `allowCrashes`).
    */
   def upgrade(text: String, name: String, forced: Option[Kind], out: PrintStream, env: String => Option[String],
-      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false): Int = {
-    val code = run(text, name, forced, out, env, from, allowCrashes)
+      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false, readFiles: Boolean = true): Int = {
+    val code = run(text, name, forced, out, env, from, allowCrashes, readFiles)
     if (code == 2) return code
     val changes = changesBetween(text, name, forced, env, from, to)
     out.println()

@@ -35,6 +35,22 @@ class ValidateSuite extends AnyFunSuite {
       "f.conf:5: error: unknown field \"DEFAULT_PERMISSIONS\""))
   }
 
+  test("a server config's TLS files are read, counted in the summary, and left alone with --no-file-checks") {
+    val certs = subjxform.engine.Golden.root.resolve("tests/validate_corpus/certs")
+    val good = s"tls {\n  cert_file: \"$certs/server-cert.pem\"\n  key_file: \"$certs/server-key.pem\"\n}\n"
+    assert(validate(good) == (0, Seq("OK: 0 mappings; 1 TLS block; 2 files read")))
+    val missing = "port: 4222\ntls {\n  cert_file: \"/nonexistent/c.pem\"\n  key_file: \"/nonexistent/k.pem\"\n}\n"
+    assert(validate(missing) == (1, Seq(
+      "f.conf:2: error: tls: error parsing X509 certificate/key pair: open " +
+        "/nonexistent/c.pem: no such file or directory",
+      "f.conf: 1 error (0 mappings; 1 TLS block; 2 files read): " +
+        "nats-server would not accept it")))
+    val bytes = new ByteArrayOutputStream
+    val code = Validate.run(missing, "f.conf", None, new PrintStream(bytes, true, UTF_8.name), readFiles = false)
+    assert((code, new String(bytes.toByteArray, UTF_8).trim) ==
+      (0, "OK: 0 mappings; 1 TLS block; files not read (--no-file-checks)"))
+  }
+
   test("a file where nothing reads as a mapping is read as the server reads it, and says so; --mappings decides") {
     val (code, lines) = validate("foo = bar\n")
     assert(code == 1)
