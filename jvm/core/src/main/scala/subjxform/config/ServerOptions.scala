@@ -200,11 +200,14 @@ object ServerOptions {
       case o: Obj =>
         string(o, "type").map(_.toUpperCase(java.util.Locale.ROOT)) match {
           case Some("FULL" | "CACHE") =>
-            string(o, "dir") match {
-              case None | Some("") => error(o, field, "dir has no value and needs to point to a directory")
-              case Some(dir) if readFiles =>
-                val f = new java.io.File(dir)
-                if (f.exists() && !f.isDirectory) error(o, field, "dir needs to point to an accessible directory")
+            // The dir checked, then made if missing (MkdirAll: -t makes it; here nothing is made): both can fail.
+            string(o, "dir").getOrElse("") match {
+              case "" =>
+                error(o, field, "dir has no value and needs to point to a directory")
+                error(o, field, "mkdir : no such file or directory")
+              case dir if readFiles && new java.io.File(dir).exists() && !new java.io.File(dir).isDirectory =>
+                error(o, field, "dir needs to point to an accessible directory")
+                error(o, field, s"mkdir $dir: not a directory")
               case _ =>
             }
           case Some("MEM" | "MEMORY") =>
