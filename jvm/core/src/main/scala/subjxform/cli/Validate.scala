@@ -440,9 +440,10 @@ object Validate {
         val others =
           if (!isServerConfig(doc, forced)) Nil
           else {
+            // The other blocks too (fields, cipher and curve names a release knows); the files read the same on both.
             def errors(v: ServerVersion) =
-              (try Accounts.fromDocument(doc, v).problems
-              catch { case _: ConfSyntaxException => Nil })
+              ((try Accounts.fromDocument(doc, v).problems
+              catch { case _: ConfSyntaxException => Nil }) ++ ServerOptions.check(doc, v, readFiles = false).problems)
                 .filter(p => p.isError && !p.field.endsWith("mappings") && !p.field.endsWith("maps")).map(p =>
                   (s"${p.at.line}\u0000${p.field}", p.message))
             verdictChanges(errors(from), errors(to)).map { case (k, c, b, a) =>

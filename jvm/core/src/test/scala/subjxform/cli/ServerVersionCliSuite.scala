@@ -142,6 +142,22 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
   }
 
+  test("validate --upgrade-to: fields and TLS names of the other blocks that one release knows and the other not") {
+    val conf = "cluster {\n  name: c\n  connect_backoff: true\n}\ntls {\n  curve_preferences: [\"X25519MLKEM768\"]\n}\n"
+    val (code, lines) = validate(conf, "--server-version", "2.10", "--upgrade-to", "2.15")
+    assert(code == 1, lines.mkString("\n"))
+    val table = lines.dropWhile(!_.startsWith("Upgrade from"))
+    assert(table.head == "Upgrade from nats-server 2.10 to 2.15: 2 changes", lines.mkString("\n"))
+    assert(
+      table.exists(r =>
+        r.startsWith("f.conf:3") && r.contains("cluster") && r.contains("become valid") &&
+          r.contains("unknown field \"connect_backoff\"")), table.mkString("\n"))
+    assert(
+      table.exists(r =>
+        r.startsWith("f.conf:6") && r.contains("become valid") &&
+          r.contains("unrecognized curve preference X25519MLKEM768")), table.mkString("\n"))
+  }
+
   /** An account JWT as a resolver holds it (claims as nsc writes them; the signature is not read here). */
   private def jwt(key: String, name: String, mappings: String): String = {
     def b64(s: String) = java.util.Base64.getUrlEncoder.withoutPadding.encodeToString(s.getBytes(UTF_8))
