@@ -106,7 +106,7 @@ object ServerOptions {
         case "jetstream" => v match { case o: Obj => block(o, "jetstream", k); case _ => }
         case "authorization" => block(v, "authorization", k)
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
-        case "operator" | "operators" | "root_operators" | "root_operator" | "roots" | "root" | "trusted_operators" =>
+        case "operator" | "operators" | "roots" | "root" | "root_operators" | "root_operator" =>
           operators(v, k)
         case _ =>
       }
@@ -216,17 +216,16 @@ object ServerOptions {
       case other => error(other, field, s"error parsing operator resolver, wrong type ${goType(other)}")
     }
 
-    /** Operator JWTs named by file: opened (a JWT written in place is not a file). */
+    /** Operator JWTs, each a file (or written in place): opened, decoded and their signature checked. */
     private def operators(v: ConfValue, field: String): Unit = if (readFiles) {
-      val paths = v match {
+      val values = v match {
         case s: Str => Seq(s)
         case Arr(items, _) => items.collect { case s: Str => s }
         case _ => Nil
       }
-      for (p <- paths if !p.value.startsWith("eyJ")) {
-        filesRead += 1
-        try ConfFile.readBytes(p.value)
-        catch { case e: ConfSyntaxException => error(v, field, s"error parsing operator JWT: ${e.getMessage}") }
+      for (p <- values) {
+        if (!p.value.startsWith("eyJ")) filesRead += 1
+        OperatorJwts.error(p.value).foreach(e => error(v, field, s"error parsing operator JWT: $e"))
       }
     }
   }

@@ -102,4 +102,15 @@ class ServerOptionsSuite extends AnyFunSuite {
     assert(problems("operator: \"/nonexistent/op.jwt\"\n").map(_._3) ==
       Seq("error parsing operator JWT: open /nonexistent/op.jwt: no such file or directory"))
   }
+
+  test("operator JWTs are decoded and their issuer's signature checked, from a file or written in place") {
+    val jwts = Golden.root.resolve("tests").resolve("validate_corpus").resolve("jwt")
+    def operator(path: String) = problems(s"operator: \"$path\"\nresolver: MEMORY\n").map(_._3)
+    assert(operator(jwts.resolve("operator.jwt").toString).isEmpty) // minted by nats-io/jwt, -t: valid
+    val token = new String(java.nio.file.Files.readAllBytes(jwts.resolve("operator.jwt")), "UTF-8").trim
+    assert(operator(token).isEmpty)
+    assert(operator(jwts.resolve("operator-tampered.jwt").toString) ==
+      Seq("error parsing operator JWT: claim failed V2 signature verification"))
+    assert(operator(jwts.resolve("not-a-jwt.txt").toString) == Seq("error parsing operator JWT: expected 3 chunks"))
+  }
 }
