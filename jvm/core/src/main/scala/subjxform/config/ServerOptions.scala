@@ -68,6 +68,14 @@ object ServerOptions {
     "2.10" -> (CiphersListed, Curves2_10), "2.11" -> (CiphersListed, Curves2_10), "2.12" -> (CiphersOfGo, Curves2_12),
     "2.14" -> (CiphersOfGo, Curves2_12), "2.15" -> (CiphersOfGo, Curves2_15))
 
+  /** What each block's parser says of a value that is no map (its `%T`), for the blocks that say it so. */
+  private val NotAMap: Map[String, String => String] = Map(
+    "cluster" -> (t => s"Expected map to define cluster, got $t"),
+    "gateway" -> (t => s"Expected gateway to be a map, got $t"),
+    "leafnodes" -> (t => s"Expected map to define a leafnode, got $t"),
+    "websocket" -> (t => s"Expected websocket to be a map, got $t"),
+    "mqtt" -> (t => s"Expected mqtt to be a map, got $t"))
+
   /** Go's `%T` of the value nats-server would hold. */
   private def goType(v: ConfValue): String = v match {
     case _: Str => "string"
@@ -134,7 +142,7 @@ object ServerOptions {
           case ("leafnodes", "remotes") => remotes(x, "leafnode_remote", s"$field.$k")
           case _ =>
         }
-      case _ =>
+      case other => NotAMap.get(block).foreach(words => error(other, field, words(goType(other))))
     }
 
     private def remotes(v: ConfValue, block: String, field: String): Unit = v match {
@@ -143,8 +151,12 @@ object ServerOptions {
           case o: Obj =>
             unknownFields(o, block, s"$field[$i]")
             for ((k, x) <- o.entries if lower(k) == "tls") tls(x, s"$field[$i].$k")
-          case _ =>
+          case other =>
+            val entry = if (block == "gateway_remote") "gateway entry" else "remote leafnode entry"
+            error(other, field, s"Expected $entry to be a map/struct, got ${ConfValue.goText(other)}")
         }
+      case other if block == "leafnode_remote" =>
+        error(other, field, s"Expected remotes field to be an array, got ${goType(other)}")
       case _ =>
     }
 
@@ -186,7 +198,8 @@ object ServerOptions {
           filesRead += 1
           TlsFiles.caError(ca).foreach(e => error(o, field, e))
         }
-      case _ =>
+      case other =>
+        error(other, field, s"interface conversion: interface {} is ${goType(other)}, not map[string]interface {}")
     }
 
     private val ResolverWords =
@@ -222,6 +235,10 @@ object ServerOptions {
         case s: Str => Seq(s)
         case Arr(items, _) => items.collect { case s: Str => s }
         case _ => Nil
+      }
+      v match {
+        case _: Str | _: Arr =>
+        case other => error(other, field, s"error parsing operators: unsupported type ${goType(other)}")
       }
       for (p <- values) {
         if (!p.value.startsWith("eyJ")) filesRead += 1

@@ -10,6 +10,7 @@ import subjxform.config.ConfSyntax
 import subjxform.engine.ServerVersion
 
 class ValidateSuite extends AnyFunSuite {
+  private val Q = "\"" // a quote inside s"...": Scala 2.12 reads no \" there
 
   /** Exit code and printed lines of `validate` on `text`. */
   private def validate(text: String, forced: Option[Validate.Kind] = None,
@@ -37,7 +38,7 @@ class ValidateSuite extends AnyFunSuite {
 
   test("a server config's TLS files are read, counted in the summary, and left alone with --no-file-checks") {
     val certs = subjxform.engine.Golden.root.resolve("tests/validate_corpus/certs")
-    val good = s"tls {\n  cert_file: \"$certs/server-cert.pem\"\n  key_file: \"$certs/server-key.pem\"\n}\n"
+    val good = s"tls {\n  cert_file: $Q$certs/server-cert.pem$Q\n  key_file: $Q$certs/server-key.pem$Q\n}\n"
     assert(validate(good) == (0, Seq("OK: 0 mappings; 1 TLS block; 2 files read")))
     val missing = "port: 4222\ntls {\n  cert_file: \"/nonexistent/c.pem\"\n  key_file: \"/nonexistent/k.pem\"\n}\n"
     assert(validate(missing) == (1, Seq(

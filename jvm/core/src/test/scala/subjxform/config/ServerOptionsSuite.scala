@@ -12,6 +12,7 @@ import subjxform.engine.{Golden, ServerVersion}
 class ServerOptionsSuite extends AnyFunSuite {
   private val certs = Golden.root.resolve("tests").resolve("validate_corpus").resolve("certs")
   private def cert(name: String) = certs.resolve(name).toString
+  private val Q = "\"" // a quote inside s"...": Scala 2.12 reads no \" there
 
   /** Each problem as (line, field, message), for `text` on `line`. */
   private def problems(text: String, line: String = "2.15", readFiles: Boolean = true): Seq[(Int, String, String)] =
@@ -21,34 +22,34 @@ class ServerOptionsSuite extends AnyFunSuite {
   private def tls(fields: String) = s"port: 4222\ntls {\n$fields\n}\n"
 
   test("a key pair and CA that load: no problem, and the files are counted") {
-    val text = tls(s"cert_file: \"${cert("server-cert.pem")}\"\nkey_file: \"${cert("server-key.pem")}\"\n" +
-      s"ca_file: \"${cert("ca.pem")}\"")
+    val text = tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q\n" +
+      s"ca_file: $Q${cert("ca.pem")}$Q")
     val checked = ServerOptions.check(ConfSyntax.parseDocument(text), ServerVersion.Newest)
     assert(checked.problems.isEmpty && checked.tlsBlocks == 1 && checked.filesRead == 3)
     // PKCS #1 and SEC 1 keys, an EC certificate
-    assert(problems(tls(s"cert_file: \"${cert("server-cert.pem")}\"\nkey_file: \"${cert("server-key-pkcs1.pem")}\""))
+    assert(problems(tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key-pkcs1.pem")}$Q"))
         .isEmpty)
-    assert(problems(tls(s"cert_file: \"${cert("ec-cert.pem")}\"\nkey_file: \"${cert("ec-key-sec1.pem")}\"")).isEmpty)
-    assert(problems(tls(s"cert_file: \"${cert("ec-cert.pem")}\"\nkey_file: \"${cert("ec-key.pem")}\"")).isEmpty)
+    assert(problems(tls(s"cert_file: $Q${cert("ec-cert.pem")}$Q\nkey_file: $Q${cert("ec-key-sec1.pem")}$Q")).isEmpty)
+    assert(problems(tls(s"cert_file: $Q${cert("ec-cert.pem")}$Q\nkey_file: $Q${cert("ec-key.pem")}$Q")).isEmpty)
   }
 
   test("TLS files that do not load: Go's words, on the tls key's line") {
     val pair = "error parsing X509 certificate/key pair: "
     assert(problems(tls("cert_file: \"/nonexistent/server.crt\"\nkey_file: \"/nonexistent/server.key\"")) ==
       Seq((2, "tls", pair + "open /nonexistent/server.crt: no such file or directory")))
-    assert(problems(tls(s"cert_file: \"${cert("server-cert.pem")}\"\nkey_file: \"${cert("other-key.pem")}\"")) ==
+    assert(problems(tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("other-key.pem")}$Q")) ==
       Seq((2, "tls", pair + "tls: private key does not match public key")))
-    assert(problems(tls(s"cert_file: \"${cert("ec-cert.pem")}\"\nkey_file: \"${cert("server-key.pem")}\"")) ==
+    assert(problems(tls(s"cert_file: $Q${cert("ec-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q")) ==
       Seq((2, "tls", pair + "tls: private key type does not match public key type")))
-    assert(problems(tls(s"cert_file: \"${cert("not-pem.txt")}\"\nkey_file: \"${cert("server-key.pem")}\"")) ==
+    assert(problems(tls(s"cert_file: $Q${cert("not-pem.txt")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q")) ==
       Seq((2, "tls", pair + "tls: failed to find any PEM data in certificate input")))
-    assert(problems(tls(s"cert_file: \"${cert("server-key.pem")}\"\nkey_file: \"${cert("server-cert.pem")}\"")) ==
+    assert(problems(tls(s"cert_file: $Q${cert("server-key.pem")}$Q\nkey_file: $Q${cert("server-cert.pem")}$Q")) ==
       Seq((2, "tls",
           pair + "tls: failed to find certificate PEM data in certificate input, but did find a private " +
             "key; PEM inputs may have been switched")))
-    assert(problems(tls(s"cert_file: \"${cert("server-cert.pem")}\"\nkey_file: \"${cert("server-key.pem")}\"\n" +
-        s"ca_file: \"${cert("not-pem.txt")}\"")) == Seq((2, "tls", "failed to parse root ca certificate")))
-    assert(problems(tls(s"key_file: \"${cert("server-key.pem")}\"")) ==
+    assert(problems(tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q\n" +
+        s"ca_file: $Q${cert("not-pem.txt")}$Q")) == Seq((2, "tls", "failed to parse root ca certificate")))
+    assert(problems(tls(s"key_file: $Q${cert("server-key.pem")}$Q")) ==
       Seq((2, "tls", "missing 'cert_file' in TLS configuration")))
   }
 
@@ -71,7 +72,7 @@ class ServerOptionsSuite extends AnyFunSuite {
   }
 
   test("cipher and curve names each line knows; a name it does not is refused on the name's line") {
-    val base = s"cert_file: \"${cert("server-cert.pem")}\"\nkey_file: \"${cert("server-key.pem")}\"\n"
+    val base = s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q\n"
     assert(problems(tls(base + "cipher_suites: [\n\"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA512\"\n]")) ==
       Seq((6, "tls", "unrecognized cipher TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA512")))
     assert(problems(tls(base + "curve_preferences: [\"CurveP256\", \"P-384\"]")) ==
@@ -98,6 +99,11 @@ class ServerOptionsSuite extends AnyFunSuite {
     assert(problems("resolver {}\n").map(_._3) == Seq("error parsing account resolver, should be MEM or  " +
       "URL(\"url\") or a map containing dir and type state=[FULL|CACHE])"))
     assert(problems("resolver: MEMORY\n").isEmpty)
+    // blocks that are no map: each parser's words
+    assert(problems("cluster: 6222\ntls: \"on\"\nleafnodes { remotes: \"nats-leaf://hub:7422\" }\n").map(_._3) == Seq(
+      "Expected map to define cluster, got int64",
+      "interface conversion: interface {} is string, not map[string]interface {}",
+      "Expected remotes field to be an array, got string"))
     assert(problems("resolver: 5\n").map(_._3) == Seq("error parsing operator resolver, wrong type int64"))
     assert(problems("operator: \"/nonexistent/op.jwt\"\n").map(_._3) ==
       Seq("error parsing operator JWT: open /nonexistent/op.jwt: no such file or directory"))
@@ -105,7 +111,7 @@ class ServerOptionsSuite extends AnyFunSuite {
 
   test("operator JWTs are decoded and their issuer's signature checked, from a file or written in place") {
     val jwts = Golden.root.resolve("tests").resolve("validate_corpus").resolve("jwt")
-    def operator(path: String) = problems(s"operator: \"$path\"\nresolver: MEMORY\n").map(_._3)
+    def operator(path: String) = problems(s"operator: $Q$path$Q\nresolver: MEMORY\n").map(_._3)
     assert(operator(jwts.resolve("operator.jwt").toString).isEmpty) // minted by nats-io/jwt, -t: valid
     val token = new String(java.nio.file.Files.readAllBytes(jwts.resolve("operator.jwt")), "UTF-8").trim
     assert(operator(token).isEmpty)
