@@ -21,6 +21,15 @@ ORACLE = HERE / "conf_oracle"
 OUT = HERE.parent / "jvm/core/src/main/scala/subjxform/config/ServerFields.scala"
 # The release measured for each line (scripts/nats-servers.sh, ServerVersion.scala).
 RELEASES = {"2.10": "2.10.26", "2.11": "2.11.11", "2.12": "2.12.8", "2.14": "2.14.6", "2.15": "2.15.1"}
+# Every release each line published (grammar/server_version.py's PUBLISHED, ServerVersion.Published): a release
+# whose lists differ from its line's is a row of its own (2.11.0 and 2.11.1 do not know default_sentinel).
+PUBLISHED = {
+    "2.10": (*range(0, 13), 14, *range(16, 30)),
+    "2.11": (*range(0, 13), *range(14, 18)),
+    "2.12": (*range(0, 13), 14, 15),
+    "2.14": tuple(range(0, 7)),
+    "2.15": (0, 1),
+}
 BLOCKS = (
     "top",
     "account",
@@ -51,7 +60,7 @@ def release_source(release: str, folder: str) -> Path:
     return Path(json.loads(done.stdout)["Dir"])
 
 
-def scala(known: dict[str, dict[str, list[str]]]) -> str:
+def scala(known: dict[str, dict[str, list[str]]], changes: dict[str, dict[str, tuple[list, list]]]) -> str:
     """The table, each distinct list written once (most lines share most of their lists)."""
 
     def names(fields: list[str]) -> str:
@@ -95,6 +104,15 @@ def scala(known: dict[str, dict[str, list[str]]]) -> str:
         rows.append(f'    "{line}" -> Map(\n      ' + ",\n      ".join(grouped) + ")")
     body = ",\n".join(rows)
     val_text = "\n\n".join(vals)
+
+    def names_set(fields) -> str:
+        return "Set(" + ", ".join(json.dumps(f) for f in fields) + ")"
+
+    change_rows = []
+    for release, blocks in changes.items():
+        pairs = [f'      "{b}" -> (({names_set(a)}, {names_set(r)}))' for b, (a, r) in blocks.items()]
+        change_rows.append(f'    "{release}" -> Map(\n' + ",\n".join(pairs) + ")")
+    change_body = ",\n".join(change_rows)
     return f"""package subjxform.config
 
 /**
@@ -112,9 +130,25 @@ private[subjxform] object ServerFields {{
   val known: Map[String, Map[String, Set[String]]] = Map(
 {body})
 
+  /**
+   * The releases whose lists differ from their line's (its measured release's): per block, the fields the
+   * release has that the line's list has not, and those it lacks.
+   */
+  // format: off
+  private val releaseChanges: Map[String, Map[String, (Set[String], Set[String])]] = Map(
+{change_body})
+  // format: on
+
+  /** The fields `release` (like "2.11.0") of `line` knows in `block`: its line's list where it does not differ. */
+  def of(release: String, line: String, block: String): Set[String] =
+    releaseChanges.get(release).flatMap(_.get(block)).fold(known(line)(block)) {{ case (added, removed) =>
+      known(line)(block) ++ added -- removed
+    }}
+
   /** The fields of a block that some line knows: one of them marks a text as a server config, on any line. */
   val anyLine: Map[String, Set[String]] =
-    known.values.flatMap(_.toSeq).groupBy(_._1).map {{ case (block, sets) => block -> sets.flatMap(_._2).toSet }}
+    (known.values.flatMap(_.toSeq) ++ releaseChanges.values.flatMap(_.toSeq.map {{ case (b, (added, _)) => b -> added }}))
+      .groupBy(_._1).map {{ case (block, sets) => block -> sets.flatMap(_._2).toSet }}
 }}
 """
 
@@ -123,18 +157,38 @@ def main(check: bool) -> int:
     with tempfile.TemporaryDirectory() as folder:
         binary = str(Path(folder) / "conf_oracle")
         subprocess.run(["go", "build", "-o", binary, "."], cwd=ORACLE, check=True)
+
+        def fields_of(release: str) -> dict[str, list[str]]:
+            opts = release_source(release, folder) / "server" / "opts.go"
+            out = subprocess.run([binary, "fields", str(opts)], capture_output=True, text=True, check=True).stdout
+            return json.loads(out)
+
         known = {}
         for line, release in RELEASES.items():
-            opts = release_source(release, folder) / "server" / "opts.go"
-            found = json.loads(
-                subprocess.run([binary, "fields", str(opts)], capture_output=True, text=True, check=True).stdout
-            )
+            found = fields_of(release)
             missing = [b for b in BLOCKS if not found.get(b)]
             if missing:
-                print(f"server_fields: no unknown-field switch for {missing} in {opts}", file=sys.stderr)
+                print(f"server_fields: no unknown-field switch for {missing} in {release}", file=sys.stderr)
                 return 1
             known[line] = found
-    text = scala(known)
+        changes: dict[str, dict[str, tuple[list, list]]] = {}
+        for line, patches in PUBLISHED.items():
+            for patch in patches:
+                release = f"{line}.{patch}"
+                if release == RELEASES[line]:
+                    continue
+                found = fields_of(release)
+                differ = {}
+                for b in BLOCKS:
+                    if not found.get(b):  # a block this release's opts.go reads another way: its line's list
+                        continue
+                    added = sorted(set(found[b]) - set(known[line][b]))
+                    removed = sorted(set(known[line][b]) - set(found[b]))
+                    if added or removed:
+                        differ[b] = (added, removed)
+                if differ:
+                    changes[release] = differ
+    text = scala(known, changes)
     if check:
         if OUT.read_text(encoding="utf-8") != text:
             print(f"server_fields: {OUT} is stale: run python3 tests/server_fields.py", file=sys.stderr)

@@ -161,7 +161,251 @@ private[subjxform] object ServerFields {
       "jetstream" -> Jetstream2_14, "leafnodes" -> Leafnodes2_14, "leafnode_remote" -> LeafnodeRemote2_14,
       "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11))
 
+  /**
+   * The releases whose lists differ from their line's (its measured release's): per block, the fields the
+   * release has that the line's list has not, and those it lacks.
+   */
+  // format: off
+  private val releaseChanges: Map[String, Map[String, (Set[String], Set[String])]] = Map(
+    "2.10.0" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall", "prof_block_rate"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+    "2.10.1" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall", "prof_block_rate"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+    "2.10.2" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+    "2.10.3" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+    "2.10.4" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+    "2.10.5" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+    "2.10.6" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+    "2.10.7" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+    "2.10.8" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.9" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.10" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.11" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.12" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.14" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.16" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.17" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.18" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.19" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.20" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.21" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.22" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.23" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.24" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.10.25" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+    "2.11.0" -> Map(
+      "top" -> ((Set(), Set("default_sentinel", "trace_headers", "write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "mqtt" -> ((Set(), Set("api_timeout", "js_api_timeout")))),
+    "2.11.1" -> Map(
+      "top" -> ((Set(), Set("default_sentinel", "trace_headers", "write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "mqtt" -> ((Set(), Set("api_timeout", "js_api_timeout")))),
+    "2.11.2" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "mqtt" -> ((Set(), Set("api_timeout", "js_api_timeout")))),
+    "2.11.3" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.4" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.5" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.6" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.7" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.8" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.9" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.10" -> Map(
+      "top" -> ((Set(), Set("write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout")))),
+    "2.11.12" -> Map(
+      "websocket" -> ((Set("ping_interval"), Set()))),
+    "2.11.14" -> Map(
+      "websocket" -> ((Set("ping_interval"), Set()))),
+    "2.11.15" -> Map(
+      "websocket" -> ((Set("ping_interval"), Set()))),
+    "2.11.16" -> Map(
+      "websocket" -> ((Set("ping_interval"), Set()))),
+    "2.11.17" -> Map(
+      "websocket" -> ((Set("ping_interval"), Set()))),
+    "2.12.0" -> Map(
+      "top" -> ((Set(), Set("proxy_protocol", "write_timeout"))),
+      "cluster" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "gateway" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size", "meta_compact_sync"))),
+      "leafnodes" -> ((Set(), Set("write_deadline", "write_timeout"))),
+      "leafnode_remote" -> ((Set(), Set("proxy"))),
+      "websocket" -> ((Set(), Set("ping_interval")))),
+    "2.12.1" -> Map(
+      "top" -> ((Set(), Set("proxy_protocol", "write_timeout"))),
+      "cluster" -> ((Set(), Set("write_timeout"))),
+      "gateway" -> ((Set(), Set("write_timeout"))),
+      "jetstream" -> ((Set(), Set("meta_compact", "meta_compact_size", "meta_compact_sync"))),
+      "leafnodes" -> ((Set(), Set("write_timeout"))),
+      "websocket" -> ((Set(), Set("ping_interval")))),
+    "2.12.2" -> Map(
+      "jetstream" -> ((Set(), Set("meta_compact_sync"))),
+      "websocket" -> ((Set(), Set("ping_interval")))),
+    "2.12.3" -> Map(
+      "jetstream" -> ((Set(), Set("meta_compact_sync")))),
+    "2.12.4" -> Map(
+      "jetstream" -> ((Set(), Set("meta_compact_sync")))),
+    "2.12.14" -> Map(
+      "jetstream" -> ((Set("max_concurrent_io"), Set()))),
+    "2.12.15" -> Map(
+      "jetstream" -> ((Set("max_concurrent_io"), Set()))),
+    "2.14.0" -> Map(
+      "jetstream" -> ((Set(), Set("max_concurrent_io"))),
+      "leafnodes" -> ((Set(), Set("dial_timeout"))),
+      "leafnode_remote" -> ((Set(), Set("dial_timeout")))),
+    "2.14.1" -> Map(
+      "jetstream" -> ((Set(), Set("max_concurrent_io"))),
+      "leafnodes" -> ((Set(), Set("dial_timeout"))),
+      "leafnode_remote" -> ((Set(), Set("dial_timeout")))),
+    "2.14.2" -> Map(
+      "jetstream" -> ((Set(), Set("max_concurrent_io"))),
+      "leafnodes" -> ((Set(), Set("dial_timeout"))),
+      "leafnode_remote" -> ((Set(), Set("dial_timeout")))),
+    "2.14.3" -> Map(
+      "jetstream" -> ((Set(), Set("max_concurrent_io"))),
+      "leafnodes" -> ((Set(), Set("dial_timeout"))),
+      "leafnode_remote" -> ((Set(), Set("dial_timeout")))),
+    "2.14.4" -> Map(
+      "leafnodes" -> ((Set(), Set("dial_timeout"))),
+      "leafnode_remote" -> ((Set(), Set("dial_timeout")))))
+  // format: on
+
+  /** The fields `release` (like "2.11.0") of `line` knows in `block`: its line's list where it does not differ. */
+  def of(release: String, line: String, block: String): Set[String] =
+    releaseChanges.get(release).flatMap(_.get(block)).fold(known(line)(block)) { case (added, removed) =>
+      known(line)(block) ++ added -- removed
+    }
+
   /** The fields of a block that some line knows: one of them marks a text as a server config, on any line. */
   val anyLine: Map[String, Set[String]] =
-    known.values.flatMap(_.toSeq).groupBy(_._1).map { case (block, sets) => block -> sets.flatMap(_._2).toSet }
+    (known.values.flatMap(_.toSeq) ++ releaseChanges.values.flatMap(_.toSeq.map { case (b, (added, _)) => b -> added }))
+      .groupBy(_._1).map { case (block, sets) => block -> sets.flatMap(_._2).toSet }
 }

@@ -97,7 +97,7 @@ object ServerOptions {
     private val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     private var tlsBlocks = 0
     private var filesRead = 0
-    private val known = ServerFields.known(version.line)
+    private def known(block: String) = ServerFields.of(version.release, version.line, block)
 
     private def error(at: ConfValue, field: String, message: String): Unit =
       problems += ConfigProblem(at, field, "error", message)

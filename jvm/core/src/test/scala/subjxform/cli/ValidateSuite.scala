@@ -29,6 +29,12 @@ class ValidateSuite extends AnyFunSuite {
       (1, Seq("f.conf:1: error: unknown field \"default_sentinel\"",
         "f.conf: 1 error (0 mappings): nats-server would not accept it")))
     assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11")) == (0, Seq("OK: 0 mappings")))
+    // per release, not per line: 2.11.2 added default_sentinel, 2.10.26 max_closed_clients (their binaries' -t)
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11.1"))._1 == 1)
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11.2"))._1 == 0)
+    assert(validate("max_closed_clients: 10\n", version = ServerVersion.parse("2.10.25"))._2.head ==
+      "f.conf:1: error: unknown field \"max_closed_clients\"")
+    assert(validate("max_closed_clients: 10\n", version = ServerVersion.parse("2.10.26"))._1 == 0)
     // Permission variables nothing uses: each an unknown field, on its line (-t: 1:0, 5:1).
     val (code, lines) = validate("ADMIN = {\n  publish = \">\"\n  subscribe = \">\"\n}\nDEFAULT_PERMISSIONS = {\n" +
       "  publish = \"SANDBOX.*\"\n}\n")
