@@ -21,15 +21,11 @@ ORACLE = HERE / "conf_oracle"
 OUT = HERE.parent / "jvm/core/src/main/scala/subjxform/config/ServerFields.scala"
 # The release measured for each line (scripts/nats-servers.sh, ServerVersion.scala).
 RELEASES = {"2.10": "2.10.26", "2.11": "2.11.11", "2.12": "2.12.8", "2.14": "2.14.6", "2.15": "2.15.1"}
-# Every release each line published (grammar/server_version.py's PUBLISHED, ServerVersion.Published): a release
-# whose lists differ from its line's is a row of its own (2.11.0 and 2.11.1 do not know default_sentinel).
-PUBLISHED = {
-    "2.10": (*range(0, 13), 14, *range(16, 30)),
-    "2.11": (*range(0, 13), *range(14, 18)),
-    "2.12": (*range(0, 13), 14, 15),
-    "2.14": tuple(range(0, 7)),
-    "2.15": (0, 1),
-}
+# Every release each line published (the release table's, grammar/server_version.py): a release whose lists differ
+# from its line's is a row of its own (2.11.0 and 2.11.1 do not know default_sentinel).
+sys.path.insert(0, str(HERE.parent / "python" / "src"))
+from subjxform.grammar.server_version import PUBLISHED  # noqa: E402
+
 BLOCKS = (
     "top",
     "account",
