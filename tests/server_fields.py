@@ -41,6 +41,7 @@ BLOCKS = (
     "leafnode_remote",
     "websocket",
     "mqtt",
+    "tls",
 )
 
 

@@ -83,6 +83,12 @@ private[subjxform] object ServerFields {
     "max_ack_pending", "max_inflight", "max_pending", "net", "no_auth_user", "port", "reject_qos2_publish",
     "stream_replicas", "tls")
 
+  private val Tls2_10 = Set(
+    "ca_certs_match", "ca_file", "cert_file", "cert_match", "cert_match_by", "cert_match_skip_invalid", "cert_store",
+    "certificates", "certs", "cipher_suites", "connection_rate_limit", "curve_preferences", "first",
+    "handshake_first", "immediate", "insecure", "key_file", "min_version", "ocsp_peer", "pinned_certs", "timeout",
+    "verify", "verify_and_map", "verify_cert_and_check_known_urls")
+
   private val Top2_11 = Top2_10 ++ Set("default_sentinel", "trace_headers", "write_timeout")
 
   private val Account2_11 = Account2_10 ++ Set("msg_trace", "trace_dest")
@@ -121,6 +127,8 @@ private[subjxform] object ServerFields {
 
   private val Websocket2_12 = Websocket2_11 ++ Set("ping_interval")
 
+  private val Tls2_12 = Tls2_10 ++ Set("allow_insecure_cipher_suites")
+
   private val Top2_14 = Top2_12 ++ Set("feature_flags")
 
   private val Jetstream2_14 = Jetstream2_12 ++ Set("info_queue_limit", "max_concurrent_io")
@@ -135,31 +143,31 @@ private[subjxform] object ServerFields {
       "import" -> Import2_10, "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_10,
       "cluster" -> Cluster2_10, "gateway" -> Gateway2_10, "gateway_remote" -> GatewayRemote2_10,
       "jetstream" -> Jetstream2_10, "leafnodes" -> Leafnodes2_10, "leafnode_remote" -> LeafnodeRemote2_10,
-      "websocket" -> Websocket2_10, "mqtt" -> Mqtt2_10),
+      "websocket" -> Websocket2_10, "mqtt" -> Mqtt2_10, "tls" -> Tls2_10),
     "2.11" -> Map(
       "top" -> Top2_11, "account" -> Account2_11, "export" -> Export2_11,
       "import" -> Import2_11, "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_10,
       "cluster" -> Cluster2_11, "gateway" -> Gateway2_11, "gateway_remote" -> GatewayRemote2_10,
       "jetstream" -> Jetstream2_11, "leafnodes" -> Leafnodes2_11, "leafnode_remote" -> LeafnodeRemote2_10,
-      "websocket" -> Websocket2_11, "mqtt" -> Mqtt2_11),
+      "websocket" -> Websocket2_11, "mqtt" -> Mqtt2_11, "tls" -> Tls2_10),
     "2.12" -> Map(
       "top" -> Top2_12, "account" -> Account2_11, "export" -> Export2_11,
       "import" -> Import2_11, "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12,
       "cluster" -> Cluster2_12, "gateway" -> Gateway2_12, "gateway_remote" -> GatewayRemote2_10,
       "jetstream" -> Jetstream2_12, "leafnodes" -> Leafnodes2_12, "leafnode_remote" -> LeafnodeRemote2_12,
-      "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11),
+      "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11, "tls" -> Tls2_12),
     "2.14" -> Map(
       "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11,
       "import" -> Import2_11, "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12,
       "cluster" -> Cluster2_12, "gateway" -> Gateway2_12, "gateway_remote" -> GatewayRemote2_10,
       "jetstream" -> Jetstream2_14, "leafnodes" -> Leafnodes2_14, "leafnode_remote" -> LeafnodeRemote2_14,
-      "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11),
+      "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11, "tls" -> Tls2_12),
     "2.15" -> Map(
       "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11,
       "import" -> Import2_11, "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12,
       "cluster" -> Cluster2_12, "gateway" -> Gateway2_12, "gateway_remote" -> GatewayRemote2_10,
       "jetstream" -> Jetstream2_14, "leafnodes" -> Leafnodes2_14, "leafnode_remote" -> LeafnodeRemote2_14,
-      "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11))
+      "websocket" -> Websocket2_12, "mqtt" -> Mqtt2_11, "tls" -> Tls2_12))
 
   /**
    * The releases whose lists differ from their line's (its measured release's): per block, the fields the
@@ -172,97 +180,118 @@ private[subjxform] object ServerFields {
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
       "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
-      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.1" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall", "prof_block_rate"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
       "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
-      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.2" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
       "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
-      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.3" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
       "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
-      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish")))),
+      "mqtt" -> ((Set(), Set("downgrade_qos2_subscribe", "reject_qos2_publish"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.4" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.5" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.6" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.7" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout", "nkey", "seed"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "certificates", "certs", "min_version")))),
     "2.10.8" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.9" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "cluster" -> ((Set(), Set("ping_interval", "ping_max"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.10" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.11" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.12" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.14" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.16" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.17" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.18" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.19" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.20" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.21" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid")))),
     "2.10.22" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
-      "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid")))),
     "2.10.23" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "leafnode_remote" -> ((Set(), Set("first_info_timeout")))),

@@ -183,6 +183,11 @@ object ServerOptions {
           case Some((at, message)) => return error(at, field, message)
           case None =>
         }
+        // parseTLS returns at the first field it does not know (one error, on that field's line)
+        o.entries.collectFirst { case (k, x) if !known("tls")(lower(k)) => (k, x) } match {
+          case Some((k, x)) => return error(x, field, s"error parsing tls config, unknown field ${GoQuote(k)}")
+          case None =>
+        }
         (string(o, "cert_file"), string(o, "key_file")) match {
           case (Some(_), None) => return error(o, field, "missing 'key_file' in TLS configuration")
           case (None, Some(_)) => return error(o, field, "missing 'cert_file' in TLS configuration")

@@ -51,6 +51,8 @@ class ServerOptionsSuite extends AnyFunSuite {
         s"ca_file: $Q${cert("not-pem.txt")}$Q")) == Seq((2, "tls", "failed to parse root ca certificate")))
     assert(problems(tls(s"key_file: $Q${cert("server-key.pem")}$Q")) ==
       Seq((2, "tls", "missing 'cert_file' in TLS configuration")))
+    assert(problems(tls(s"verfy: true\ncert_file: $Q${cert("server-cert.pem")}$Q")) ==
+      Seq((3, "tls", "error parsing tls config, unknown field \"verfy\"")))
   }
 
   test("every block's tls is read: cluster, gateway and its remotes, leafnodes and its remotes, websocket, mqtt") {
