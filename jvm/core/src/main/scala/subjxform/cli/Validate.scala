@@ -20,9 +20,13 @@ import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, Subj
  *  - a stream config: the `config` of `nats stream info --json`, or an object with stream fields
  *    (`subjects`, `sources`, `mirror`, `subject_transform`, `republish`, ...) that are not shaped like
  *    mapping destinations;
- *  - a nats-server config file: it has top-level `mappings` (or `maps`) or `accounts` (each account's
- *    `mappings` is checked), or other server settings (`port`, `jetstream`, ...);
- *  - otherwise the content of one `mappings { }` block (with or without `mappings` around it).
+ *  - a nats-server config file, as `nats-server -t` reads every file: a top-level key is a server option of
+ *    some release (`mappings`, `accounts`, `port`, `max_payload`, ...) or a value is a setting; its accounts
+ *    ([[Accounts]]), its other blocks and the files they name ([[ServerOptions]]) are checked as the release
+ *    reads them;
+ *  - the content of one `mappings { }` block (with or without `mappings` around it) when something in it reads
+ *    as a mapping and nothing as a server config; a file where nothing reads as either is read as a server
+ *    config, with a note ([[reading]]).
  */
 object Validate {
   sealed trait Kind
