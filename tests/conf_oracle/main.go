@@ -206,6 +206,16 @@ var fieldBlocks = map[string]string{
 	"parseExportStreamOrService": "export",
 	"parseImportStreamOrService": "import",
 	"parseAccount":               "import_account",
+	"parseAuthorization":         "authorization",
+	"parseCluster":               "cluster",
+	"parseGateway":               "gateway",
+	"parseGateways":              "gateway_remote",
+	"parseJetStream":             "jetstream",
+	"parseLeafNodes":             "leafnodes",
+	"parseRemoteLeafNodes":       "leafnode_remote",
+	"parseWebsocket":             "websocket",
+	"parseMQTT":                  "mqtt",
+	"parseTLS":                   "tls",
 }
 
 func fields(path string) {
@@ -241,7 +251,8 @@ func fields(path string) {
 	json.NewEncoder(os.Stdout).Encode(out)
 }
 
-// unknownFieldDefault: the switch's default case reports an unknownConfigFieldErr.
+// unknownFieldDefault: the switch's default case reports an unknownConfigFieldErr (or, in a tls block, its
+// own "unknown field" error).
 func unknownFieldDefault(sw *ast.SwitchStmt) bool {
 	for _, c := range sw.Body.List {
 		if cc := c.(*ast.CaseClause); cc.List == nil {
@@ -251,6 +262,9 @@ func unknownFieldDefault(sw *ast.SwitchStmt) bool {
 					if id, ok := lit.Type.(*ast.Ident); ok && id.Name == "unknownConfigFieldErr" {
 						found = true
 					}
+				}
+				if lit, ok := n.(*ast.BasicLit); ok && strings.Contains(lit.Value, "error parsing tls config, unknown field") {
+					found = true
 				}
 				return !found
 			})

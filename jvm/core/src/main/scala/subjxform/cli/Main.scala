@@ -40,7 +40,8 @@ object Main {
 
   val Usage: String =
     s"""usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
-       |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes] FILE...
+       |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
+       |                          [--no-file-checks] FILE...
        |       subjxform --help | --version | mapping --help | validate --help""".stripMargin
 
   /** The project's version (version.txt), which the build writes into the jar beside these classes. */
@@ -200,15 +201,17 @@ object Main {
       return 2
     }
     val allowCrashes = args.contains("--allow-crashes")
+    val readFiles = !args.contains("--no-file-checks")
     def again(file: String): List[Array[Byte]] =
       (version.map(v => List("--server-version", v.name)).getOrElse(Nil) ++
         upgradeTo.map(v => List("--upgrade-to", v.name)).getOrElse(Nil) ++
-        (if (allowCrashes) List("--allow-crashes") else Nil) ++ List(file)).map(_.getBytes(UTF_8))
+        (if (allowCrashes) List("--allow-crashes") else Nil) ++ (if (readFiles) Nil else List("--no-file-checks")) ++
+        List(file)).map(_.getBytes(UTF_8))
     val forced = args.collect {
       case "--mappings" => Validate.Mappings
       case "--stream" => Validate.Stream
     }
-    val flags = Set("--mappings", "--stream", "--allow-crashes")
+    val flags = Set("--mappings", "--stream", "--allow-crashes", "--no-file-checks")
     args.filterNot(flags) match {
       case files @ (_ :: _ :: _) if forced.size <= 1 && files.forall(f => f != "-" && !f.startsWith("-")) =>
         // Several files: each one's report, its summary line led by its name; the worst exit code.
@@ -243,8 +246,9 @@ object Main {
           }
         val from = version.getOrElse(ServerVersion.Newest)
         upgradeTo match {
-          case Some(to) => Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to, allowCrashes)
-          case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from, allowCrashes)
+          case Some(to) =>
+            Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to, allowCrashes, readFiles)
+          case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from, allowCrashes, readFiles)
         }
       case rest =>
         val problem = args.find(a => a.startsWith("-") && a != "-" && !flags(a))

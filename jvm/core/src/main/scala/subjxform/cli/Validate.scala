@@ -4,7 +4,8 @@ import java.io.PrintStream
 
 import subjxform.config.{
   Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, GoBytes, InvalidStreamConfigException,
-  MappingLoad, MappingProblem, MappingSource, MappingTable, StreamConfig, StreamConfigJson, StreamPlan
+  MappingLoad, MappingProblem, MappingSource, MappingTable, ServerFields, ServerOptions, StreamConfig, StreamConfigJson,
+  StreamPlan
 }
 import subjxform.config.ConfValue._
 import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
@@ -19,9 +20,13 @@ import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, Subj
  *  - a stream config: the `config` of `nats stream info --json`, or an object with stream fields
  *    (`subjects`, `sources`, `mirror`, `subject_transform`, `republish`, ...) that are not shaped like
  *    mapping destinations;
- *  - a nats-server config file: it has top-level `mappings` (or `maps`) or `accounts` (each account's
- *    `mappings` is checked), or other server settings (`port`, `jetstream`, ...);
- *  - otherwise the content of one `mappings { }` block (with or without `mappings` around it).
+ *  - a nats-server config file, as `nats-server -t` reads every file: a top-level key is a server option of
+ *    some release (`mappings`, `accounts`, `port`, `max_payload`, ...) or a value is a setting; its accounts
+ *    ([[Accounts]]), its other blocks and the files they name ([[ServerOptions]]) are checked as the release
+ *    reads them;
+ *  - the content of one `mappings { }` block (with or without `mappings` around it) when something in it reads
+ *    as a mapping and nothing as a server config; a file where nothing reads as either is read as a server
+ *    config, with a note ([[reading]]).
  */
 object Validate {
   sealed trait Kind
@@ -30,12 +35,13 @@ object Validate {
 
   val Usage: String =
     """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
-      |                          FILE...
+      |                          [--no-file-checks] FILE...
       |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
       |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
       |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
       |  FILE '-' reads standard input.
-      |  --mappings            read FILE as a mappings block or a server config, whatever it looks like
+      |  --mappings            read FILE as a mappings block (or a server config when a top-level key is a
+      |                        server option), whatever else it looks like
       |  --stream              read FILE as a stream config
       |  --server-version V    check as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15: the release
       |                        measured for it) or as release V does (like 2.14.0 or v2.14.0); default the newest
@@ -44,6 +50,10 @@ object Validate {
       |                        loads a JWT rule by rule), and those whose destination behaves otherwise there
       |  --allow-crashes       exit 0 for a mapping on which the release's server process exits (2.10 and
       |                        2.11 on {{partition(0,...)}}): it is still reported, as a crash
+      |  --no-file-checks      leave the files a server config names alone (TLS certificates, keys and CAs,
+      |                        operator JWTs, the resolver's dir), for a config checked away from the machine
+      |                        it runs on; otherwise they are opened as nats-server opens them, a relative path
+      |                        from the working directory
       |  Exit code 0 valid (on V), 1 problems (a crash of V's or W's server included), 2 a usage error or an
       |  unreadable FILE.""".stripMargin
 
@@ -52,10 +62,8 @@ object Validate {
     "storage", "num_replicas", "no_ack", "max_msgs", "max_bytes", "max_age", "discard", "duplicate_window",
     "max_consumers", "max_msg_size", "allow_direct", "deny_delete", "deny_purge")
 
-  /** Top-level keys of a nats-server config file (lower case, as nats-server compares them). */
-  private val ServerKeys = Set("mappings", "maps", "accounts", "port", "listen", "host", "net", "server_name",
-    "jetstream", "cluster", "gateway", "leafnodes", "websocket", "mqtt", "http", "http_port", "monitor_port",
-    "authorization", "system_account", "operator", "resolver", "debug", "trace", "logfile", "pid_file")
+  /** Top-level keys of a nats-server config file, on any line (lower case, as nats-server compares them). */
+  private val ServerKeys = ServerFields.anyLine("top")
 
   /**
    * Checks `text` (read from `name`, used in the messages and as the folder `include` paths are relative
@@ -63,9 +71,9 @@ object Validate {
    */
   def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
       env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest,
-      allowCrashes: Boolean = false): Int = {
+      allowCrashes: Boolean = false, readFiles: Boolean = true): Int = {
     version.note.foreach(n => out.println(s"$name: note: $n"))
-    val verdict = Verdict(name, version, allowCrashes, out)
+    val verdict = Verdict(name, version, allowCrashes, out, readFiles)
     if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, verdict)
     val (kind, doc, file) =
       try read(text, name, forced, env)
@@ -77,8 +85,12 @@ object Validate {
       }
     kind match {
       case Stream => stream(doc, name, out, version)
-      case Mappings if isServerConfig(doc) => serverConfig(file, verdict)
-      case Mappings => mappings(file, verdict)
+      case Mappings => reading(doc, forced) match {
+          case AsServerConfig(why) =>
+            why.foreach(w => out.println(s"$name: note: read as a server config: $w"))
+            serverConfig(file, verdict)
+          case AsMappingsBlock => mappings(file, verdict)
+        }
     }
   }
 
@@ -87,7 +99,8 @@ object Validate {
    * server refuses it (1). A crash: the server loads it and its process exits on the first message the
    * destination maps (1 unless `allowCrashes`). Warnings: 0.
    */
-  private final case class Verdict(name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream) {
+  private final case class Verdict(
+      name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream, readFiles: Boolean = true) {
     def summarise(problems: Seq[ConfigProblem], counted: String, refusal: String): Int = {
       val errors = problems.count(_.isError)
       val crashes = problems.count(_.isCrash)
@@ -146,15 +159,55 @@ object Validate {
 
   private def isMappingsKey(k: String): Boolean = Set("mappings", "maps")(GoBytes.lower(k))
 
+  /** How a file that is no stream config is read: as nats-server reads any file, or as one mappings block. */
+  private sealed trait Reading
+  private case object AsMappingsBlock extends Reading
+
+  /** `why`: the note printed when the guess was close (nothing in the file read as either). */
+  private final case class AsServerConfig(why: Option[String]) extends Reading
+
   /**
-   * A nats-server config file, rather than one mappings block's content: it has server settings, or an
-   * entry holding a block that is no rule's destination (`mapping { a.*: b.$1 }`: a misspelled `mappings`,
-   * which nats-server reads as a config's unknown field, and so is it reported).
+   * A nats-server config file, rather than one mappings block's content, as `nats-server -t` reads every
+   * file: it has a server option at its top level (a field some line knows, whatever the file's length), a
+   * value no mapping has (a number, a boolean), or an entry holding a block that is no rule's destination
+   * (`mapping { a.*: b.$1 }`: a misspelled `mappings`, which nats-server reads as a config's unknown field,
+   * and so is it reported). It is read as a mappings block only when nothing in it reads as a server config
+   * and something reads as a mapping (a subject of several tokens, a wildcard, a function, weighted
+   * destinations), or with `--mappings`; otherwise (`foo = bar`) as the server reads it, with a note.
    */
-  private def isServerConfig(doc: Obj): Boolean =
-    doc.entries.exists { case (k, v) =>
-      ServerKeys(GoBytes.lower(k)) || GoBytes.lower(k) == "resolver_preload" || nestedBlock(v)
-    } && !isWrappedBlock(doc)
+  private def reading(doc: Obj, forced: Option[Kind]): Reading =
+    if (isWrappedBlock(doc)) AsMappingsBlock
+    else if (doc.entries.exists { case (k, v) => ServerKeys(GoBytes.lower(k)) || !mappingValue(v) })
+      AsServerConfig(None)
+    else if (forced.contains(Mappings) || doc.entries.isEmpty || doc.entries.exists { case (k, v) =>
+        readsAsMapping(k, v)
+      })
+      AsMappingsBlock
+    else
+      AsServerConfig(Some("nothing in it reads as a mapping (a subject of several tokens, a wildcard, a function, " +
+          "weighted destinations) and nats-server reads every file so; --mappings reads it as a mappings block"))
+
+  private def isServerConfig(doc: Obj, forced: Option[Kind]): Boolean =
+    reading(doc, forced).isInstanceOf[AsServerConfig]
+
+  /** A value a mapping rule can hold (a destination, its weighted entries): anything else is a setting. */
+  private def mappingValue(v: ConfValue): Boolean = v match {
+    case _: Str => true
+    case o: Obj => !nestedBlock(o)
+    case Arr(items, _) => items.forall(i => i.isInstanceOf[Obj] && mappingShaped(i))
+    case _ => false
+  }
+
+  /** Something only a mapping has: a subject of several tokens or with wildcards, a function, weights. */
+  private def readsAsMapping(key: String, v: ConfValue): Boolean = {
+    def subjectLike(s: String) = s.contains('.') || s.contains('*') || s.contains('>') || s.contains("{{") ||
+      s.contains("<<") || s.contains('$')
+    subjectLike(key) || (v match {
+      case Str(d, _, _) => subjectLike(d)
+      case _: Arr | _: Obj => true
+      case _ => false
+    })
+  }
 
   private def nestedBlock(v: ConfValue): Boolean = v match {
     case o: Obj => o.entries.nonEmpty && !o.entries.exists { case (k, _) =>
@@ -202,6 +255,7 @@ object Validate {
           out.println(s"$name: error: ${e.getMessage}")
           return 1
       }
+    val options = ServerOptions.check(doc, version, verdict.readFiles)
     val blocks = top.map(_._1) ++ accounts.accounts.filter(_.mappings.isDefined).map(Accounts.mappingsField)
     val rules = top.map(_._2.entries.size).sum + accounts.accounts.flatMap(_.mappings).map(_.entries.size).sum
     val imports = accounts.accounts.map(_.imports.size).sum
@@ -210,8 +264,12 @@ object Validate {
       (if (imports + exports > 0) s"; ${plural(accounts.accounts.size, "account")}, ${plural(exports, "export")}, " +
          s"${plural(imports, "import")}"
        else "") +
-      (if (accounts.jwtMode) " (account JWTs)" else "")
-    report(file, topProblems ++ accounts.problems, counted, verdict)
+      (if (accounts.jwtMode) " (account JWTs)" else "") +
+      Seq(
+        Some(plural(options.tlsBlocks, "TLS block")).filter(_ => options.tlsBlocks > 0),
+        Some(s"${plural(options.filesRead, "file")} read").filter(_ => options.filesRead > 0),
+        Some("files not read (--no-file-checks)").filter(_ => !verdict.readFiles)).flatten.map("; " + _).mkString
+    report(file, topProblems ++ accounts.problems ++ options.problems, counted, verdict)
   }
 
   /** Account JWTs (or their claims): what nats-server loads from them. */
@@ -292,8 +350,8 @@ object Validate {
    * and 1 when a destination crashes `to`'s server (unless `allowCrashes`).
    */
   def upgrade(text: String, name: String, forced: Option[Kind], out: PrintStream, env: String => Option[String],
-      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false): Int = {
-    val code = run(text, name, forced, out, env, from, allowCrashes)
+      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false, readFiles: Boolean = true): Int = {
+    val code = run(text, name, forced, out, env, from, allowCrashes, readFiles)
     if (code == 2) return code
     val changes = changesBetween(text, name, forced, env, from, to)
     out.println()
@@ -366,7 +424,7 @@ object Validate {
         } ++ republish
       case Mappings =>
         val blocks: Seq[Block] =
-          if (isServerConfig(doc)) {
+          if (isServerConfig(doc, forced)) {
             doc.entries.collect {
               case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None)
             } ++
@@ -384,11 +442,12 @@ object Validate {
         val mappingChanges = blocks.flatMap(b => ruleChanges(file, b, from, to))
         // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
         val others =
-          if (!isServerConfig(doc)) Nil
+          if (!isServerConfig(doc, forced)) Nil
           else {
+            // The other blocks too (fields, cipher and curve names a release knows); the files read the same on both.
             def errors(v: ServerVersion) =
-              (try Accounts.fromDocument(doc, v).problems
-              catch { case _: ConfSyntaxException => Nil })
+              ((try Accounts.fromDocument(doc, v).problems
+              catch { case _: ConfSyntaxException => Nil }) ++ ServerOptions.check(doc, v, readFiles = false).problems)
                 .filter(p => p.isError && !p.field.endsWith("mappings") && !p.field.endsWith("maps")).map(p =>
                   (s"${p.at.line}\u0000${p.field}", p.message))
             verdictChanges(errors(from), errors(to)).map { case (k, c, b, a) =>

@@ -103,7 +103,7 @@ object Accounts {
    * `$name` used: `nats-server -t` refuses it with `unknown field "key"` (ServerFields: the line's own lists).
    */
   private def unknownField(o: Obj, key: String, block: String, version: ServerVersion): Boolean =
-    !o.usedVariables(key) && !ServerFields.known(version.line)(block)(lower(key))
+    !o.usedVariables(key) && !ServerFields.of(version.release, version.line, block)(lower(key))
 
   private def unknown(at: ConfValue, field: String, key: String) =
     ConfigProblem(at, field, "error",

@@ -142,6 +142,22 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
   }
 
+  test("validate --upgrade-to: fields and TLS names of the other blocks that one release knows and the other not") {
+    val conf = "cluster {\n  name: c\n  connect_backoff: true\n}\ntls {\n  curve_preferences: [\"X25519MLKEM768\"]\n}\n"
+    val (code, lines) = validate(conf, "--server-version", "2.10", "--upgrade-to", "2.15")
+    assert(code == 1, lines.mkString("\n"))
+    val table = lines.dropWhile(!_.startsWith("Upgrade from"))
+    assert(table.head == "Upgrade from nats-server 2.10 to 2.15: 2 changes", lines.mkString("\n"))
+    assert(
+      table.exists(r =>
+        r.startsWith("f.conf:3") && r.contains("cluster") && r.contains("become valid") &&
+          r.contains("unknown field \"connect_backoff\"")), table.mkString("\n"))
+    assert(
+      table.exists(r =>
+        r.startsWith("f.conf:6") && r.contains("become valid") &&
+          r.contains("unrecognized curve preference X25519MLKEM768")), table.mkString("\n"))
+  }
+
   /** An account JWT as a resolver holds it (claims as nsc writes them; the signature is not read here). */
   private def jwt(key: String, name: String, mappings: String): String = {
     def b64(s: String) = java.util.Base64.getUrlEncoder.withoutPadding.encodeToString(s.getBytes(UTF_8))
@@ -155,15 +171,17 @@ class ServerVersionCliSuite extends AnyFunSuite {
     """{"orders.*": [{"subject": "orders.v1.$1", "weight": 95}, {"subject": "orders.v2.$1", "weight": 5}],""" +
       """ "shard.*.*": [{"subject": "shard.{{partition(8,1,2)}}.$1.$2"}], "wh.*.*": [{"subject": "wh.{{left(1,2)}}.$2"}],""" +
       """ "whole.>": [{"subject": "whole.{{partition(4)}}.>"}]}""")
+  // `OJWT` stands for the operator's JWT file, not read here (--no-file-checks): nats-server would open it.
   private val resolver = s"operator: OJWT\nresolver: MEMORY\nresolver_preload: {\n  AORDERS: $orders\n}\n"
 
   test("validate --upgrade-to on account JWTs: the rules one release leaves out of the account and the other loads") {
-    val (code, lines) = validate(resolver, "--server-version", "2.11", "--upgrade-to", "2.15")
+    val (code, lines) = validate(resolver, "--server-version", "2.11", "--upgrade-to", "2.15", "--no-file-checks")
     assert(code == 0, lines.mkString("\n"))
     assert(lines.count(l =>
         l.startsWith("f.conf:4: warning:") && l.endsWith("nats-server 2.11 loads the account without this rule")) == 2,
       lines.mkString("\n"))
-    assert(lines.contains("OK: 4 mappings in jwt(ORDERS).mappings (account JWTs), 2 warnings"), lines.mkString("\n"))
+    assert(lines.contains("OK: 4 mappings in jwt(ORDERS).mappings (account JWTs); files not read (--no-file-checks), " +
+        "2 warnings"), lines.mkString("\n"))
     val table = lines.dropWhile(!_.startsWith("Upgrade from"))
     assert(table.head == "Upgrade from nats-server 2.11 to 2.15: 2 changes", lines.mkString("\n"))
     def row(rule: String) = table.find(_.contains(rule)).get
@@ -172,7 +190,7 @@ class ServerVersionCliSuite extends AnyFunSuite {
         "left out: Error adding mapping for \"wh.*.*\" : invalid mapping destination: unknown function in {{left(1,2)}}"))
     assert(row("\"whole.>\"").contains("become loaded"))
     assert(table.last == "2 become loaded")
-    val (down, downLines) = validate(resolver, "--server-version", "2.15", "--upgrade-to", "2.11.0")
+    val (down, downLines) = validate(resolver, "--server-version", "2.15", "--upgrade-to", "2.11.0", "--no-file-checks")
     assert(down == 0 && downLines.last == "2 become left out", downLines.mkString("\n"))
     // the JWTs alone (no config), and the same table in a config file, where 2.11 refuses the file
     val (_, alone) = validate(orders, "--server-version", "2.11", "--upgrade-to", "2.15")
@@ -187,7 +205,8 @@ class ServerVersionCliSuite extends AnyFunSuite {
         .getBytes(UTF_8))
     val out = new ByteArrayOutputStream
     val code =
-      Main.validate(List("--server-version", "2.11", dir.resolve("server.conf").toString).map(_.getBytes(UTF_8)),
+      Main.validate(
+        List("--server-version", "2.11", "--no-file-checks", dir.resolve("server.conf").toString).map(_.getBytes(UTF_8)),
         new ByteArrayInputStream(Array.emptyByteArray), new PrintStream(out, true, "UTF-8"))
     val lines = new String(out.toByteArray, UTF_8).linesIterator.toSeq
     assert(code == 0)

@@ -7,15 +7,65 @@ import java.nio.file.Files
 import org.scalatest.funsuite.AnyFunSuite
 
 import subjxform.config.ConfSyntax
+import subjxform.engine.ServerVersion
 
 class ValidateSuite extends AnyFunSuite {
+  private val Q = "\"" // a quote inside s"...": Scala 2.12 reads no \" there
 
   /** Exit code and printed lines of `validate` on `text`. */
-  private def validate(text: String, forced: Option[Validate.Kind] = None): (Int, Seq[String]) = {
+  private def validate(text: String, forced: Option[Validate.Kind] = None,
+      version: ServerVersion = ServerVersion.Newest): (Int, Seq[String]) = {
     val bytes = new ByteArrayOutputStream
     val out = new PrintStream(bytes, true, UTF_8.name)
-    val code = Validate.run(text, "f.conf", forced, out)
+    val code = Validate.run(text, "f.conf", forced, out, version = version)
     (code, new String(bytes.toByteArray, UTF_8).linesIterator.toSeq)
+  }
+
+  test("a file with a server option at its top level is a server config, whatever its length (as -t reads it)") {
+    // nats-server -t (every line): valid; a mappings block's reading refused it (rule "max_payload").
+    assert(validate("max_payload: 67108864\n") == (0, Seq("OK: 0 mappings")))
+    // 2.10.26 has no default_sentinel (2.11 added it): -t 2.10.26 says unknown field, 2.11.11 valid.
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.10.26")) ==
+      (1, Seq("f.conf:1: error: unknown field \"default_sentinel\"",
+        "f.conf: 1 error (0 mappings): nats-server would not accept it")))
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11")) == (0, Seq("OK: 0 mappings")))
+    // per release, not per line: 2.11.2 added default_sentinel, 2.10.26 max_closed_clients (their binaries' -t)
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11.1"))._1 == 1)
+    assert(validate("default_sentinel: \"x\"\n", version = ServerVersion.parse("2.11.2"))._1 == 0)
+    assert(validate("max_closed_clients: 10\n", version = ServerVersion.parse("2.10.25"))._2.head ==
+      "f.conf:1: error: unknown field \"max_closed_clients\"")
+    assert(validate("max_closed_clients: 10\n", version = ServerVersion.parse("2.10.26"))._1 == 0)
+    // Permission variables nothing uses: each an unknown field, on its line (-t: 1:0, 5:1).
+    val (code, lines) = validate("ADMIN = {\n  publish = \">\"\n  subscribe = \">\"\n}\nDEFAULT_PERMISSIONS = {\n" +
+      "  publish = \"SANDBOX.*\"\n}\n")
+    assert(code == 1 && lines.take(2) == Seq("f.conf:1: error: unknown field \"ADMIN\"",
+      "f.conf:5: error: unknown field \"DEFAULT_PERMISSIONS\""))
+  }
+
+  test("a server config's TLS files are read, counted in the summary, and left alone with --no-file-checks") {
+    val certs = subjxform.engine.Golden.root.resolve("tests/validate_corpus/certs")
+    val good = s"tls {\n  cert_file: $Q$certs/server-cert.pem$Q\n  key_file: $Q$certs/server-key.pem$Q\n}\n"
+    assert(validate(good) == (0, Seq("OK: 0 mappings; 1 TLS block; 2 files read")))
+    val missing = "port: 4222\ntls {\n  cert_file: \"/nonexistent/c.pem\"\n  key_file: \"/nonexistent/k.pem\"\n}\n"
+    assert(validate(missing) == (1, Seq(
+      "f.conf:2: error: tls: error parsing X509 certificate/key pair: open " +
+        "/nonexistent/c.pem: no such file or directory",
+      "f.conf: 1 error (0 mappings; 1 TLS block; 2 files read): " +
+        "nats-server would not accept it")))
+    val bytes = new ByteArrayOutputStream
+    val code = Validate.run(missing, "f.conf", None, new PrintStream(bytes, true, UTF_8.name), readFiles = false)
+    assert((code, new String(bytes.toByteArray, UTF_8).trim) ==
+      (0, "OK: 0 mappings; 1 TLS block; files not read (--no-file-checks)"))
+  }
+
+  test("a file where nothing reads as a mapping is read as the server reads it, and says so; --mappings decides") {
+    val (code, lines) = validate("foo = bar\n")
+    assert(code == 1)
+    assert(lines.head.startsWith("f.conf: note: read as a server config: nothing in it reads as a mapping"))
+    assert(lines(1) == "f.conf:1: error: unknown field \"foo\"")
+    assert(validate("foo = bar\n", Some(Validate.Mappings)) == (0, Seq("OK: 1 mapping")))
+    assert(validate("foo = 5\n", Some(Validate.Mappings))._2.contains("f.conf:1: error: unknown field \"foo\""))
+    assert(validate("\"foo.*\" = bar.$1\n") == (0, Seq("OK: 1 mapping")))
   }
 
   test("a valid block's content, with or without `mappings` around it, is OK with its rule count") {
@@ -105,7 +155,7 @@ class ValidateSuite extends AnyFunSuite {
         new PrintStream(bytes, true, UTF_8.name))
       (code, new String(bytes.toByteArray, UTF_8))
     }
-    assert(main("-")("foo: bar") == (0, "OK: 1 mapping\n"))
+    assert(main("-")("foo.x: bar") == (0, "OK: 1 mapping\n"))
     assert(main("--stream", "-")("{\"name\": \"x\"}")._1 == 0)
     val missing = Files.createTempDirectory("validate").resolve("missing.conf").toString
     assert(main(missing)() == (2, s"subjxform validate: cannot read $missing: no such file\n"))

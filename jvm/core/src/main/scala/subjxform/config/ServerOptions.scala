@@ -1,0 +1,254 @@
+package subjxform.config
+
+import scala.collection.mutable
+
+import subjxform.config.ConfValue._
+import subjxform.engine.{GoQuote, ServerVersion}
+
+/** What [[ServerOptions.check]] found, and what it read: `tlsBlocks` checked, `filesRead` opened. */
+final case class OptionsCheck(problems: Seq[ConfigProblem], tlsBlocks: Int, filesRead: Int)
+
+/**
+ * The blocks of a server config beyond its accounts (those are [[Accounts]]'), read as `nats-server -t` of a
+ * line reads them (server/opts.go): the fields each block knows on that line ([[ServerFields]]), the values
+ * read with a bare type assertion (a string where it takes an integer stops the server with Go's `interface
+ * conversion` panic text), every `tls` block (cipher and curve names the line knows, then its certificate, key
+ * and CA files opened and parsed: [[TlsFiles]]), the account resolver and the operator JWT files. Each problem
+ * is in the server's words, on the line the server names. `readFiles` false leaves the files alone (a config
+ * checked away from the machine it runs on).
+ */
+object ServerOptions {
+
+  /**
+   * The fields each block reads with a bare `v.(int64)` (server/opts.go of 2.10 to 2.15: the same on every line):
+   * another type is refused with `interface conversion`.
+   */
+  private val IntegerFields: Map[String, Set[String]] = Map(
+    "top" -> Set("port", "http_port", "monitor_port", "https_port", "logfile_size_limit", "log_size_limit",
+      "logfile_max_num", "log_max_num", "prof_port", "max_control_line", "max_payload", "max_pending",
+      "max_connections", "max_conn", "max_traced_msg_len", "max_subscriptions", "max_subs", "ping_max",
+      "connect_error_reports", "reconnect_error_reports", "max_closed_clients"),
+    "cluster" -> Set("port", "connect_retries", "pool_size", "ping_max"),
+    "gateway" -> Set("port", "connect_retries"),
+    "leafnodes" -> Set("port"),
+    "websocket" -> Set("port"),
+    "mqtt" -> Set("port", "max_ack_pending", "max_pending", "max_inflight", "stream_replicas"))
+
+  /**
+   * The names `cipher_suites` and `curve_preferences` accept, per line (server/ciphersuites.go: 2.10 and 2.11
+   * list their ciphers; from 2.12 the server takes Go's `tls.CipherSuites()` and `tls.InsecureCipherSuites()`).
+   */
+  private val CiphersListed = Set("TLS_RSA_WITH_RC4_128_SHA", "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+    "TLS_RSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA256", "TLS_RSA_WITH_AES_256_CBC_SHA",
+    "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "TLS_ECDHE_RSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "TLS_AES_128_GCM_SHA256",
+    "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256")
+  private val CiphersOfGo = Set("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+    "TLS_RSA_WITH_RC4_128_SHA", "TLS_RSA_WITH_3DES_EDE_CBC_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA",
+    "TLS_RSA_WITH_AES_256_CBC_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA256", "TLS_RSA_WITH_AES_128_GCM_SHA256",
+    "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
+    "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256")
+  private val Curves2_10 = Set("X25519", "CurveP256", "CurveP384", "CurveP521")
+  private val Curves2_12 = Curves2_10 + "X25519MLKEM768"
+  private val Curves2_15 = Curves2_12 ++ Set("SecP256r1MLKEM768", "SecP384r1MLKEM1024")
+
+  /** Per line: (cipher names, curve names). */
+  private val TlsNames: Map[String, (Set[String], Set[String])] = Map(
+    "2.10" -> (CiphersListed, Curves2_10), "2.11" -> (CiphersListed, Curves2_10), "2.12" -> (CiphersOfGo, Curves2_12),
+    "2.14" -> (CiphersOfGo, Curves2_12), "2.15" -> (CiphersOfGo, Curves2_15))
+
+  /** What each block's parser says of a value that is no map (its `%T`), for the blocks that say it so. */
+  private val NotAMap: Map[String, String => String] = Map(
+    "cluster" -> (t => s"Expected map to define cluster, got $t"),
+    "gateway" -> (t => s"Expected gateway to be a map, got $t"),
+    "leafnodes" -> (t => s"Expected map to define a leafnode, got $t"),
+    "websocket" -> (t => s"Expected websocket to be a map, got $t"),
+    "mqtt" -> (t => s"Expected mqtt to be a map, got $t"))
+
+  /** Go's `%T` of the value nats-server would hold. */
+  private def goType(v: ConfValue): String = v match {
+    case _: Str => "string"
+    case _: Integer => "int64"
+    case _: Decimal => "float64"
+    case _: Bool => "bool"
+    case _: DateTime => "time.Time"
+    case _: Null => "<nil>"
+    case _: Arr => "[]interface {}"
+    case _: Obj => "map[string]interface {}"
+  }
+
+  private def lower(k: String): String = GoBytes.lower(k)
+
+  def check(doc: Obj, version: ServerVersion, readFiles: Boolean = true): OptionsCheck =
+    new Walk(version, readFiles).run(doc)
+
+  private final class Walk(version: ServerVersion, readFiles: Boolean) {
+    private val problems = mutable.ArrayBuffer.empty[ConfigProblem]
+    private var tlsBlocks = 0
+    private var filesRead = 0
+    private def known(block: String) = ServerFields.of(version.release, version.line, block)
+
+    private def error(at: ConfValue, field: String, message: String): Unit =
+      problems += ConfigProblem(at, field, "error", message)
+
+    def run(doc: Obj): OptionsCheck = {
+      integers(doc, "top", "")
+      for ((k, v) <- doc.entries if !doc.usedVariables(k)) lower(k) match {
+        case "tls" => tls(v, k)
+        case "cluster" => block(v, "cluster", k)
+        case "gateway" => block(v, "gateway", k)
+        case "leafnodes" | "leaf" => block(v, "leafnodes", k)
+        case "websocket" | "ws" => block(v, "websocket", k)
+        case "mqtt" => block(v, "mqtt", k)
+        case "jetstream" => v match { case o: Obj => block(o, "jetstream", k); case _ => }
+        case "authorization" => block(v, "authorization", k)
+        case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
+        case "operator" | "operators" | "roots" | "root" | "root_operators" | "root_operator" =>
+          operators(v, k)
+        case _ =>
+      }
+      OptionsCheck(problems.toVector, tlsBlocks, filesRead)
+    }
+
+    /** A string where a field takes an integer: Go's panic text, recovered by nats-server as the field's error. */
+    private def integers(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries if IntegerFields.getOrElse(block, Set.empty)(lower(k)) && !v.isInstanceOf[Integer])
+        error(v, if (field.isEmpty) k else s"$field.$k",
+          s"interface conversion: interface {} is ${goType(v)}, not int64")
+
+    private def unknownFields(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries if !o.usedVariables(k) && !known(block)(lower(k)))
+        error(v, field, s"unknown field ${GoQuote(k)}")
+
+    /** A block with its own field list, its integers, its `tls`, and the lists of remotes it holds. */
+    private def block(v: ConfValue, block: String, field: String): Unit = v match {
+      case o: Obj =>
+        unknownFields(o, block, field)
+        integers(o, block, field)
+        for ((k, x) <- o.entries) (block, lower(k)) match {
+          case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
+          case ("gateway", "gateways") => remotes(x, "gateway_remote", s"$field.$k")
+          case ("leafnodes", "remotes") => remotes(x, "leafnode_remote", s"$field.$k")
+          case _ =>
+        }
+      case other => NotAMap.get(block).foreach(words => error(other, field, words(goType(other))))
+    }
+
+    private def remotes(v: ConfValue, block: String, field: String): Unit = v match {
+      case Arr(items, _) =>
+        for ((item, i) <- items.zipWithIndex) item match {
+          case o: Obj =>
+            unknownFields(o, block, s"$field[$i]")
+            for ((k, x) <- o.entries if lower(k) == "tls") tls(x, s"$field[$i].$k")
+          case other =>
+            val entry = if (block == "gateway_remote") "gateway entry" else "remote leafnode entry"
+            error(other, field, s"Expected $entry to be a map/struct, got ${ConfValue.goText(other)}")
+        }
+      case other if block == "leafnode_remote" =>
+        error(other, field, s"Expected remotes field to be an array, got ${goType(other)}")
+      case _ =>
+    }
+
+    private def string(o: Obj, key: String): Option[String] =
+      o.entries.reverseIterator.collectFirst { case (k, Str(s, _, _)) if lower(k) == key => s }
+
+    /**
+     * A `tls` block as parseTLS and GenTLSConfig take it: the cipher and curve names first (each error on its
+     * name's line), then the files, each error on the `tls` key's line.
+     */
+    private def tls(v: ConfValue, field: String): Unit = v match {
+      case o: Obj =>
+        tlsBlocks += 1
+        val (ciphers, curves) = TlsNames(version.line)
+        val named =
+          for ((k, list) <- o.entries;
+            (key, known, what) <- Seq(
+              ("cipher_suites", ciphers, "unrecognized cipher"),
+              ("curve_preferences", curves, "unrecognized curve preference")) if lower(k) == key) yield list match {
+            case Arr(items, _) => items.collectFirst { case s @ Str(name, _, _) if !known(name) => (s, s"$what $name") }
+            case _ => None
+          }
+        named.flatten.headOption match {
+          case Some((at, message)) => return error(at, field, message)
+          case None =>
+        }
+        // parseTLS returns at the first field it does not know (one error, on that field's line)
+        o.entries.collectFirst { case (k, x) if !known("tls")(lower(k)) => (k, x) } match {
+          case Some((k, x)) => return error(x, field, s"error parsing tls config, unknown field ${GoQuote(k)}")
+          case None =>
+        }
+        (string(o, "cert_file"), string(o, "key_file")) match {
+          case (Some(_), None) => return error(o, field, "missing 'key_file' in TLS configuration")
+          case (None, Some(_)) => return error(o, field, "missing 'cert_file' in TLS configuration")
+          case (Some(cert), Some(key)) if readFiles =>
+            filesRead += 2
+            TlsFiles.keyPairError(cert, key) match {
+              case Some(e) => return error(o, field, s"error parsing X509 certificate/key pair: $e")
+              case None =>
+            }
+          case _ =>
+        }
+        for (ca <- string(o, "ca_file") if readFiles) {
+          filesRead += 1
+          TlsFiles.caError(ca).foreach(e => error(o, field, e))
+        }
+      case other =>
+        error(other, field, s"interface conversion: interface {} is ${goType(other)}, not map[string]interface {}")
+    }
+
+    private val ResolverWords =
+      "error parsing account resolver, should be MEM or  URL(\"url\") or a map containing dir and type state=[FULL|CACHE])"
+
+    /** The account resolver: a string (MEM, URL(...)), or a map whose `type` is FULL, CACHE or MEM. */
+    private def resolver(v: ConfValue, field: String): Unit = v match {
+      case Str(s, _, _) =>
+        val upper = s.toUpperCase(java.util.Locale.ROOT)
+        if (!upper.contains("MEM") && !upper.contains("URL")) error(v, field, ResolverWords)
+      case o: Obj =>
+        string(o, "type").map(_.toUpperCase(java.util.Locale.ROOT)) match {
+          case Some("FULL" | "CACHE") =>
+            // The dir checked, then made if missing (MkdirAll: -t makes it; here nothing is made): both can fail.
+            string(o, "dir").getOrElse("") match {
+              case "" =>
+                error(o, field, "dir has no value and needs to point to a directory")
+                error(o, field, "mkdir : no such file or directory")
+              case dir if readFiles && new java.io.File(dir).exists() && !new java.io.File(dir).isDirectory =>
+                error(o, field, "dir needs to point to an accessible directory")
+                error(o, field, s"mkdir $dir: not a directory")
+              case _ =>
+            }
+          case Some("MEM" | "MEMORY") =>
+          case _ => error(o, field, ResolverWords)
+        }
+      case other => error(other, field, s"error parsing operator resolver, wrong type ${goType(other)}")
+    }
+
+    /** Operator JWTs, each a file (or written in place): opened, decoded and their signature checked. */
+    private def operators(v: ConfValue, field: String): Unit = if (readFiles) {
+      val values = v match {
+        case s: Str => Seq(s)
+        case Arr(items, _) => items.collect { case s: Str => s }
+        case _ => Nil
+      }
+      v match {
+        case _: Str | _: Arr =>
+        case other => error(other, field, s"error parsing operators: unsupported type ${goType(other)}")
+      }
+      for (p <- values) {
+        if (!p.value.startsWith("eyJ")) filesRead += 1
+        OperatorJwts.error(p.value).foreach(e => error(v, field, s"error parsing operator JWT: $e"))
+      }
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package subjxform.config
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import subjxform.engine.{Golden, ServerVersion}
+
+/**
+ * A server config's blocks and the files it names, as `nats-server -t` reads them: each expectation below is what
+ * the line's binary printed for the same config (tests/test_validate_corpus.py compares the whole corpus with
+ * every installed binary). The certificates are tests/validate_corpus/certs, made with openssl for these tests.
+ */
+class ServerOptionsSuite extends AnyFunSuite {
+  private val certs = Golden.root.resolve("tests").resolve("validate_corpus").resolve("certs")
+  private def cert(name: String) = certs.resolve(name).toString
+  private val Q = "\"" // a quote inside s"...": Scala 2.12 reads no \" there
+
+  /** Each problem as (line, field, message), for `text` on `line`. */
+  private def problems(text: String, line: String = "2.15", readFiles: Boolean = true): Seq[(Int, String, String)] =
+    ServerOptions.check(ConfSyntax.parseDocument(text), ServerVersion.parse(line), readFiles).problems.map(p =>
+      (p.at.line, p.field, p.message))
+
+  private def tls(fields: String) = s"port: 4222\ntls {\n$fields\n}\n"
+
+  test("a key pair and CA that load: no problem, and the files are counted") {
+    val text = tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q\n" +
+      s"ca_file: $Q${cert("ca.pem")}$Q")
+    val checked = ServerOptions.check(ConfSyntax.parseDocument(text), ServerVersion.Newest)
+    assert(checked.problems.isEmpty && checked.tlsBlocks == 1 && checked.filesRead == 3)
+    // PKCS #1 and SEC 1 keys, an EC certificate
+    assert(problems(tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key-pkcs1.pem")}$Q"))
+        .isEmpty)
+    assert(problems(tls(s"cert_file: $Q${cert("ec-cert.pem")}$Q\nkey_file: $Q${cert("ec-key-sec1.pem")}$Q")).isEmpty)
+    assert(problems(tls(s"cert_file: $Q${cert("ec-cert.pem")}$Q\nkey_file: $Q${cert("ec-key.pem")}$Q")).isEmpty)
+  }
+
+  test("TLS files that do not load: Go's words, on the tls key's line") {
+    val pair = "error parsing X509 certificate/key pair: "
+    assert(problems(tls("cert_file: \"/nonexistent/server.crt\"\nkey_file: \"/nonexistent/server.key\"")) ==
+      Seq((2, "tls", pair + "open /nonexistent/server.crt: no such file or directory")))
+    assert(problems(tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("other-key.pem")}$Q")) ==
+      Seq((2, "tls", pair + "tls: private key does not match public key")))
+    assert(problems(tls(s"cert_file: $Q${cert("ec-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q")) ==
+      Seq((2, "tls", pair + "tls: private key type does not match public key type")))
+    assert(problems(tls(s"cert_file: $Q${cert("not-pem.txt")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q")) ==
+      Seq((2, "tls", pair + "tls: failed to find any PEM data in certificate input")))
+    assert(problems(tls(s"cert_file: $Q${cert("server-key.pem")}$Q\nkey_file: $Q${cert("server-cert.pem")}$Q")) ==
+      Seq((2, "tls",
+          pair + "tls: failed to find certificate PEM data in certificate input, but did find a private " +
+            "key; PEM inputs may have been switched")))
+    assert(problems(tls(s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q\n" +
+        s"ca_file: $Q${cert("not-pem.txt")}$Q")) == Seq((2, "tls", "failed to parse root ca certificate")))
+    assert(problems(tls(s"key_file: $Q${cert("server-key.pem")}$Q")) ==
+      Seq((2, "tls", "missing 'cert_file' in TLS configuration")))
+    assert(problems(tls(s"verfy: true\ncert_file: $Q${cert("server-cert.pem")}$Q")) ==
+      Seq((3, "tls", "error parsing tls config, unknown field \"verfy\"")))
+  }
+
+  test("every block's tls is read: cluster, gateway and its remotes, leafnodes and its remotes, websocket, mqtt") {
+    val missing = "cert_file: \"/nonexistent/c.pem\", key_file: \"/nonexistent/k.pem\""
+    val text =
+      s"""cluster { port: 6222, tls { $missing } }
+         |gateway { name: A, port: 7222, tls { $missing }, gateways: [{name: B, url: "nats://b:7222", tls { $missing }}] }
+         |leafnodes {
+         |  tls { $missing }
+         |  remotes: [{url: "tls://hub:7422", tls { $missing }}]
+         |}
+         |websocket { port: 8443, tls { $missing } }
+         |mqtt { port: 8883, tls { $missing } }
+         |""".stripMargin
+    assert(problems(text).map(p => (p._1, p._2)) == Seq((1, "cluster.tls"), (2, "gateway.tls"),
+      (2, "gateway.gateways[0].tls"), (4, "leafnodes.tls"), (5, "leafnodes.remotes[0].tls"), (7, "websocket.tls"),
+      (8, "mqtt.tls")))
+    assert(problems(text, readFiles = false).isEmpty) // the files left alone
+  }
+
+  test("cipher and curve names each line knows; a name it does not is refused on the name's line") {
+    val base = s"cert_file: $Q${cert("server-cert.pem")}$Q\nkey_file: $Q${cert("server-key.pem")}$Q\n"
+    assert(problems(tls(base + "cipher_suites: [\n\"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA512\"\n]")) ==
+      Seq((6, "tls", "unrecognized cipher TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA512")))
+    assert(problems(tls(base + "curve_preferences: [\"CurveP256\", \"P-384\"]")) ==
+      Seq((5, "tls", "unrecognized curve preference P-384")))
+    val mlkem = tls(base + "curve_preferences: [\"X25519MLKEM768\"]")
+    assert(problems(mlkem, "2.11") == Seq((5, "tls", "unrecognized curve preference X25519MLKEM768")))
+    assert(problems(mlkem, "2.12").isEmpty)
+    // 2.10's own list spells ChaCha20 without _SHA256, Go's list (2.12 on) with it
+    val chacha = tls(base + "cipher_suites: [\"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305\"]")
+    assert(problems(chacha, "2.10").isEmpty)
+    assert(problems(chacha, "2.12").map(_._3) == Seq("unrecognized cipher TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305"))
+  }
+
+  test("fields a line does not know in cluster, jetstream, leafnodes and remotes; integer fields; resolvers") {
+    val text = "cluster { port: 6222, connect_backoff: true }\njetstream { max_buffered_msgs: 10 }\n" +
+      "leafnodes { dial_timeout: \"5s\", remotes: [{url: \"nats://h:7422\", disabled: true}] }\n"
+    assert(problems(text, "2.10").map(p => (p._1, p._3)) == Seq((1, "unknown field \"connect_backoff\""),
+      (2, "unknown field \"max_buffered_msgs\""), (3, "unknown field \"dial_timeout\""),
+      (3, "unknown field \"disabled\"")))
+    assert(problems(text, "2.14").isEmpty)
+    assert(problems("port: 4222\nwebsocket {\n  port: \"<ws>\"\n  no_tls: true\n}\n") ==
+      Seq((3, "websocket.port", "interface conversion: interface {} is string, not int64")))
+    assert(problems("http_port: \"8222\"\n").map(_._3) == Seq("interface conversion: interface {} is string, not int64"))
+    assert(problems("resolver {}\n").map(_._3) == Seq("error parsing account resolver, should be MEM or  " +
+      "URL(\"url\") or a map containing dir and type state=[FULL|CACHE])"))
+    assert(problems("resolver: MEMORY\n").isEmpty)
+    // blocks that are no map: each parser's words
+    assert(problems("cluster: 6222\ntls: \"on\"\nleafnodes { remotes: \"nats-leaf://hub:7422\" }\n").map(_._3) == Seq(
+      "Expected map to define cluster, got int64",
+      "interface conversion: interface {} is string, not map[string]interface {}",
+      "Expected remotes field to be an array, got string"))
+    assert(problems("resolver: 5\n").map(_._3) == Seq("error parsing operator resolver, wrong type int64"))
+    assert(problems("operator: \"/nonexistent/op.jwt\"\n").map(_._3) ==
+      Seq("error parsing operator JWT: open /nonexistent/op.jwt: no such file or directory"))
+  }
+
+  test("operator JWTs are decoded and their issuer's signature checked, from a file or written in place") {
+    val jwts = Golden.root.resolve("tests").resolve("validate_corpus").resolve("jwt")
+    def operator(path: String) = problems(s"operator: $Q$path$Q\nresolver: MEMORY\n").map(_._3)
+    assert(operator(jwts.resolve("operator.jwt").toString).isEmpty) // minted by nats-io/jwt, -t: valid
+    val token = new String(java.nio.file.Files.readAllBytes(jwts.resolve("operator.jwt")), "UTF-8").trim
+    assert(operator(token).isEmpty)
+    assert(operator(jwts.resolve("operator-tampered.jwt").toString) ==
+      Seq("error parsing operator JWT: claim failed V2 signature verification"))
+    assert(operator(jwts.resolve("not-a-jwt.txt").toString) == Seq("error parsing operator JWT: expected 3 chunks"))
+  }
+}
