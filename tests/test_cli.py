@@ -324,7 +324,9 @@ def test_validate_unreadable_file_and_usage_errors_exit_with_2(tmp_path):
         2,
         f"subjxform validate: cannot read {tmp_path / 'missing.conf'}: no such file\n",
     )
-    assert run("validate").returncode == 2
+    no_file = run("validate")
+    assert (no_file.returncode, no_file.stdout) == (2, "")  # a usage error: one line on stderr, as --help says
+    assert no_file.stderr == "subjxform validate: FILE is needed (see subjxform validate --help)\n"
     assert run("validate", "a", "b").returncode == 2
     assert run("validate", str(tmp_path)).returncode == 2  # a directory
 
@@ -386,7 +388,7 @@ def test_validate_upgrade_to_prints_the_changes_as_a_table(tmp_path):
     assert "change their error" in rows["gap.*"]
     assert table[-1] == "1 become invalid, 3 become valid, 1 change their error, 1 deliver otherwise"
     bad = run("validate", "--server-version", "2.13", str(path))
-    assert bad.returncode == 2 and "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15" in bad.stdout
+    assert bad.returncode == 2 and "supported lines are 2.10, 2.11, 2.12, 2.14, 2.15" in bad.stderr
 
 
 # --- A newcomer's first hour: usage errors and help texts alike in every subcommand ----------------------
@@ -428,12 +430,12 @@ def usage_errors(tmp_path) -> list[list[str]]:
     ]
 
 
-def test_every_usage_error_exits_2_with_one_line_and_no_traceback(tmp_path):
+def test_every_usage_error_exits_2_with_one_line_on_stderr_and_no_traceback(tmp_path):
     wrong = []
     for args in usage_errors(tmp_path):
         result = run(*args)
-        lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
-        if result.returncode != 2 or len(lines) != 1 or "Traceback" in result.stderr:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        if result.returncode != 2 or len(lines) != 1 or result.stdout.strip() or "Traceback" in result.stderr:
             wrong.append((args, result.returncode, lines[:4]))
     assert not wrong, wrong
 

@@ -89,7 +89,7 @@ object Main {
       else argv.toList.map(_.getBytes(UTF_8))
     val code = args.map(new String(_, UTF_8)) match {
       case "mapping" :: _ => mapping(args.tail, System.in, out, System.err)
-      case "validate" :: _ => validate(args.tail, System.in, out)
+      case "validate" :: _ => validate(args.tail, System.in, out, System.err)
       case h :: Nil if isHelp(h) => out.println(Usage); 0
       case "--version" :: Nil => out.println(s"subjxform $version"); 0
       case _ => System.err.println(usageError("subjxform", "the commands here are mapping and validate")); 2
@@ -183,81 +183,76 @@ object Main {
     }
   }
 
-  /** `validate [--mappings | --stream] FILE`: 0 valid, 1 problems, 2 usage or a file that cannot be read. */
-  def validate(argBytes: List[Array[Byte]], stdin: InputStream, out: PrintStream): Int = {
+  /** What `validate`'s command line asks for, read once. */
+  private final case class ValidateRequest(version: Option[ServerVersion], upgradeTo: Option[ServerVersion],
+      forced: Option[Validate.Kind], allowCrashes: Boolean, readFiles: Boolean, files: List[String])
+
+  private val ValidateFlags = Set("--mappings", "--stream", "--allow-crashes", "--no-file-checks")
+
+  /** The request, or the usage error's message. */
+  private def validateRequest(texts: List[String]): Either[String, ValidateRequest] =
+    versionOption("--server-version", texts).flatMap { case (version, rest) =>
+      versionOption("--upgrade-to", rest).map { case (upgradeTo, args) => (version, upgradeTo, args) }
+    }.flatMap { case (version, upgradeTo, args) =>
+      val forced = args.collect { case "--mappings" => Validate.Mappings; case "--stream" => Validate.Stream }
+      val files = args.filterNot(ValidateFlags)
+      args.find(a => a.startsWith("-") && a != "-" && !ValidateFlags(a)) match {
+        case Some(unknown) => Left(s"unknown option $unknown")
+        case None if upgradeTo.isDefined && version.isEmpty =>
+          Left("--upgrade-to needs --server-version (the line upgraded from)")
+        case None if forced.size > 1 => Left("--mappings or --stream, not both")
+        case None if files.isEmpty => Left("FILE is needed")
+        case None if files.size > 1 && files.contains("-") =>
+          Left("standard input ('-') is read alone, not with other FILEs")
+        case None => Right(ValidateRequest(version, upgradeTo, forced.headOption, args.contains("--allow-crashes"),
+              !args.contains("--no-file-checks"), files))
+      }
+    }
+
+  /**
+   * `validate [--mappings | --stream] FILE...`: 0 valid, 1 problems, 2 usage or a file that cannot be read
+   * (several files: each one's report, its summary line led by its name; the worst exit code). A usage error
+   * goes to `err`, as every command's does.
+   */
+  def validate(argBytes: List[Array[Byte]], stdin: InputStream, out: PrintStream,
+      err: PrintStream = System.err): Int = {
     val texts = argBytes.map(new String(_, UTF_8))
     if (texts.exists(isHelp)) { out.println(Validate.Usage); return 0 }
-    val (version, upgradeTo, args) =
-      versionOption("--server-version", texts).flatMap { case (v, rest) =>
-        versionOption("--upgrade-to", rest).map { case (u, rest2) => (v, u, rest2) }
-      } match {
-        case Left(problem) =>
-          out.println(usageError("subjxform validate", problem))
-          return 2
-        case Right(parsed) => parsed
-      }
-    if (upgradeTo.isDefined && version.isEmpty) {
-      out.println(usageError("subjxform validate", "--upgrade-to needs --server-version (the line upgraded from)"))
-      return 2
-    }
-    val allowCrashes = args.contains("--allow-crashes")
-    val readFiles = !args.contains("--no-file-checks")
-    def again(file: String): List[Array[Byte]] =
-      (version.map(v => List("--server-version", v.name)).getOrElse(Nil) ++
-        upgradeTo.map(v => List("--upgrade-to", v.name)).getOrElse(Nil) ++
-        (if (allowCrashes) List("--allow-crashes") else Nil) ++ (if (readFiles) Nil else List("--no-file-checks")) ++
-        List(file)).map(_.getBytes(UTF_8))
-    val forced = args.collect {
-      case "--mappings" => Validate.Mappings
-      case "--stream" => Validate.Stream
-    }
-    val flags = Set("--mappings", "--stream", "--allow-crashes", "--no-file-checks")
-    args.filterNot(flags) match {
-      case files @ (_ :: _ :: _) if forced.size <= 1 && files.forall(f => f != "-" && !f.startsWith("-")) =>
-        // Several files: each one's report, its summary line led by its name; the worst exit code.
-        files.map { file =>
-          val bytes = new java.io.ByteArrayOutputStream
-          val code = validate(
-            forced.map(k => (if (k == Validate.Stream) "--stream" else "--mappings").getBytes(UTF_8)) ++
-              again(file), stdin,
-            new PrintStream(bytes, true, "UTF-8"))
-          new String(bytes.toByteArray, UTF_8).linesIterator.foreach { line =>
-            out.println(if (line.startsWith("OK: ")) s"$file: $line" else line)
-          }
-          code
-        }.max
-      case file :: Nil if forced.size <= 1 && (file == "-" || !file.startsWith("-")) =>
-        val name = if (file == "-") "<stdin>" else file
-        // Its bytes as they are (GoBytes: a byte that is no UTF-8 stays that byte), as nats-server reads a file.
-        val text =
-          try GoBytes.decode(if (file == "-") readAll(stdin) else Files.readAllBytes(Paths.get(file)))
-          catch {
-            case _: java.nio.file.InvalidPathException => // a NUL in the name
-              out.println(s"subjxform validate: cannot read $name: invalid argument")
-              return 2
-            case e: java.io.IOException =>
-              val why = e match {
-                case _: java.nio.file.NoSuchFileException => "no such file"
-                case _: java.nio.file.AccessDeniedException => "permission denied"
-                case _ => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
-              }
-              out.println(s"subjxform validate: cannot read $name: $why")
-              return 2
-          }
-        val from = version.getOrElse(ServerVersion.Newest)
-        upgradeTo match {
-          case Some(to) =>
-            Validate.upgrade(text, name, forced.headOption, out, sys.env.get, from, to, allowCrashes, readFiles)
-          case None => Validate.run(text, name, forced.headOption, out, sys.env.get, from, allowCrashes, readFiles)
-        }
-      case rest =>
-        val problem = args.find(a => a.startsWith("-") && a != "-" && !flags(a))
-          .map(a => s"unknown option $a")
-          .getOrElse(if (forced.size > 1) "--mappings or --stream, not both"
-            else if (rest.isEmpty) "FILE is needed"
-            else "standard input ('-') is read alone, not with other FILEs")
-        out.println(usageError("subjxform validate", problem))
+    validateRequest(texts) match {
+      case Left(problem) =>
+        err.println(usageError("subjxform validate", problem))
         2
+      case Right(request) =>
+        val lead = (file: String) => if (request.files.size > 1) s"$file: " else ""
+        request.files.map(file => validateFile(request, file, lead(file), stdin, out)).max
+    }
+  }
+
+  private def validateFile(request: ValidateRequest, file: String, okLead: String, stdin: InputStream,
+      out: PrintStream): Int = {
+    val name = if (file == "-") "<stdin>" else file
+    // Its bytes as they are (GoBytes: a byte that is no UTF-8 stays that byte), as nats-server reads a file.
+    val text =
+      try GoBytes.decode(if (file == "-") readAll(stdin) else Files.readAllBytes(Paths.get(file)))
+      catch {
+        case _: java.nio.file.InvalidPathException => // a NUL in the name
+          out.println(s"subjxform validate: cannot read $name: invalid argument")
+          return 2
+        case e: java.io.IOException =>
+          val why = e match {
+            case _: java.nio.file.NoSuchFileException => "no such file"
+            case _: java.nio.file.AccessDeniedException => "permission denied"
+            case _ => Option(e.getMessage).getOrElse(e.getClass.getSimpleName)
+          }
+          out.println(s"subjxform validate: cannot read $name: $why")
+          return 2
+      }
+    val from = request.version.getOrElse(ServerVersion.Newest)
+    request.upgradeTo match {
+      case Some(to) => Validate.upgrade(text, name, request.forced, out, sys.env.get, from, to, request.allowCrashes,
+          request.readFiles, okLead)
+      case None =>
+        Validate.run(text, name, request.forced, out, sys.env.get, from, request.allowCrashes, request.readFiles, okLead)
     }
   }
 

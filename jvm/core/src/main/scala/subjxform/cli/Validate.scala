@@ -67,13 +67,14 @@ object Validate {
 
   /**
    * Checks `text` (read from `name`, used in the messages and as the folder `include` paths are relative
-   * to; `$NAME` references the config does not define come from `env`); returns the exit code.
+   * to; `$NAME` references the config does not define come from `env`); returns the exit code. `okLead`
+   * leads the summary line of a valid file (its name, when several files are checked).
    */
   def run(text: String, name: String, forced: Option[Kind], out: PrintStream,
       env: String => Option[String] = sys.env.get, version: ServerVersion = ServerVersion.Newest,
-      allowCrashes: Boolean = false, readFiles: Boolean = true): Int = {
+      allowCrashes: Boolean = false, readFiles: Boolean = true, okLead: String = ""): Int = {
     version.note.foreach(n => out.println(s"$name: note: $n"))
-    val verdict = Verdict(name, version, allowCrashes, out, readFiles)
+    val verdict = Verdict(name, version, allowCrashes, out, readFiles, okLead)
     if (!forced.contains(Stream) && Accounts.looksLikeJwts(text)) return accountJwts(text, verdict)
     val (kind, doc, file) =
       try read(text, name, forced, env)
@@ -84,7 +85,7 @@ object Validate {
           return 1
       }
     kind match {
-      case Stream => stream(doc, name, out, version)
+      case Stream => stream(doc, name, out, version, okLead)
       case Mappings => reading(doc, forced) match {
           case AsServerConfig(why) =>
             why.foreach(w => out.println(s"$name: note: read as a server config: $w"))
@@ -99,8 +100,8 @@ object Validate {
    * server refuses it (1). A crash: the server loads it and its process exits on the first message the
    * destination maps (1 unless `allowCrashes`). Warnings: 0.
    */
-  private final case class Verdict(
-      name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream, readFiles: Boolean = true) {
+  private final case class Verdict(name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream,
+      readFiles: Boolean = true, okLead: String = "") {
     def summarise(problems: Seq[ConfigProblem], counted: String, refusal: String): Int = {
       val errors = problems.count(_.isError)
       val crashes = problems.count(_.isCrash)
@@ -118,7 +119,7 @@ object Validate {
         1
       } else {
         val allowed = if (crashes > 0) s", ${plural(crashes, "crash", "crashes")} (allowed)" else ""
-        out.println(s"OK: $counted$allowed$others")
+        out.println(s"${okLead}OK: $counted$allowed$others")
         0
       }
     }
@@ -302,7 +303,7 @@ object Validate {
     Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(
       block)
 
-  private def stream(doc: Obj, name: String, out: PrintStream, version: ServerVersion): Int =
+  private def stream(doc: Obj, name: String, out: PrintStream, version: ServerVersion, okLead: String): Int =
     try {
       val cfg = StreamConfigJson.fromConf(doc)
       val plan = StreamConfig.plan(cfg, version)
@@ -318,7 +319,7 @@ object Validate {
         plan.ingress.map(t => s"subject_transform ${GoQuote(t.src)} -> ${GoQuote(t.dest)}"),
         plan.republish.map(t => s"republish ${GoQuote(t.src)} -> ${GoQuote(t.dest)}")).flatten
       val warned = if (warnings.nonEmpty) s", ${plural(warnings.size, "warning")}" else ""
-      out.println(s"OK: stream ${GoQuote(cfg.name)} (${parts.mkString(", ")})$warned")
+      out.println(s"${okLead}OK: stream ${GoQuote(cfg.name)} (${parts.mkString(", ")})$warned")
       0
     } catch {
       case e: InvalidStreamConfigException =>
@@ -350,8 +351,9 @@ object Validate {
    * and 1 when a destination crashes `to`'s server (unless `allowCrashes`).
    */
   def upgrade(text: String, name: String, forced: Option[Kind], out: PrintStream, env: String => Option[String],
-      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false, readFiles: Boolean = true): Int = {
-    val code = run(text, name, forced, out, env, from, allowCrashes, readFiles)
+      from: ServerVersion, to: ServerVersion, allowCrashes: Boolean = false, readFiles: Boolean = true,
+      okLead: String = ""): Int = {
+    val code = run(text, name, forced, out, env, from, allowCrashes, readFiles, okLead)
     if (code == 2) return code
     val changes = changesBetween(text, name, forced, env, from, to)
     out.println()

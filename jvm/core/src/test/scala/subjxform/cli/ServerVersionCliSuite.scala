@@ -21,8 +21,9 @@ class ServerVersionCliSuite extends AnyFunSuite {
     val file = Files.createTempFile("upgrade", ".conf")
     Files.write(file, text.getBytes(UTF_8))
     val out = new ByteArrayOutputStream
+    val printed = new PrintStream(out, true, "UTF-8") // (stdout and stderr, a usage error's, in one)
     val code = Main.validate((args :+ file.toString).map(_.getBytes(UTF_8)).toList,
-      new ByteArrayInputStream(Array.emptyByteArray), new PrintStream(out, true, "UTF-8"))
+      new ByteArrayInputStream(Array.emptyByteArray), printed, printed)
     Files.delete(file)
     (code, new String(out.toByteArray, UTF_8).linesIterator.map(_.replace(file.toString, "f.conf")).toSeq)
   }

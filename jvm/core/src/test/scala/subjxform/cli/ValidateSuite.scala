@@ -148,20 +148,31 @@ class ValidateSuite extends AnyFunSuite {
     assert(lines.head.startsWith("f.conf: error: Parse error on line"), lines)
   }
 
-  test("Main.validate: stdin, unreadable files and usage errors (exit code 2)") {
-    def main(args: String*)(stdin: String = ""): (Int, String) = {
-      val bytes = new ByteArrayOutputStream
+  test("Main.validate: stdin, unreadable files, several files, and usage errors on stderr (exit code 2)") {
+    def main(args: String*)(stdin: String = ""): (Int, String, String) = {
+      val (bytes, errBytes) = (new ByteArrayOutputStream, new ByteArrayOutputStream)
       val code = Main.validate(args.toList.map(_.getBytes(UTF_8)), new ByteArrayInputStream(stdin.getBytes(UTF_8)),
-        new PrintStream(bytes, true, UTF_8.name))
-      (code, new String(bytes.toByteArray, UTF_8))
+        new PrintStream(bytes, true, UTF_8.name), new PrintStream(errBytes, true, UTF_8.name))
+      (code, new String(bytes.toByteArray, UTF_8), new String(errBytes.toByteArray, UTF_8))
     }
-    assert(main("-")("foo.x: bar") == (0, "OK: 1 mapping\n"))
+    assert(main("-")("foo.x: bar") == (0, "OK: 1 mapping\n", ""))
     assert(main("--stream", "-")("{\"name\": \"x\"}")._1 == 0)
-    val missing = Files.createTempDirectory("validate").resolve("missing.conf").toString
-    assert(main(missing)() == (2, s"subjxform validate: cannot read $missing: no such file\n"))
-    assert(main()()._1 == 2)
-    assert(main("a", "b")()._1 == 2)
-    assert(main("--mappings", "--stream", "-")()._1 == 2)
-    assert(main("--bogus")()._1 == 2)
+    val dir = Files.createTempDirectory("validate")
+    val missing = dir.resolve("missing.conf").toString
+    assert(main(missing)() == (2, s"subjxform validate: cannot read $missing: no such file\n", ""))
+    // Several files: each one's report, a valid one's summary led by its name; the worst exit code.
+    val good = Files.write(dir.resolve("good.conf"), "foo.x: bar\n".getBytes(UTF_8)).toString
+    val bad = Files.write(dir.resolve("bad.conf"), "foo.*: \"bar.$2\"\n".getBytes(UTF_8)).toString
+    val (code, out, err) = main(good, bad, "--server-version", "2.15")()
+    assert(code == 1 && err.isEmpty)
+    assert(out.linesIterator.toList.head == s"$good: OK: 1 mapping")
+    assert(out.linesIterator.exists(_.startsWith(s"$bad:1: error: ")), out)
+    for ((args, problem) <- Seq(
+        Nil -> "FILE is needed",
+        Seq("a", "-") -> "standard input ('-') is read alone, not with other FILEs",
+        Seq("--mappings", "--stream", "-") -> "--mappings or --stream, not both",
+        Seq("--bogus") -> "unknown option --bogus",
+        Seq("--upgrade-to", "2.15", "-") -> "--upgrade-to needs --server-version (the line upgraded from)"))
+      assert(main(args: _*)() == (2, "", s"subjxform validate: $problem (see subjxform validate --help)\n"))
   }
 }
