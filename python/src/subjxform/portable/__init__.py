@@ -20,6 +20,10 @@ What is not identical to the jar: ``{{random(n)}}`` without a ``key`` draws from
 uniform like the jar's draws but not the same numbers (with a ``key``, draws are the jar's exactly); a
 result longer than 8 MiB raises Spark's ``raise_error`` (USER_RAISED_EXCEPTION) carrying the jar's text,
 with the whole length where the jar may report the length it had reached.
+
+One job, the no-jar API: each public function (and ``sql_expression``) checks its arguments (``arguments``, shared
+with the jar's API), compiles its constants with the grammar and asks ``_build`` / ``_map_build`` for the tree of
+built-in functions, which ``_expr`` writes as a Column or as SQL text. Its length is one docstring per function.
 """
 
 from __future__ import annotations
