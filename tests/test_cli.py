@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -466,3 +467,40 @@ def test_every_option_of_sql_and_report_is_described(module):
 
     undescribed = [a.dest for a in importlib.import_module(module)._arguments()._actions if not a.help]
     assert not undescribed
+
+
+# --- validate --nats-server: a real binary's -t beside validate's verdict ----------------------------------
+
+LINE_BINARY = Path(__file__).resolve().parent.parent / ".tools" / "nats-server" / "{line}" / "bin" / "nats-server"
+
+
+@pytest.mark.skipif(
+    not all(os.access(str(LINE_BINARY).format(line=n), os.X_OK) for n in ("2.11", "2.15")),
+    reason="no nats-server binary of lines 2.11 and 2.15 (scripts/nats-servers.sh)",
+)
+def test_validate_nats_server_shows_the_binarys_verdict_beside_and_warns_where_they_differ(tmp_path):
+    b11, b15 = (str(LINE_BINARY).format(line=n) for n in ("2.11", "2.15"))
+    good, bad, crash = tmp_path / "good.conf", tmp_path / "bad.conf", tmp_path / "crash.conf"
+    good.write_text("port: 4222\n")
+    bad.write_text("port: 4222\nfoo: 1\n")
+    # 2.11's -t accepts it; its server process exits on the first message the rule maps: validate says crash
+    crash.write_text('mappings { "k.*": "k.{{partition(0,1)}}" }\n')
+    ok = run("validate", "--nats-server", b15, str(good))
+    assert ok.returncode == 0 and ok.stderr == "", ok
+    assert ok.stdout.splitlines()[-1] == f"{good}: nats-server 2.15.1 -t: valid"
+    both = run("validate", "--nats-server", b15, str(bad))
+    assert both.returncode == 1 and "warning" not in both.stdout
+    assert f'{bad}: nats-server 2.15.1 -t: refused: {bad}:2:1: unknown field "foo"' in both.stdout.splitlines()
+    differ = run("validate", "--nats-server", b11, str(crash))  # (the binary's release is the one checked: 2.11.11)
+    assert differ.returncode == 1
+    assert differ.stdout.splitlines()[-2:] == [
+        f"{crash}: nats-server 2.11.11 -t: valid",
+        f"{crash}: warning: nats-server 2.11.11 -t and subjxform differ: it accepts the config, subjxform found "
+        "problems (above)",
+    ]
+    missing = run("validate", "--nats-server", str(tmp_path / "no-such-binary"), str(good))
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith(f"subjxform validate: --nats-server: cannot run {tmp_path / 'no-such-binary'}")
+    stdin = run("validate", "--nats-server", b15, "-")
+    assert (stdin.returncode, stdin.stdout) == (2, "")
+    assert "--nats-server runs -t on a FILE, not on standard input" in stdin.stderr

@@ -62,7 +62,19 @@ object Main {
    * Left(the error to print) for a missing or unsupported version.
    */
   private[cli] def versionOption(
-      option: String, args: List[String]): Either[String, (Option[ServerVersion], List[String])] = {
+      option: String, args: List[String]): Either[String, (Option[ServerVersion], List[String])] =
+    valueOption(option, args, s"a version (supported lines: ${ServerVersion.supported})").flatMap {
+      case (found, rest) =>
+        try Right((found.map(ServerVersion.parse), rest))
+        catch { case e: IllegalArgumentException => Left(s"$option: ${e.getMessage}") }
+    }
+
+  /**
+   * Takes `--NAME VALUE` / `--NAME=VALUE` (before any `--`) out of `args`: (the value, the other arguments), or
+   * Left(the error to print) when the value is missing (`what` says what it should be).
+   */
+  private def valueOption(
+      option: String, args: List[String], what: String): Either[String, (Option[String], List[String])] = {
     var found: Option[String] = None
     var rest = List.empty[String]
     var it = args
@@ -72,14 +84,13 @@ object Main {
       it = it.tail
       if (options && a == "--") { options = false; rest :+= a }
       else if (options && a == option) {
-        if (it.isEmpty) return Left(s"$option needs a version (supported lines: ${ServerVersion.supported})")
+        if (it.isEmpty) return Left(s"$option needs $what")
         found = Some(it.head)
         it = it.tail
       } else if (options && a.startsWith(option + "=")) found = Some(a.substring(option.length + 1))
       else rest :+= a
     }
-    try Right((found.map(ServerVersion.parse), rest))
-    catch { case e: IllegalArgumentException => Left(s"$option: ${e.getMessage}") }
+    Right((found, rest))
   }
 
   def main(argv: Array[String]): Unit = {
@@ -185,15 +196,18 @@ object Main {
 
   /** What `validate`'s command line asks for, read once. */
   private final case class ValidateRequest(version: Option[ServerVersion], upgradeTo: Option[ServerVersion],
-      forced: Option[Validate.Kind], allowCrashes: Boolean, readFiles: Boolean, files: List[String])
+      forced: Option[Validate.Kind], allowCrashes: Boolean, readFiles: Boolean, files: List[String],
+      natsServer: Option[String] = None)
 
   private val ValidateFlags = Set("--mappings", "--stream", "--allow-crashes", "--no-file-checks")
 
   /** The request, or the usage error's message. */
   private def validateRequest(texts: List[String]): Either[String, ValidateRequest] =
-    versionOption("--server-version", texts).flatMap { case (version, rest) =>
-      versionOption("--upgrade-to", rest).map { case (upgradeTo, args) => (version, upgradeTo, args) }
-    }.flatMap { case (version, upgradeTo, args) =>
+    valueOption("--nats-server", texts, "the path of a nats-server binary").flatMap { case (natsServer, rest) =>
+      versionOption("--server-version", rest).flatMap { case (version, rest2) =>
+        versionOption("--upgrade-to", rest2).map { case (upgradeTo, args) => (natsServer, version, upgradeTo, args) }
+      }
+    }.flatMap { case (natsServer, version, upgradeTo, args) =>
       val forced = args.collect { case "--mappings" => Validate.Mappings; case "--stream" => Validate.Stream }
       val files = args.filterNot(ValidateFlags)
       args.find(a => a.startsWith("-") && a != "-" && !ValidateFlags(a)) match {
@@ -204,8 +218,10 @@ object Main {
         case None if files.isEmpty => Left("FILE is needed")
         case None if files.size > 1 && files.contains("-") =>
           Left("standard input ('-') is read alone, not with other FILEs")
+        case None if natsServer.isDefined && files.contains("-") =>
+          Left("--nats-server runs -t on a FILE, not on standard input")
         case None => Right(ValidateRequest(version, upgradeTo, forced.headOption, args.contains("--allow-crashes"),
-              !args.contains("--no-file-checks"), files))
+              !args.contains("--no-file-checks"), files, natsServer))
       }
     }
 
@@ -222,11 +238,42 @@ object Main {
       case Left(problem) =>
         err.println(usageError("subjxform validate", problem))
         2
-      case Right(request) =>
+      case Right(asked) =>
+        // With a binary at hand, its release is the one checked, unless another is named.
+        val request = asked.natsServer.filter(_ => asked.version.isEmpty) match {
+          case None => asked
+          case Some(binary) => NatsServerBinary.version(binary) match {
+              case Left(why) =>
+                err.println(s"subjxform validate: --nats-server: $why")
+                return 2
+              case Right(release) => asked.copy(version = Some(release))
+            }
+        }
         val lead = (file: String) => if (request.files.size > 1) s"$file: " else ""
-        request.files.map(file => validateFile(request, file, lead(file), stdin, out)).max
+        request.files.map { file =>
+          val code = validateFile(request, file, lead(file), stdin, out)
+          request.natsServer.filter(_ => code != 2).fold(code)(binary => beside(binary, file, code, out, err))
+        }.max
     }
   }
+
+  /**
+   * The binary's `-t` verdict on `file` beside ours, a warning where they differ; the worse exit code of the
+   * two (a refusal of the binary is 1), or 2 when the binary cannot be run.
+   */
+  private def beside(binary: String, file: String, ours: Int, out: PrintStream, err: PrintStream): Int =
+    NatsServerBinary.check(binary, file) match {
+      case Left(why) =>
+        err.println(s"subjxform validate: --nats-server: $why")
+        2
+      case Right(verdict) =>
+        out.println(s"$file: ${verdict.describe}")
+        if (verdict.valid != (ours == 0))
+          out.println(s"$file: warning: ${verdict.release} -t and subjxform differ: it " +
+            (if (verdict.valid) "accepts the config, " else "refuses the config, ") +
+            (if (ours == 0) "subjxform found it valid" else "subjxform found problems (above)"))
+        math.max(ours, if (verdict.valid) 0 else 1)
+    }
 
   private def validateFile(request: ValidateRequest, file: String, okLead: String, stdin: InputStream,
       out: PrintStream): Int = {
@@ -257,7 +304,7 @@ object Main {
   }
 
   /** InputStream.readAllBytes, which Java 8 does not have. */
-  private def readAll(in: InputStream): Array[Byte] = {
+  private[cli] def readAll(in: InputStream): Array[Byte] = {
     val bytes = new java.io.ByteArrayOutputStream()
     val buf = new Array[Byte](8192)
     var n = in.read(buf)

@@ -35,7 +35,7 @@ object Validate {
 
   val Usage: String =
     """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
-      |                          [--no-file-checks] FILE...
+      |                          [--no-file-checks] [--nats-server PATH] FILE...
       |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
       |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
       |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
@@ -54,8 +54,10 @@ object Validate {
       |                        operator JWTs, the resolver's dir), for a config checked away from the machine
       |                        it runs on; otherwise they are opened as nats-server opens them, a relative path
       |                        from the working directory
-      |  Exit code 0 valid (on V), 1 problems (a crash of V's or W's server included), 2 a usage error or an
-      |  unreadable FILE.""".stripMargin
+      |  --nats-server PATH    also run that nats-server binary's -t on each FILE and show its verdict beside
+      |                        this one, with a warning where they differ (V defaults to its release)
+      |  Exit code 0 valid (on V), 1 problems (a crash of V's or W's server included, or a refusal of the
+      |  --nats-server binary), 2 a usage error, an unreadable FILE or a binary that cannot be run.""".stripMargin
 
   /** Fields only a stream config has (nats-server's StreamConfig JSON names). */
   private val StreamFields = Set("subjects", "sources", "mirror", "subject_transform", "republish", "retention",
