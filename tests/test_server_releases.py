@@ -25,6 +25,7 @@ import os
 import pytest
 from pyspark.sql import DataFrame
 
+import subjxform
 from server_releases_golden import FOLDER, IMPLICIT, alike_spans, releases
 from subjxform.functions import subject_transform
 from subjxform.grammar import server_version as versions
@@ -56,6 +57,46 @@ def test_a_release_not_on_the_index_is_named_as_such():
         "nats-server 2.12.10 was not measured (the package index has no binary of it): it follows nats-server's "
         "source from 2.12.9 on"
     )
+
+
+def test_every_published_release_is_taken_with_its_date():
+    """The Go module's tags: 2.10.15, 2.14.7-2.14.10, 2.15.2 and 2.15.3 too (a package index had no binary of them)."""
+    for r in ("2.10.15", "2.14.7", "2.14.8", "2.14.9", "2.14.10", "2.15.2", "2.15.3"):
+        assert str(versions.parse(r)) == r and versions.date_of(r) is not None, r
+    assert versions.date_of("2.15.3") == "2026-11-11" and versions.date_of("2.10.13") is None
+    assert sum(map(len, versions.PUBLISHED.values())) == 76 and versions.data_ends() == "2.15.3, 2026-11-11"
+    assert (
+        not versions.parse("2.14.6").functions >= {"left"} and {"left", "right"} <= versions.parse("2.14.7").functions
+    )
+    assert [v for v in ("2.14.9", "2.14.10", "2.15.2", "2.15.3", "2.15") if versions.parse(v).account_functions] == [
+        "2.14.10",
+        "2.15.3",
+    ]
+    assert (
+        versions.parse("2.15.3").suppresses_reserved_republish
+        and not versions.parse("2.15.2").suppresses_reserved_republish
+    )
+    assert (
+        "left" not in versions.parse("2.10.14").parsed_functions
+        and "left" in versions.parse("2.10.15").parsed_functions
+    )
+
+
+def test_a_release_newer_than_the_data_follows_its_lines_newest_known_release():
+    later = versions.parse("2.15.9")
+    assert later == versions.V2_15_3 and str(later) == "2.15.9" and later.release == "2.15.9"
+    assert later.note == (
+        f"nats-server 2.15.9 is not known to subjxform {subjxform.__version__} (its release data ends at 2.15.3, "
+        "2026-11-11): it follows 2.15.3, the newest 2.15 release known here; `bash scripts/server-releases.sh` "
+        "measures the releases published since"
+    )
+    assert versions.parse("v2.14.11") == versions.V2_14_10 and versions.parse("2.10.30") == versions.V2_10
+
+
+def test_a_release_newer_than_the_data_is_taken_by_the_functions(spark):
+    df = spark.createDataFrame([("a.xyz",)], "subject string")
+    got = df.select(subject_transform("subject", "a.*", "b.{{left(1,1)}}", server_version="2.15.9")).first()[0]
+    assert got == "b.x"
 
 
 @pytest.mark.parametrize("line", list(versions.MEASURED))
@@ -142,7 +183,7 @@ def test_streams_store_and_republish_what_each_rows_releases_did(spark):
 @pytest.mark.parametrize(
     "written, says",
     [
-        ("2.11.99", "nats-server published no release 2.11.99 (the nearest: 2.11.17;"),
+        ("2.11.13", "nats-server published no release 2.11.13 (the nearest: 2.11.12 or 2.11.14;"),
         ("2.10.13", "(the nearest: 2.10.12 or 2.10.14;"),
         (
             "v2.11",

@@ -239,6 +239,19 @@ object SubjectTransform {
   def compile(src: String, dest: String, strict: Boolean, version: ServerVersion): SubjectTransform =
     compile(src, dest, strict, version, null)
 
+  /**
+   * [[compile]] of a transform installed for an account (an account's mapping, an import's or export's subject), its
+   * account functions (2.14.10 and 2.15.3 on) resolved first to the hashes of the accounts `context` names, as the
+   * server resolves them when it loads the subject ([[AccountFunctions.expand]]).
+   */
+  def compileForAccount(src: String, dest: String, strict: Boolean, version: ServerVersion,
+      context: AccountFunctions.Context): SubjectTransform = {
+    val (s, d) =
+      try (AccountFunctions.expand(src, context, version), AccountFunctions.expand(dest, context, version))
+      catch { case e: SyntaxError => throw new InvalidTransformException(src, dest, e.reason) }
+    compile(s, d, strict, version, null)
+  }
+
   /** [[compile]] for the newest server line. */
   def compile(src: String, dest: String, strict: Boolean): SubjectTransform =
     compile(src, dest, strict, ServerVersion.Newest, null)
@@ -369,6 +382,9 @@ object SubjectTransform {
         return Some(if (t.isEmpty && version.emptyTokenErrorSaysIn) invalid + " in " else inToken(invalid, t))
       val c = canonical(t)
       if (looksLikeFunction(c)) {
+        // an account function left unresolved: the subject was not installed for an account (a stream's)
+        if (version.accountFunctions && AccountFunctions.isAccountFunction(c))
+          return Some(inToken(AccountFunctions.NotAvailable, t))
         if (!namesKnownFunction(c, version)) {
           // An import's `to` is built without the mapping checks: a function its parser reads fails the strict
           // check there (2.10-2.14: left/right), any other is unknown.
