@@ -485,11 +485,9 @@ object Accounts {
       catch { case e: DestinationSyntax.SyntaxError => fail(at, field, what + e.reason); None }
 
     // Exports first: imports are checked against them.
-    for (
-      a <- read.accounts; written <- a.exports;
+    for (a <- read.accounts; written <- a.exports;
       e <- resolved(written.subject, AccountFunctions.Context(a.id), written.at, written.field,
-        s"Error adding ${written.kind} export ${GoQuote(written.subject)}: ").map(s => written.copy(subject = s))
-    ) {
+        s"Error adding ${written.kind} export ${GoQuote(written.subject)}: ").map(s => written.copy(subject = s))) {
       val kind = e.kind
       val unknown = e.approved.getOrElse(Nil).filterNot(byId.contains)
       unknown.foreach(n => fail(e.at, e.field, s"${GoQuote(n)} account not defined for $kind export"))
