@@ -73,9 +73,9 @@ def render() -> str:
             if v.note is None:
                 measured = "yes, its binary"
             elif v.measured:
-                measured = f"no binary on the package index: as {', '.join(v.measured)}"
+                measured = f"not yet: as {', '.join(v.measured)}"
             else:
-                measured = "no binary on the package index: as nats-server's source says"
+                measured = "not yet: as nats-server's source says"
             if before is None:
                 what = "; ".join(f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields)
             else:

@@ -28,6 +28,7 @@ from pyspark.sql import DataFrame
 import subjxform
 from server_releases_golden import FOLDER, IMPLICIT, alike_spans, releases
 from subjxform.functions import subject_transform
+from subjxform.grammar import mapping_table
 from subjxform.grammar import server_version as versions
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
 from test_server_lines_streams_golden import stores_and_republishes
@@ -43,7 +44,7 @@ def probe(release: str, name: str) -> dict:
 
 
 def test_every_release_on_the_index_was_measured_and_says_no_note():
-    assert len(releases()) == 32 and releases()[0] == "2.10.25" and releases()[-1] == "2.15.1"
+    assert len(releases()) == 34 and releases()[0] == "2.10.25" and releases()[-1] == "2.15.3"
     assert sorted(os.listdir(FOLDER)) == sorted(f"{r}.jsonl" for r in releases())
     assert [r for r in releases() if versions.parse(r).note is not None] == []
 
@@ -158,6 +159,32 @@ def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):
     ]
     got = sorted((r.subject, r.republished_subject) for r in functools.reduce(DataFrame.unionByName, parts).collect())
     assert got == sorted([("r.--", None), ("r.x", "rp.x"), ("w.x", None)] * 2)
+
+
+@pytest.mark.parametrize("release", releases())
+def test_an_accounts_account_hash_mapping_gets_what_the_binary_did(release):
+    """The account functions probe: refused as unknown before 2.14.10 / 2.15.3, then `orders.x` in account A mapped to
+    `orders.<A's hash>.x`, as the grammar maps it for the account; a republish to `_R_.…` sent or suppressed."""
+    found = probe(release, "account_functions")
+    version = versions.parse(release)
+    mapping = {"orders.*": "orders.{{account-hash()}}.$1"}
+    errors = [p.message for p in mapping_table.validate_mappings(mapping, version, account="A") if p.is_error]
+    if found["error"] is not None:
+        assert [e.endswith(found["error"]) for e in errors] == [True], (errors, found)
+    else:
+        assert errors == []
+        table = mapping_table.compile_mappings(mapping, version, account="A")
+        assert found["delivered"] == [mapping_table.map_reference(table, "orders.x")]
+    assert (found["republished"] == []) == version.suppresses_reserved_republish
+
+
+def test_a_republish_to_a_reserved_destination_is_suppressed_from_2_14_10_and_2_15_3(spark):
+    """stream_messages against what each release's binary republished of `q.y` to `_R_.rp.$1` (the probe above)."""
+    cfg = probe("2.15.3", "account_functions")["stream"]
+    df = spark.createDataFrame([("q.y",)], "subject string")
+    for release in ("2.15.1", "2.15.3", "2.14.6", "2.14.10"):
+        got = stream_messages(df, cfg, server_version=release).select("republished_subject").first()[0]
+        assert ([got] if got else []) == probe(release, "account_functions")["republished"], release
 
 
 def test_streams_store_and_republish_what_each_rows_releases_did(spark):

@@ -163,7 +163,7 @@ V2_14_0 = _next(V2_12, "2.14.0")  # does exactly what 2.12.8 does
 V2_14 = replace(_next(V2_14_0, "2.14.1", suppresses_invalid_republish=True), name="2.14")
 # nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does)
 V2_14_7 = _next(V2_14, "2.14.7", functions=V2_14.functions | {"left", "right"})
-# issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (their server/ source)
+# issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: binaries built from the module)
 V2_14_10 = _next(V2_14_7, "2.14.10", account_functions=True, suppresses_reserved_republish=True)
 V2_15 = replace(_next(V2_14, "2.15.0", functions=V2_14.functions | {"left", "right"}), name="2.15")
 V2_15_3 = _next(V2_15, "2.15.3", account_functions=True, suppresses_reserved_republish=True)
@@ -188,13 +188,14 @@ ROWS: tuple[ServerVersion, ...] = (
 ALL: tuple[ServerVersion, ...] = (V2_10, V2_11, V2_12, V2_14, V2_15)
 NEWEST = V2_15
 SUPPORTED = ", ".join(v.line for v in ALL)
-# The releases whose binaries were measured, every one on the package index (ServerVersion.Measured).
+# The releases whose binaries were measured: every one on the package index, and those built from the Go module since
+# (ServerVersion.Measured).
 MEASURED = {
     "2.10": (25, 26),
     "2.11": tuple(range(0, 12)),
     "2.12": tuple(range(0, 9)),
-    "2.14": tuple(range(0, 7)),
-    "2.15": (0, 1),
+    "2.14": (*range(0, 7), 10),
+    "2.15": (0, 1, 3),
 }
 # Every release nats-server published of each line, with its date (ServerVersion.Releases): the tags of its Go module.
 # fmt: off

@@ -138,8 +138,14 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(
       upgraded.contains("f.conf: note: nats-server 2.12.10 was not measured (the package index has no binary " +
         "of it): it follows nats-server's source from 2.12.9 on"), upgraded)
-    val (bad, out) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.14.99")
-    assert(bad == 2 && out.exists(_.contains("(the nearest: 2.14.6;")), out)
+    val (bad, out) = validate("""{"name": "S", "subjects": ["a"]}""", "--server-version", "2.11.13")
+    assert(bad == 2 && out.exists(_.contains("(the nearest: 2.11.12 or 2.11.14;")), out)
+    // a release after the data is never said not to exist: it follows its line's newest known release, and says so
+    val (later, notes) = validate(stream, "--server-version", "2.14.99")
+    assert(
+      later == 0 && notes.head.startsWith("f.conf: note: nats-server 2.14.99 is not known to subjxform ") &&
+        notes.head.contains("it follows 2.14.10, the newest 2.14 release known here; `bash scripts/server-releases.sh`"),
+      notes)
   }
 
   /** An account JWT as a resolver holds it (claims as nsc writes them; the signature is not read here). */
