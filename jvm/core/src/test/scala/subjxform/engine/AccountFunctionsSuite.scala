@@ -2,7 +2,9 @@ package subjxform.engine
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import subjxform.config.{InvalidMappingsException, MappingSource, MappingTable}
+import subjxform.config.{
+  InvalidMappingsException, InvalidStreamConfigException, MappingSource, MappingTable, StreamConfig, StreamConfigJson
+}
 
 /**
  * The account functions of nats-server 2.14.10 and 2.15.3 (issue #8631), with what a live 2.15.3 built from its Go
@@ -77,5 +79,26 @@ class AccountFunctionsSuite extends AnyFunSuite {
     assert(route.filter == "ev.NUmM6cRx.>" && route.dest == "imp.NUmM6cRx.b2oh2L6w.>", route)
     val before = subjxform.config.Accounts.plan(conf, parse("2.15.1"))
     assert(before.errors.map(_.message).exists(_.contains("unknown function in {{account-hash()}}")), before.errors)
+  }
+
+  test("a stream refuses them with the codes a live 2.15.3 gave: ingress 10156, source 10146, mirror 10154, " +
+    "republish 10052") {
+    def refusal(json: String) =
+      try { StreamConfig.plan(StreamConfigJson.parse(json), V2153); None }
+      catch { case e: InvalidStreamConfigException => Some((e.description, e.errCode)) }
+    val unavailable = "invalid mapping destination: function is not available in this context in {{account-hash()}}"
+    assert(refusal("""{"name": "S1", "subjects": ["s1.*"], "subject_transform": {"src": "s1.*",
+      "dest": "t1.{{account-hash()}}.$1"}}""").contains((s"stream transform: $unavailable", 10156)))
+    assert(refusal("""{"name": "S3", "sources": [{"name": "S1", "subject_transforms": [{"src": "t1.>",
+      "dest": "u.{{account-hash()}}.>"}]}]}""").contains((s"source transform: $unavailable", 10146)))
+    assert(refusal("""{"name": "S4", "mirror": {"name": "S1", "subject_transforms": [{"src": "t1.>",
+      "dest": "u.{{account-hash()}}.>"}]}}""").contains((s"mirror transform: $unavailable", 10154)))
+    assert(refusal("""{"name": "S2", "subjects": ["s2.*"], "republish": {"src": "s2.*",
+      "dest": "rp.{{account-hash()}}.$1"}}""").contains(
+        ("stream configuration for republish with transform from 's2.*' to 'rp.{{account-hash()}}.$1' not valid", 10052)))
+    assert(refusal("""{"name": "S5", "subjects": ["s5.*"], "subject_transform": {"src": "s5.*",
+      "dest": "t5.{{account-hash(x)}}.$1"}}""").contains(
+        ("stream transform: invalid mapping destination: function is not available in this context in " +
+            "{{account-hash(x)}}", 10156)))
   }
 }
