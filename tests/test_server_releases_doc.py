@@ -61,5 +61,6 @@ def test_the_portable_table_is_the_jars_row_for_row(spark):
         assert ",".join(map(str, patches)) == jvm.Published().apply(line).mkString(","), line
     for line, patches in versions.MEASURED.items():
         assert ",".join(map(str, patches)) == jvm.Measured().apply(line).mkString(","), line
+        assert versions.LINE_RELEASES[line] == jvm.LineReleases().apply(line), line
     assert sorted(versions.MEASURED) == sorted(jvm.Measured().keys().mkString(",").split(","))
     assert [v.name for v in versions.ALL] == [jvm.all().apply(i).name() for i in range(jvm.all().length())]

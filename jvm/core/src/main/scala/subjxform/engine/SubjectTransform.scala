@@ -237,7 +237,7 @@ object SubjectTransform {
    * @throws InvalidTransformException with that line's reason when the transform is invalid
    */
   def compile(src: String, dest: String, strict: Boolean, version: ServerVersion): SubjectTransform =
-    compile(src, dest, strict, version, null)
+    compile(src, dest, strict, version, null: Interner)
 
   /**
    * [[compile]] of a transform installed for an account (an account's mapping, an import's or export's subject), its
@@ -246,18 +246,19 @@ object SubjectTransform {
    */
   def compileForAccount(src: String, dest: String, strict: Boolean, version: ServerVersion,
       context: AccountFunctions.Context): SubjectTransform = {
-    val (s, d) =
-      try (AccountFunctions.expand(src, context, version), AccountFunctions.expand(dest, context, version))
+    def expanded(subject: String) =
+      try AccountFunctions.expand(subject, context, version)
       catch { case e: SyntaxError => throw new InvalidTransformException(src, dest, e.reason) }
-    compile(s, d, strict, version, null)
+    compile(expanded(src), expanded(dest), strict, version, null: Interner)
   }
 
   /** [[compile]] for the newest server line. */
   def compile(src: String, dest: String, strict: Boolean): SubjectTransform =
-    compile(src, dest, strict, ServerVersion.Newest, null)
+    compile(src, dest, strict, ServerVersion.Newest, null: Interner)
 
   /** [[compile]] of a mapping (not strict) for the newest server line. */
-  def compile(src: String, dest: String): SubjectTransform = compile(src, dest, false, ServerVersion.Newest, null)
+  def compile(src: String, dest: String): SubjectTransform =
+    compile(src, dest, false, ServerVersion.Newest, null: Interner)
 
   /**
    * nats-server's `NewSubjectTransform` alone, without the mapping checks that come before it in a

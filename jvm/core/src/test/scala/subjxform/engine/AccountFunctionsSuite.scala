@@ -43,7 +43,7 @@ class AccountFunctionsSuite extends AnyFunSuite {
         "destination: too many arguments passed to the function in {{account-hash(x)}}"))
     for (fn <- Seq("account-hash-import", "account-hash-leaf-remote"))
       assert(errors(s"""{"orders.*": "orders.{{$fn()}}.{{wildcard(1)}}"}""", V2153, "A") == Seq(
-        s"Error adding mapping for \"orders.*\" to \"orders.{{$fn()}}.{{wildcard(1)}}\" : invalid mapping " +
+        "Error adding mapping for \"orders.*\" to \"orders.{{" + fn + "()}}.{{wildcard(1)}}\" : invalid mapping " +
           s"destination: function is not available in this context in {{$fn()}}"))
     for (v <- Seq(parse("2.15.1"), parse("2.15.2"), parse("2.14.9"), V2_10, V2_12))
       assert(errors(Block, v, "A").head.endsWith("unknown function in {{account-hash()}}"), v)

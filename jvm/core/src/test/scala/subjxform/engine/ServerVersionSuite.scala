@@ -163,7 +163,7 @@ class ServerVersionSuite extends AnyFunSuite {
         "of it): it follows nats-server's source from 2.12.9 on"))
     assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r =>
       r.measured.forall(m => m.startsWith(r.line + ".") && parse(m) == r)))
-    assert(rows.map(_.measured.size).sum == 34 && V2_12_9.measured.isEmpty && V2_15_3.measured == Seq("2.15.3"))
+    assert(rows.map(_.measured.size).sum == 38 && V2_12_9.measured.isEmpty && V2_15_3.measured == Seq("2.15.3"))
   }
 
   test("every release published of a supported line is taken, with its date; 2.14.7 knows left/right, 2.14.10 and " +
