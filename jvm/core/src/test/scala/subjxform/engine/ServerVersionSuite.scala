@@ -157,13 +157,13 @@ class ServerVersionSuite extends AnyFunSuite {
     // every release on the package index was measured; one the index has not follows its row's and says so
     assert(Measured.toSeq.flatMap { case (line, ps) => ps.map(p => parse(s"$line.$p")) }.forall(_.note.isEmpty))
     assert(parse("2.14.4").note.isEmpty && parse("2.14").note.isEmpty && V2_14.measured.contains("2.14.4"))
-    assert(parse("2.11.14").note.contains("nats-server 2.11.14 was not measured (the package index has no binary " +
-        "of it): it follows 2.11.11 (the releases from 2.11.11 on that were)"))
-    assert(parse("2.12.10").note.contains("nats-server 2.12.10 was not measured (the package index has no binary " +
-        "of it): it follows nats-server's source from 2.12.9 on"))
+    assert(parse("2.10.20").note.contains("nats-server 2.10.20 was not measured (the package index has no binary " +
+        "of it): it follows 2.10.25, 2.10.26 (the releases from 2.10.15 on that were)"))
+    assert(parse("2.10.5").note.contains("nats-server 2.10.5 was not measured (the package index has no binary " +
+        "of it): it follows nats-server's source from 2.10.0 on"))
     assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r =>
       r.measured.forall(m => m.startsWith(r.line + ".") && parse(m) == r)))
-    assert(rows.map(_.measured.size).sum == 38 && V2_12_9.measured.isEmpty && V2_15_3.measured == Seq("2.15.3"))
+    assert(rows.map(_.measured.size).sum == 49 && V2_12_9.measured.size == 6 && V2_15_3.measured == Seq("2.15.3"))
   }
 
   test("every release published of a supported line is taken, with its date; 2.14.7 knows left/right, 2.14.10 and " +
