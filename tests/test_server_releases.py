@@ -1,5 +1,5 @@
-"""Every nats-server release on the package index (ServerVersion's `Measured`, 2.10.25 to 2.15.1: 32) against what
-its real binary answered (tests/golden/releases/<release>.jsonl, made by tests/server_releases_golden.py), without
+"""Every measured nats-server release (ServerVersion's `Measured`: the package index's 2.10.25 to 2.15.1, and 2.14.7 to
+2.14.10, 2.15.2, 2.15.3 built from the Go module: 38) against what its real binary answered (tests/golden/releases/<release>.jsonl, made by tests/server_releases_golden.py), without
 starting a server. ServerReleasesGoldenSuite (the core's Scala tests) checks the engine's verdicts, error texts and
 delivered subjects for every release; here:
 
@@ -25,8 +25,10 @@ import os
 import pytest
 from pyspark.sql import DataFrame
 
+import subjxform
 from server_releases_golden import FOLDER, IMPLICIT, alike_spans, releases
 from subjxform.functions import subject_transform
+from subjxform.grammar import mapping_table
 from subjxform.grammar import server_version as versions
 from subjxform.streams import StreamConfigError, stream_messages, stream_plan
 from test_server_lines_streams_golden import stores_and_republishes
@@ -42,20 +44,60 @@ def probe(release: str, name: str) -> dict:
 
 
 def test_every_release_on_the_index_was_measured_and_says_no_note():
-    assert len(releases()) == 32 and releases()[0] == "2.10.25" and releases()[-1] == "2.15.1"
+    assert len(releases()) == 49 and releases()[0] == "2.10.25" and releases()[-1] == "2.15.3"
     assert sorted(os.listdir(FOLDER)) == sorted(f"{r}.jsonl" for r in releases())
     assert [r for r in releases() if versions.parse(r).note is not None] == []
 
 
 def test_a_release_not_on_the_index_is_named_as_such():
-    assert versions.parse("2.11.14").note == (
-        "nats-server 2.11.14 was not measured (the package index has no binary of it): it follows 2.11.11 "
-        "(the releases from 2.11.11 on that were)"
+    assert versions.parse("2.10.20").note == (
+        "nats-server 2.10.20 was not measured (the package index has no binary of it): it follows 2.10.25, 2.10.26 "
+        "(the releases from 2.10.15 on that were)"
     )
-    assert versions.parse("2.12.10").note == (
-        "nats-server 2.12.10 was not measured (the package index has no binary of it): it follows nats-server's "
-        "source from 2.12.9 on"
+    assert versions.parse("2.10.5").note == (
+        "nats-server 2.10.5 was not measured (the package index has no binary of it): it follows nats-server's "
+        "source from 2.10.0 on"
     )
+
+
+def test_every_published_release_is_taken_with_its_date():
+    """The Go module's tags: 2.10.15, 2.14.7-2.14.10, 2.15.2 and 2.15.3 too (a package index had no binary of them)."""
+    for r in ("2.10.15", "2.14.7", "2.14.8", "2.14.9", "2.14.10", "2.15.2", "2.15.3"):
+        assert str(versions.parse(r)) == r and versions.date_of(r) is not None, r
+    assert versions.date_of("2.15.3") == "2026-11-11" and versions.date_of("2.10.13") is None
+    assert sum(map(len, versions.PUBLISHED.values())) == 76 and versions.data_ends() == "2.15.3, 2026-11-11"
+    assert (
+        not versions.parse("2.14.6").functions >= {"left"} and {"left", "right"} <= versions.parse("2.14.7").functions
+    )
+    assert [v for v in ("2.14.9", "2.14.10", "2.15.2", "2.15.3", "2.15") if versions.parse(v).account_functions] == [
+        "2.14.10",
+        "2.15.3",
+    ]
+    assert (
+        versions.parse("2.15.3").suppresses_reserved_republish
+        and not versions.parse("2.15.2").suppresses_reserved_republish
+    )
+    assert (
+        "left" not in versions.parse("2.10.14").parsed_functions
+        and "left" in versions.parse("2.10.15").parsed_functions
+    )
+
+
+def test_a_release_newer_than_the_data_follows_its_lines_newest_known_release():
+    later = versions.parse("2.15.9")
+    assert later == versions.V2_15_3 and str(later) == "2.15.9" and later.release == "2.15.9"
+    assert later.note == (
+        f"nats-server 2.15.9 is not known to subjxform {subjxform.__version__} (its release data ends at 2.15.3, "
+        "2026-11-11): it follows 2.15.3, the newest 2.15 release known here; `bash scripts/server-releases.sh` "
+        "measures the releases published since"
+    )
+    assert versions.parse("v2.14.11") == versions.V2_14_10 and versions.parse("2.10.30") == versions.V2_10
+
+
+def test_a_release_newer_than_the_data_is_taken_by_the_functions(spark):
+    df = spark.createDataFrame([("a.xyz",)], "subject string")
+    got = df.select(subject_transform("subject", "a.*", "b.{{left(1,1)}}", server_version="2.15.9")).first()[0]
+    assert got == "b.x"
 
 
 @pytest.mark.parametrize("line", list(versions.MEASURED))
@@ -119,6 +161,32 @@ def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):
     assert got == sorted([("r.--", None), ("r.x", "rp.x"), ("w.x", None)] * 2)
 
 
+@pytest.mark.parametrize("release", releases())
+def test_an_accounts_account_hash_mapping_gets_what_the_binary_did(release):
+    """The account functions probe: refused as unknown before 2.14.10 / 2.15.3, then `orders.x` in account A mapped to
+    `orders.<A's hash>.x`, as the grammar maps it for the account; a republish to `_R_.…` sent or suppressed."""
+    found = probe(release, "account_functions")
+    version = versions.parse(release)
+    mapping = {"orders.*": "orders.{{account-hash()}}.$1"}
+    errors = [p.message for p in mapping_table.validate_mappings(mapping, version, account="A") if p.is_error]
+    if found["error"] is not None:
+        assert [e.endswith(found["error"]) for e in errors] == [True], (errors, found)
+    else:
+        assert errors == []
+        table = mapping_table.compile_mappings(mapping, version, account="A")
+        assert found["delivered"] == [mapping_table.map_reference(table, "orders.x")]
+    assert (found["republished"] == []) == version.suppresses_reserved_republish
+
+
+def test_a_republish_to_a_reserved_destination_is_suppressed_from_2_14_10_and_2_15_3(spark):
+    """stream_messages against what each release's binary republished of `q.y` to `_R_.rp.$1` (the probe above)."""
+    cfg = probe("2.15.3", "account_functions")["stream"]
+    df = spark.createDataFrame([("q.y",)], "subject string")
+    for release in ("2.15.1", "2.15.3", "2.14.6", "2.14.10"):
+        got = stream_messages(df, cfg, server_version=release).select("republished_subject").first()[0]
+        assert ([got] if got else []) == probe(release, "account_functions")["republished"], release
+
+
 def test_streams_store_and_republish_what_each_rows_releases_did(spark):
     """stream_messages with `server_version=<release>` against the subjects its server stored and republished, for
     the scenarios a release answered otherwise than its line (the rest are its line's: test_server_lines_streams_golden
@@ -142,7 +210,7 @@ def test_streams_store_and_republish_what_each_rows_releases_did(spark):
 @pytest.mark.parametrize(
     "written, says",
     [
-        ("2.11.99", "nats-server published no release 2.11.99 (the nearest: 2.11.17;"),
+        ("2.11.13", "nats-server published no release 2.11.13 (the nearest: 2.11.12 or 2.11.14;"),
         ("2.10.13", "(the nearest: 2.10.12 or 2.10.14;"),
         (
             "v2.11",

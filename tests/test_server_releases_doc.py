@@ -33,7 +33,7 @@ def test_the_page_lists_each_release_by_number():
     with open(PAGE, encoding="utf-8") as f:
         rows = {line.split("|")[1].strip() for line in page_table(f.read()).splitlines()[2:]}
     published = {f"{line}.{p}" for line, patches in versions.PUBLISHED.items() for p in patches}
-    assert rows == published and "2.12.3" in rows and len(published) == 69
+    assert rows == published and "2.12.3" in rows and len(published) == 76
 
 
 def _camel(name: str) -> str:
@@ -61,5 +61,6 @@ def test_the_portable_table_is_the_jars_row_for_row(spark):
         assert ",".join(map(str, patches)) == jvm.Published().apply(line).mkString(","), line
     for line, patches in versions.MEASURED.items():
         assert ",".join(map(str, patches)) == jvm.Measured().apply(line).mkString(","), line
+        assert versions.LINE_RELEASES[line] == jvm.LineReleases().apply(line), line
     assert sorted(versions.MEASURED) == sorted(jvm.Measured().keys().mkString(",").split(","))
     assert [v.name for v in versions.ALL] == [jvm.all().apply(i).name() for i in range(jvm.all().length())]

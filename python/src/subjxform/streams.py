@@ -31,6 +31,7 @@ from pyspark.sql import functions as F
 from subjxform._compat import raise_config_error
 from subjxform.configs import config_text, missing_file_note
 from subjxform.functions import _call, _server_version, subject_filter_transform, subject_matches, subject_transform
+from subjxform.grammar import server_version as versions
 from subjxform.grammar.subjects import is_nats_space
 
 STORED_SUBJECT = "stored_subject"
@@ -233,6 +234,10 @@ def stream_messages(
         if republish and applied_as["republish"] and not _matches_no_subject(republish["src"])
         else F.lit(None).cast("string")
     )
+    if republish and versions.resolve(server_version or applied_as.get("republish")).suppresses_reserved_republish:
+        # 2.14.10 and 2.15.3 suppress a republish to a reserved destination (a JetStream API or ack subject, a
+        # service or gateway reply): nothing is republished
+        republished = F.when(~republished.rlike(_RESERVED_DESTINATION), republished)
     taken = taken.withColumn(REPUBLISHED_SUBJECT, republished)
     if explain:
         x = F.col(EXPLANATION)
@@ -250,6 +255,11 @@ def stream_messages(
             ),
         )
     return taken
+
+
+# nats-server's isReservedDestination (client.go): a service reply `_R_.`, a gateway reply `_GR_.`/`$GR.`, a JetStream
+# subject with a side effect (`$JS.API`, `$JS.ACK`, `$JS.FC`, `$JS.SNAPSHOT`, `$JS.EVENT`, a domain's `$JS.<d>.API`).
+_RESERVED_DESTINATION = r"(?s)^(_R_\.|_GR_\..|\$GR\..|\$JS\.(API|ACK|FC|SNAPSHOT|EVENT)(\.|\z)|\$JS\.[^.]*\.API(\.|\z))"
 
 
 def _matches_no_subject(src: str) -> bool:

@@ -198,6 +198,12 @@ def parse_token(token: str, t: str, version: ServerVersion) -> _Parsed:
         return _LITERAL if i is None else _Parsed(WILDCARD, (i,))
     if not looks_like_function(t):
         return _LITERAL
+    # resolved where a subject is installed for an account (account_functions.expand); any left are refused
+    if version.account_functions:
+        from .account_functions import NOT_AVAILABLE, is_account_function
+
+        if is_account_function(t):
+            raise TokenSyntaxError(in_token(NOT_AVAILABLE, token))
     for name in version.parsed_functions:
         m = FUNCTION_PATTERNS[name].search(t)
         if m:

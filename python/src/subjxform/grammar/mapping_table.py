@@ -15,11 +15,13 @@ is itself a destination, in which case the remainder is lost (NULL)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .account_functions import NO_ACCOUNT, Context
+from .account_functions import expand as expand_account_functions
 from .conf_syntax import parse_mappings
 from .conf_value import Arr, ConfSyntaxError, Integer, Null, Obj, Str, conf_text, go_text
-from .destination_syntax import parse_go_int
+from .destination_syntax import TokenSyntaxError, parse_go_int
 from .go_bytes import go_lower
 from .go_quote import go_quote
 from .keyed_draw import text_salt
@@ -297,13 +299,17 @@ class MappingLoad:
 
 
 def compile_mappings(
-    mappings: MappingsValue | Obj, server_version=None, compile_destination: DestinationCompiler | None = None
+    mappings: MappingsValue | Obj,
+    server_version=None,
+    compile_destination: DestinationCompiler | None = None,
+    account: str | None = None,
 ) -> MappingTable:
     """The table ``mappings`` holds, as the given nats-server line (None: the newest) loads it (from where its
-    shape says it was written: :func:`mapping_source`). Raises :class:`InvalidMappings` with the jar's text
+    shape says it was written: :func:`mapping_source`) for the account named ``account`` (its account functions
+    resolved to the hash of that name; None: no account given). Raises :class:`InvalidMappings` with the jar's text
     when the jar would refuse it."""
     rules, loaded = analyse(
-        mappings if isinstance(mappings, Obj) else mappings_text(mappings), server_version, compile_destination
+        mappings if isinstance(mappings, Obj) else mappings_text(mappings), server_version, compile_destination, account
     )
     if loaded.refused:
         raise InvalidMappings([p for p in loaded.problems if p.is_error])
@@ -311,13 +317,18 @@ def compile_mappings(
 
 
 def validate_mappings(
-    mappings: MappingsValue, server_version=None, compile_destination: DestinationCompiler | None = None
+    mappings: MappingsValue,
+    server_version=None,
+    compile_destination: DestinationCompiler | None = None,
+    account: str | None = None,
 ) -> list[MappingProblem]:
     """Every error, crash and reading warning of the table (not the jar's overlap warnings)."""
-    return list(analyse(mappings_text(mappings), server_version, compile_destination)[1].problems)
+    return list(analyse(mappings_text(mappings), server_version, compile_destination, account)[1].problems)
 
 
-def load_mappings(mappings: MappingsValue | Obj, server_version=None, source: str | None = None) -> MappingLoad:
+def load_mappings(
+    mappings: MappingsValue | Obj, server_version=None, source: str | None = None, account: str | None = None
+) -> MappingLoad:
     """What a server of ``server_version`` (None: the newest) loads of the table, read from ``source``
     (:data:`CONFIG_FILE` or :data:`ACCOUNT_JWT`; None: what its shape says), as the jar's MappingTable.load."""
     try:
@@ -325,10 +336,20 @@ def load_mappings(mappings: MappingsValue | Obj, server_version=None, source: st
     except ConfSyntaxError as e:
         return MappingLoad(CONFIG_FILE, (), (), (MappingProblem(None, None, "error", str(e)),))
     version = _resolve_version(server_version)
-    return _analyse_block(doc, version, _core_compiler, source or mapping_source(doc))[1]
+    return _analyse_block(doc, version, _core_compiler, source or mapping_source(doc), _context_of(account))[1]
 
 
-def analyse(text: str | Obj, server_version=None, compile_destination: DestinationCompiler | None = None):
+def _context_of(account: str | None) -> Context:
+    """Where an account's mappings are installed: `{{account-hash()}}` is its hash, the other account functions none."""
+    return NO_ACCOUNT if account is None else Context(account)
+
+
+def analyse(
+    text: str | Obj,
+    server_version=None,
+    compile_destination: DestinationCompiler | None = None,
+    account: str | None = None,
+):
     """(the rules a server loads, its :class:`MappingLoad`) of a table's text, read from where its shape says."""
     if compile_destination is None:
         compile_destination = _core_compiler
@@ -339,7 +360,7 @@ def analyse(text: str | Obj, server_version=None, compile_destination: Destinati
         doc = text if isinstance(text, Obj) else parse_mappings(text)  # an Obj: a block read already
     except ConfSyntaxError as e:
         return [], MappingLoad(CONFIG_FILE, (), (), (MappingProblem(None, None, "error", str(e)),))
-    return _analyse_block(doc, version, compile_destination, mapping_source(doc))
+    return _analyse_block(doc, version, compile_destination, mapping_source(doc), _context_of(account))
 
 
 def _resolve_version(server_version):
@@ -353,7 +374,7 @@ class _RuleFailed(Exception):
     """The first failing check of a rule ends it (the jar's non-local return)."""
 
 
-def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler, source: str):
+def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler, source: str, context: Context):
     """The block as a server of ``version`` loads it from ``source`` (the jar's analyseBlock): a config file's
     all or nothing; an account JWT's claims checked first (a failure refuses the account), then rule by rule,
     a rule the release refuses left out. A destination the release's process exits on is a crash."""
@@ -361,7 +382,7 @@ def _analyse_block(doc: Obj, version, compile_destination: DestinationCompiler, 
         refusal = _jwt_claim_errors(doc)
         if refusal:
             return [], MappingLoad(source, (), (), tuple(refusal))
-    checked, problems = _check_rules(doc, version, compile_destination, source)
+    checked, problems = _check_rules(doc, version, compile_destination, source, context)
     if source == CONFIG_FILE:
         kept, left_out, said = checked, [], problems
     else:
@@ -463,7 +484,7 @@ def _jwt_claim_errors(m: Obj) -> list[MappingProblem]:
     return problems
 
 
-def _check_rules(doc: Obj, version, compile_destination: DestinationCompiler, source: str):
+def _check_rules(doc: Obj, version, compile_destination: DestinationCompiler, source: str, context: Context):
     """nats-server's checks of each rule (parseAccountMapDest, AddWeightedMappings): the rules that pass (as
     (source, [(entry, transform)])), every problem."""
     problems: list = []
@@ -569,12 +590,28 @@ def _check_rules(doc: Obj, version, compile_destination: DestinationCompiler, so
             return None
         return _Entry(subject, effective, cluster)
 
-    def add_weighted(rule: str, entries, prefix: str):
-        """nats-server's AddWeightedMappings: the first failing check ends the rule."""
+    def add_weighted(written: str, entries, prefix: str):
+        """nats-server's AddWeightedMappings: the first failing check ends the rule; the account functions are
+        resolved first, the source's then each destination's."""
+
+        def expanded(subject: str) -> str | None:
+            try:
+                return expand_account_functions(subject, context, _resolve_version(version))
+            except TokenSyntaxError as x:
+                error(written, subject, prefix + x.reason)
+                return None
+
+        rule = expanded(written)
+        if rule is None:
+            return None
         seen = set()
         totals: dict = {}
         compiled = []
-        for e in entries:
+        for w in entries:
+            subject = expanded(w.subject)
+            if subject is None:
+                return None
+            e = replace(w, subject=subject)
             if e.subject in seen:
                 error(rule, e.subject, f"{prefix}duplicate entry for {go_quote(e.subject)}")
                 return None

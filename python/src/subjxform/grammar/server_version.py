@@ -33,6 +33,10 @@ class ServerVersion:
     implicit_republish: bool
     suppresses_invalid_republish: bool
     consumer_filters_may_collide: bool
+    # {{account-hash()}}, {{account-hash-import()}}, {{account-hash-leaf-remote()}} exist (nats-server issue #8631)
+    account_functions: bool
+    # a republish to a reserved destination ($JS.API..., a service reply _R_...) is suppressed
+    suppresses_reserved_republish: bool
     name: str
 
     def __str__(self) -> str:
@@ -54,13 +58,21 @@ class ServerVersion:
     @property
     def release(self) -> str:
         """The release this version stands for: the one named, or for a line the release measured for it."""
-        return self.measured[-1] if self.name == self.line else self.name
+        return LINE_RELEASES[self.line] if self.name == self.line else self.name
 
     @property
     def note(self) -> str | None:
-        """Why this release's behaviour was not measured with its own binary, naming it, if it was not."""
+        """Why this release's behaviour was not measured with its own binary, naming it, if it was not: one published
+        after the release data follows the newest release of its line known here (ServerVersion.note)."""
         if self.name == self.line or self.name in self.measured:
             return None
+        if date_of(self.name) is None:
+            newest = f"{self.line}.{PUBLISHED[self.line][-1]}"
+            return (
+                f"nats-server {self.name} is not known to subjxform {_subjxform_version()} (its release data ends at "
+                f"{data_ends()}): it follows {newest}, the newest {self.line} release known here; "
+                f"`{ADD_RELEASES_COMMAND}` measures the releases published since"
+            )
         follows = (
             f"{', '.join(self.measured)} (the releases from {self.since} on that were)"
             if self.measured
@@ -82,7 +94,7 @@ def _patch_of(release: str) -> int:
     return int(release.split(".")[2])
 
 
-V2_10 = ServerVersion(
+V2_10_0 = ServerVersion(
     line="2.10",
     since="2.10.0",
     functions=frozenset(
@@ -95,8 +107,6 @@ V2_10 = ServerVersion(
         "splitfromright",
         "slicefromleft",
         "slicefromright",
-        "right",
-        "left",
         "split",
     ),
     partition_of_whole_subject=False,
@@ -110,6 +120,17 @@ V2_10 = ServerVersion(
     implicit_republish=False,
     suppresses_invalid_republish=False,
     consumer_filters_may_collide=False,
+    account_functions=False,
+    suppresses_reserved_republish=False,
+    name="2.10.0",
+)
+# 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know
+V2_10 = replace(
+    _next(
+        V2_10_0,
+        "2.10.15",
+        parsed_functions=V2_10_0.parsed_functions[:-1] + ("right", "left", "split"),
+    ),
     name="2.10",
 )
 V2_11_0 = _next(
@@ -136,13 +157,19 @@ V2_12 = replace(
     _next(V2_12_2, "2.12.5", empty_token_error_says_in=False, consumer_filters_may_collide=True),
     name="2.12",
 )
-# PR #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
+# PR #8127, first in 2.12.9 (its source, and its binary built from the Go module)
 V2_12_9 = _next(V2_12, "2.12.9", suppresses_invalid_republish=True)
 V2_14_0 = _next(V2_12, "2.14.0")  # does exactly what 2.12.8 does
 V2_14 = replace(_next(V2_14_0, "2.14.1", suppresses_invalid_republish=True), name="2.14")
+# nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does)
+V2_14_7 = _next(V2_14, "2.14.7", functions=V2_14.functions | {"left", "right"})
+# issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: binaries built from the module)
+V2_14_10 = _next(V2_14_7, "2.14.10", account_functions=True, suppresses_reserved_republish=True)
 V2_15 = replace(_next(V2_14, "2.15.0", functions=V2_14.functions | {"left", "right"}), name="2.15")
+V2_15_3 = _next(V2_15, "2.15.3", account_functions=True, suppresses_reserved_republish=True)
 
 ROWS: tuple[ServerVersion, ...] = (
+    V2_10_0,
     V2_10,
     V2_11_0,
     V2_11_8,
@@ -153,27 +180,82 @@ ROWS: tuple[ServerVersion, ...] = (
     V2_12_9,
     V2_14_0,
     V2_14,
+    V2_14_7,
+    V2_14_10,
     V2_15,
+    V2_15_3,
 )
 ALL: tuple[ServerVersion, ...] = (V2_10, V2_11, V2_12, V2_14, V2_15)
 NEWEST = V2_15
 SUPPORTED = ", ".join(v.line for v in ALL)
-# The releases whose binaries were measured, every one on the package index (ServerVersion.Measured).
+# The releases whose binaries were measured: every one on the package index, and those built from the Go module since
+# (ServerVersion.Measured).
 MEASURED = {
     "2.10": (25, 26),
-    "2.11": tuple(range(0, 12)),
-    "2.12": tuple(range(0, 9)),
-    "2.14": tuple(range(0, 7)),
-    "2.15": (0, 1),
-}
-# The patch releases nats-server published of each line (ServerVersion.Published).
-PUBLISHED = {
-    "2.10": (*range(0, 13), 14, *range(16, 30)),
     "2.11": (*range(0, 13), *range(14, 18)),
     "2.12": (*range(0, 13), 14, 15),
-    "2.14": tuple(range(0, 7)),
-    "2.15": (0, 1),
+    "2.14": tuple(range(0, 11)),
+    "2.15": tuple(range(0, 4)),
 }
+# The release each line's name stands for: the binary its golden files were made with (ServerVersion.LineReleases).
+LINE_RELEASES = {"2.10": "2.10.26", "2.11": "2.11.11", "2.12": "2.12.8", "2.14": "2.14.6", "2.15": "2.15.1"}
+# Every release nats-server published of each line, with its date (ServerVersion.Releases): the tags of its Go module.
+# fmt: off
+RELEASES: dict[str, tuple[tuple[int, str], ...]] = {
+    "2.10": (
+        (0, "2023-09-19"), (1, "2023-09-20"), (2, "2023-10-06"), (3, "2023-10-12"), (4, "2023-10-27"), (5, "2023-11-09"),
+        (6, "2023-12-01"), (7, "2023-12-06"), (8, "2024-01-10"), (9, "2024-01-11"), (10, "2024-02-02"),
+        (11, "2024-02-15"), (12, "2024-03-12"), (14, "2024-04-11"), (15, "2024-05-16"), (16, "2024-05-21"),
+        (17, "2024-06-27"), (18, "2024-07-17"), (19, "2024-08-27"), (20, "2024-08-29"), (21, "2024-09-26"),
+        (22, "2024-10-17"), (23, "2024-12-10"), (24, "2024-12-17"), (25, "2025-01-23"), (26, "2025-02-25"),
+        (27, "2025-04-08"), (28, "2025-04-25"), (29, "2025-05-01"),
+    ),
+    "2.11": (
+        (0, "2025-03-19"), (1, "2025-04-08"), (2, "2025-04-25"), (3, "2025-05-01"), (4, "2025-05-22"), (5, "2025-06-26"),
+        (6, "2025-07-01"), (7, "2025-08-01"), (8, "2025-08-14"), (9, "2025-09-09"), (10, "2025-09-30"),
+        (11, "2025-11-13"), (12, "2026-01-27"), (14, "2026-03-09"), (15, "2026-03-24"), (16, "2026-04-14"),
+        (17, "2026-04-27"),
+    ),
+    "2.12": (
+        (0, "2025-09-22"), (1, "2025-10-14"), (2, "2025-11-13"), (3, "2025-12-17"), (4, "2026-01-27"), (5, "2026-03-09"),
+        (6, "2026-03-24"), (7, "2026-04-14"), (8, "2026-04-27"), (9, "2026-05-20"), (10, "2026-06-02"),
+        (11, "2026-06-09"), (12, "2026-06-29"), (14, "2026-07-30"), (15, "2026-08-12"),
+    ),
+    "2.14": (
+        (0, "2026-04-30"), (1, "2026-05-20"), (2, "2026-06-02"), (3, "2026-06-29"), (4, "2026-07-30"), (5, "2026-08-12"),
+        (6, "2026-08-27"), (7, "2026-09-15"), (8, "2026-10-09"), (9, "2026-10-26"), (10, "2026-11-11"),
+    ),
+    "2.15": (
+        (0, "2026-09-17"), (1, "2026-10-09"), (2, "2026-10-26"), (3, "2026-11-11"),
+    ),
+}
+# fmt: on
+# The patch numbers of RELEASES (ServerVersion.Published).
+PUBLISHED = {line: tuple(p for p, _ in releases) for line, releases in RELEASES.items()}
+# The command that measures the releases published after the data (ServerVersion.AddReleasesCommand).
+ADD_RELEASES_COMMAND = "bash scripts/server-releases.sh"
+
+
+def date_of(release: str) -> str | None:
+    """A published release's date, "2026-11-11"."""
+    line = _line_of(release)
+    return next((d for p, d in RELEASES.get(line, ()) if f"{line}.{p}" == release), None)
+
+
+def data_ends() -> str:
+    """The newest release of the newest line: where the release data ends, "2.15.3, 2026-11-11"."""
+    patch, date = RELEASES[ALL[-1].line][-1]
+    return f"{ALL[-1].line}.{patch}, {date}"
+
+
+def _subjxform_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("subjxform")
+    except PackageNotFoundError:
+        return "(unknown version)"
+
 
 # Java's \d is ASCII only: spelled out, as Python's \d takes any Unicode digit; Java's \s is ASCII white space.
 _SPELLING = re.compile(r"(?:nats-server:[ \t\n\x0b\f\r]*)?(v?)([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
@@ -217,14 +299,15 @@ def parse(text: str | None) -> ServerVersion:
             )
         return line_version
     published, n = PUBLISHED[line], int(patch)
+    if n > published[-1]:
+        return replace(_row_of(line, published[-1]), name=f"{line}.{n}")
     if n not in published:
         nearest = " or ".join(
             f"{line}.{p}" for p in ([p for p in published if p < n][-1:] + [p for p in published if p > n][:1])
         )
         raise UnsupportedServerVersion(
             f"unsupported nats-server version {go_quote(text)}: nats-server published no release {line}.{n} "
-            f"(the nearest: {nearest}; the {line} releases known here are {line}.{published[0]} to "
-            f"{line}.{published[-1]}, for a later one give the line '{line}')"
+            f"(the nearest: {nearest}; the {line} releases are {line}.{published[0]} to {line}.{published[-1]})"
         )
     # The release measured for a line is its line's row (the same object, so `parse("2.15.1") is NEWEST`).
     return line_version if line_version.release == f"{line}.{n}" else replace(_row_of(line, n), name=f"{line}.{n}")

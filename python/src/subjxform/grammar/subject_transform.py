@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .account_functions import NOT_AVAILABLE, Context, expand, is_account_function
 from .destination_syntax import (
     CRASH,
     FUNCTION_PATTERNS,
@@ -96,6 +97,9 @@ def _check_destination_tokens(dtoks: Sequence[str], version: ServerVersion, stri
             return invalid + " in " if (not t and version.empty_token_error_says_in) else in_token(invalid, t)
         c = canonical(t)
         if looks_like_function(c):
+            # an account function left unresolved: the subject was not installed for an account (a stream's)
+            if version.account_functions and is_account_function(c):
+                return in_token(NOT_AVAILABLE, t)
             if not names_known_function(c, version):
                 # An import's `to` is built without the mapping checks: a function its parser reads fails the
                 # strict check there (2.10-2.14: left/right), any other is unknown.
@@ -176,6 +180,17 @@ def crash_words(crashing: Transform, version) -> str:
         f"({', '.join(crashing.crash_tokens)}: panic: runtime error: integer divide by zero): the whole server "
         "goes down, with every account's traffic, not only this message"
     )
+
+
+def compile_for_account(src: str, dest: str, strict: bool, server_version, context: Context) -> Transform:
+    """compile_transform of a transform installed for an account (SubjectTransform.compile with a context): its
+    account functions (2.14.10 and 2.15.3 on) resolved first to the hashes of the accounts `context` names."""
+    version = server_version if isinstance(server_version, ServerVersion) else resolve(server_version)
+    try:
+        s, d = expand(src, context, version), expand(dest, context, version)
+    except TokenSyntaxError as e:
+        raise InvalidTransform(src, dest, e.reason) from None
+    return compile_transform(s, d, strict, version)
 
 
 def compile_transform(

@@ -4,7 +4,8 @@ import scala.collection.mutable
 
 import subjxform.config.ConfValue._
 import subjxform.engine.{
-  DestinationSyntax, GoQuote, InvalidTransformException, JsonWriter, ServerVersion, Subjects, SubjectTransform
+  AccountFunctions, DestinationSyntax, GoQuote, InvalidTransformException, JsonWriter, ServerVersion, Subjects,
+  SubjectTransform
 }
 
 /** A stream or service an account exports. `approved` None: public; Some(Nil): an activation token is required. */
@@ -441,7 +442,9 @@ object Accounts {
     // table loads it the same way (a JWT's table is in a JWT's shape: MappingSource.of).
     for (a <- read.accounts; m <- a.mappings) {
       val jwt = fromJwt(a)
-      for (p <- MappingTable.load(m, version, if (jwt) MappingSource.AccountJwt else MappingSource.ConfigFile).problems) {
+      // its account functions (2.14.10 and 2.15.3 on) hash the account's name: the config's, or the JWT's public key
+      val source = if (jwt) MappingSource.AccountJwt else MappingSource.ConfigFile
+      for (p <- MappingTable.load(m, version, source, a.id).problems) {
         val at =
           if (jwt) a.at // the JWT as written in the config (the claims' own lines are the decoded JSON's)
           else Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v })
@@ -471,17 +474,37 @@ object Accounts {
       }
     }
 
+    /**
+     * The subject with its account functions resolved as the server resolves them when it installs an export or an
+     * import (an export's with its account's name; an import's with the importer's and, `{{account-hash-import()}}`,
+     * the exporter's), or None with nats-server's error said.
+     */
+    def resolved(subject: String, context: AccountFunctions.Context, at: ConfValue, field: String,
+        what: String): Option[String] =
+      try Some(AccountFunctions.expand(subject, context, version))
+      catch { case e: DestinationSyntax.SyntaxError => fail(at, field, what + e.reason); None }
+
     // Exports first: imports are checked against them.
-    for (a <- read.accounts; e <- a.exports) {
+    for (a <- read.accounts; written <- a.exports;
+      e <- resolved(written.subject, AccountFunctions.Context(a.id), written.at, written.field,
+        s"Error adding ${written.kind} export ${GoQuote(written.subject)}: ").map(s => written.copy(subject = s))) {
       val kind = e.kind
       val unknown = e.approved.getOrElse(Nil).filterNot(byId.contains)
       unknown.foreach(n => fail(e.at, e.field, s"${GoQuote(n)} account not defined for $kind export"))
       if (e.accountTokenPosition > 0) {
         val toks = Subjects.tokens(e.subject)
         if (toks.length < e.accountTokenPosition || toks((e.accountTokenPosition - 1).toInt) != "*") {
-          fail(e.at, e.field, s"Error adding $kind export ${GoQuote(e.subject)}: sublist: invalid subject")
+          fail(e.at, e.field, s"Error adding $kind export ${GoQuote(written.subject)}: sublist: invalid subject")
         } else addExport(state(a.id), e)
       } else addExport(state(a.id), e)
+    }
+
+    /** An import with its account functions resolved ([[resolved]]), or None with the error said. */
+    def resolvedImport(a: AccountSpec, exporter: AccountSpec, i: AccountImport, what: String): Option[AccountImport] = {
+      val context = AccountFunctions.Context(a.id, importAccount = exporter.id)
+      def one(s: String) = if (s == null || s.isEmpty) Some(s) else resolved(s, context, i.at, i.field, what)
+      for (subject <- one(i.subject); to <- one(i.to); prefix <- one(i.prefix))
+        yield i.copy(subject = subject, to = to, prefix = prefix)
     }
 
     val routes = mutable.ArrayBuffer.empty[ImportRoute]
@@ -489,10 +512,11 @@ object Accounts {
       val what = s"Error adding stream import ${GoQuote(i.subject)}: "
       byId.get(i.account) match {
         case None => fail(i.at, i.field, s"${GoQuote(i.account)} account not defined for stream import")
-        case Some(exporter) =>
-          addStreamImport(state(a.id), state(exporter.id), i, version) match {
-            case Left(err) => fail(i.at, i.field, what + err)
-            case Right(route) => routes += route
+        case Some(exporter) => resolvedImport(a, exporter, i, what).foreach { i =>
+            addStreamImport(state(a.id), state(exporter.id), i, version) match {
+              case Left(err) => fail(i.at, i.field, what + err)
+              case Right(route) => routes += route
+            }
           }
       }
     }
@@ -500,10 +524,11 @@ object Accounts {
       val what = s"Error adding service import ${GoQuote(i.subject)}: "
       byId.get(i.account) match {
         case None => fail(i.at, i.field, s"${GoQuote(i.account)} account not defined for service import")
-        case Some(exporter) =>
-          addServiceImport(state(a.id), state(exporter.id), i, version) match {
-            case Left(err) => fail(i.at, i.field, what + err)
-            case Right(route) => routes += route
+        case Some(exporter) => resolvedImport(a, exporter, i, what).foreach { i =>
+            addServiceImport(state(a.id), state(exporter.id), i, version) match {
+              case Left(err) => fail(i.at, i.field, what + err)
+              case Right(route) => routes += route
+            }
           }
       }
     }

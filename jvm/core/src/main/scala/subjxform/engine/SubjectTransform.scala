@@ -237,14 +237,28 @@ object SubjectTransform {
    * @throws InvalidTransformException with that line's reason when the transform is invalid
    */
   def compile(src: String, dest: String, strict: Boolean, version: ServerVersion): SubjectTransform =
-    compile(src, dest, strict, version, null)
+    compile(src, dest, strict, version, null: Interner)
+
+  /**
+   * [[compile]] of a transform installed for an account (an account's mapping, an import's or export's subject), its
+   * account functions (2.14.10 and 2.15.3 on) resolved first to the hashes of the accounts `context` names, as the
+   * server resolves them when it loads the subject ([[AccountFunctions.expand]]).
+   */
+  def compileForAccount(src: String, dest: String, strict: Boolean, version: ServerVersion,
+      context: AccountFunctions.Context): SubjectTransform = {
+    def expanded(subject: String) =
+      try AccountFunctions.expand(subject, context, version)
+      catch { case e: SyntaxError => throw new InvalidTransformException(src, dest, e.reason) }
+    compile(expanded(src), expanded(dest), strict, version, null: Interner)
+  }
 
   /** [[compile]] for the newest server line. */
   def compile(src: String, dest: String, strict: Boolean): SubjectTransform =
-    compile(src, dest, strict, ServerVersion.Newest, null)
+    compile(src, dest, strict, ServerVersion.Newest, null: Interner)
 
   /** [[compile]] of a mapping (not strict) for the newest server line. */
-  def compile(src: String, dest: String): SubjectTransform = compile(src, dest, false, ServerVersion.Newest, null)
+  def compile(src: String, dest: String): SubjectTransform =
+    compile(src, dest, false, ServerVersion.Newest, null: Interner)
 
   /**
    * nats-server's `NewSubjectTransform` alone, without the mapping checks that come before it in a
@@ -369,6 +383,9 @@ object SubjectTransform {
         return Some(if (t.isEmpty && version.emptyTokenErrorSaysIn) invalid + " in " else inToken(invalid, t))
       val c = canonical(t)
       if (looksLikeFunction(c)) {
+        // an account function left unresolved: the subject was not installed for an account (a stream's)
+        if (version.accountFunctions && AccountFunctions.isAccountFunction(c))
+          return Some(inToken(AccountFunctions.NotAvailable, t))
         if (!namesKnownFunction(c, version)) {
           // An import's `to` is built without the mapping checks: a function its parser reads fails the strict
           // check there (2.10-2.14: left/right), any other is unknown.

@@ -101,7 +101,7 @@ class ServerReleasesGoldenSuite extends AnyFunSuite {
     failures.take(30).mkString("\n", "\n", s"\n(${failures.size} failures)")
 
   test("every release on the package index was measured, and the line's own release is its line's golden files") {
-    assert(releases.size == 32)
+    assert(releases.size == 49 && releases.contains("2.14.10") && releases.contains("2.15.3"))
     for (release <- releases) {
       val golden = releaseGolden(release)
       assert(golden.release == release && golden.line == ServerVersion.parse(release).line)
@@ -153,6 +153,22 @@ class ServerReleasesGoldenSuite extends AnyFunSuite {
         case Some(reason) => assert(errors.exists(_.endsWith(reason)), (errors, reason))
         case None => assert(errors.isEmpty, errors)
       }
+    }
+
+    test(s"$release: an account's {{account-hash()}} mapping gets that binary's verdict and subject") {
+      val probe = releaseGolden(release).probe("account_functions")
+      val plan = Accounts.plan(probe("config").str, ServerVersion.parse(release))
+      probe("error").strOpt match {
+        case Some(reason) => assert(plan.errors.map(_.message).exists(_.endsWith(reason)), (plan.errors, reason))
+        case None =>
+          assert(plan.errors.isEmpty, plan.errors)
+          val table = MappingTable.compile(ConfValue.confText(plan.accounts.head.mappings.get),
+            ServerVersion.parse(
+              release), plan.accounts.head.id)
+          assert(probe("delivered").arr.map(_.str).toSeq == Seq(table("orders.x")))
+      }
+      // the table's field says whether the release republishes to a reserved destination
+      assert(probe("republished").arr.isEmpty == ServerVersion.parse(release).suppressesReservedRepublish)
     }
   }
 

@@ -151,28 +151,58 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(parse("2.11.7") == V2_11_0 && parse("2.11.10") == V2_11_8 && parse("v2.11.11") == V2_11 && parse(
       "nats-server: v2.11.11") == V2_11)
     assert(
-      parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10)
+      parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10_0)
     assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
     assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
     // every release on the package index was measured; one the index has not follows its row's and says so
     assert(Measured.toSeq.flatMap { case (line, ps) => ps.map(p => parse(s"$line.$p")) }.forall(_.note.isEmpty))
     assert(parse("2.14.4").note.isEmpty && parse("2.14").note.isEmpty && V2_14.measured.contains("2.14.4"))
-    assert(parse("2.11.14").note.contains("nats-server 2.11.14 was not measured (the package index has no binary " +
-        "of it): it follows 2.11.11 (the releases from 2.11.11 on that were)"))
-    assert(parse("2.12.10").note.contains("nats-server 2.12.10 was not measured (the package index has no binary " +
-        "of it): it follows nats-server's source from 2.12.9 on"))
+    assert(parse("2.10.20").note.contains("nats-server 2.10.20 was not measured (the package index has no binary " +
+        "of it): it follows 2.10.25, 2.10.26 (the releases from 2.10.15 on that were)"))
+    assert(parse("2.10.5").note.contains("nats-server 2.10.5 was not measured (the package index has no binary " +
+        "of it): it follows nats-server's source from 2.10.0 on"))
     assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r =>
       r.measured.forall(m => m.startsWith(r.line + ".") && parse(m) == r)))
-    assert(rows.map(_.measured.size).sum == 32 && V2_12_9.measured.isEmpty)
+    assert(rows.map(_.measured.size).sum == 49 && V2_12_9.measured.size == 6 && V2_15_3.measured == Seq("2.15.3"))
+  }
+
+  test("every release published of a supported line is taken, with its date; 2.14.7 knows left/right, 2.14.10 and " +
+    "2.15.3 the account functions and suppress a reserved republish; 2.10.0-2.10.14 do not parse left/right") {
+    for (r <- Seq("2.10.15", "2.14.7", "2.14.8", "2.14.9", "2.14.10", "2.15.2", "2.15.3"))
+      assert(parse(r).toString == r && dateOf(r).isDefined, r)
+    assert(dateOf("2.15.3").contains("2026-11-11") && dateOf("2.10.15").contains("2024-05-16") && dateOf(
+      "2.10.13").isEmpty)
+    assert(Published.forall { case (line, ps) => ps.forall(p => dateOf(s"$line.$p").isDefined) })
+    assert(Published.values.map(_.size).sum == 76 && dataEnds == "2.15.3, 2026-11-11")
+    assert(!parse("2.14.6").functions("left") && parse("2.14.7").functions("left") && parse("2.14.9").functions(
+      "right"))
+    assert(Seq("2.14.9", "2.15.2", "2.15", "2.14").forall(v => !parse(v).accountFunctions), "before 2.14.10 / 2.15.3")
+    assert(Seq("2.14.10", "2.15.3").forall(v => parse(v).accountFunctions && parse(v).suppressesReservedRepublish))
+    assert(parse("2.15.3").functions == parse("2.15.1").functions && parse("2.14.10").functions == V2_15.functions)
+    assert(!parse("2.10.14").parsedFunctions.contains("left") && parse("2.10.15").parsedFunctions.contains("left"))
+    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_0)
+    // an import's `to` is checked only as a transform: a function the parser does not read is unknown there
+    assert(verdict("a.*", "b.{{left(1,2)}}", parse("2.10.14"), "a.xyz") == Left(Unknown + "{{left(1,2)}}"))
+  }
+
+  test("a release newer than the data is not said not to exist: it follows its line's newest known release") {
+    val later = parse("2.15.9")
+    assert(later == V2_15_3 && later.toString == "2.15.9" && later.release == "2.15.9")
+    assert(later.note.contains(s"nats-server 2.15.9 is not known to subjxform $subjxformVersion (its release data " +
+        "ends at 2.15.3, 2026-11-11): it follows 2.15.3, the newest 2.15 release known here; " +
+        "`bash scripts/server-releases.sh` measures the releases published since"))
+    assert(parse("v2.14.11") == V2_14_10 && parse("2.10.30") == V2_10 && parse("2.11.18").note.exists(
+      _.contains("it follows 2.11.17, the newest 2.11 release known here")))
+    assert(subjxformVersion.matches("""\d+\.\d+\.\d+.*"""), subjxformVersion)
   }
 
   test("parse: a release never published names the nearest published ones; 'v' needs a release") {
     def refused(text: String) = intercept[IllegalArgumentException](parse(text)).getMessage
     assert(refused(
-      "2.11.99") == "unsupported nats-server version \"2.11.99\": nats-server published no release 2.11.99 " +
-      "(the nearest: 2.11.17; the 2.11 releases known here are 2.11.0 to 2.11.17, for a later one give the line '2.11')")
+      "2.11.13") == "unsupported nats-server version \"2.11.13\": nats-server published no release 2.11.13 " +
+      "(the nearest: 2.11.12 or 2.11.14; the 2.11 releases are 2.11.0 to 2.11.17)")
     assert(refused("2.10.13").contains("(the nearest: 2.10.12 or 2.10.14;"))
-    assert(refused("2.15.2").contains("the nearest: 2.15.1;"))
+    assert(refused("2.12.13").contains("the nearest: 2.12.12 or 2.12.14;"))
     assert(refused("v2.11").contains("(a 'v' names a release, as nats-server --version prints it: write the line as '2.11' or a release like 'v2.11.11')"))
     assert(refused("2.13.0").contains("supported lines are 2.10, 2.11, 2.12, 2.14, 2.15"))
     assert(refused("2.14.0-RC.1").contains("(not a version)"))
