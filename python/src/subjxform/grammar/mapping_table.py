@@ -10,7 +10,10 @@ the first wildcard rule in written order that matches it; no match leaves the su
 rule's destinations are those of the caller's cluster when the rule has any, else its cluster-less
 ones; one is drawn by weight (an integer in [0, 100) against the running totals), the remainder keeping
 the subject (through the identity transform of the source, as nats-server builds it) unless the source
-is itself a destination, in which case the remainder is lost (NULL)."""
+is itself a destination, in which case the remainder is lost (NULL).
+
+One job, as its twin's (MappingTable.scala): a table from text to what each release loads of it and what a
+subject gets; long because nats-server's checks of a table and their texts are many."""
 
 from __future__ import annotations
 

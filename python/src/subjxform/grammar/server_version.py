@@ -37,6 +37,10 @@ class ServerVersion:
     account_functions: bool
     # a republish to a reserved destination ($JS.API..., a service reply _R_...) is suppressed
     suppresses_reserved_republish: bool
+    # `nats-server -t` also runs the startup checks of the options (validateOptions); before, it stops after parsing
+    test_runs_startup_checks: bool
+    # a server_name with a space is refused when the config is read (on its line); before, -t takes it
+    server_name_spaces_refused: bool
     name: str
 
     def __str__(self) -> str:
@@ -122,6 +126,8 @@ V2_10_0 = ServerVersion(
     consumer_filters_may_collide=False,
     account_functions=False,
     suppresses_reserved_republish=False,
+    test_runs_startup_checks=False,
+    server_name_spaces_refused=False,
     name="2.10.0",
 )
 # 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know
@@ -138,6 +144,7 @@ V2_11_0 = _next(
     "2.11.0",
     invalid_destination_error="invalid mapping destination: invalid transform",
     stream_transforms_checked_as_mappings=True,
+    server_name_spaces_refused=True,
 )
 # nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
 V2_11_8 = _next(V2_11_0, "2.11.8", character_counts_bound_to_32_bits=True)
@@ -166,7 +173,9 @@ V2_14_7 = _next(V2_14, "2.14.7", functions=V2_14.functions | {"left", "right"})
 # issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: binaries built from the module)
 V2_14_10 = _next(V2_14_7, "2.14.10", account_functions=True, suppresses_reserved_republish=True)
 V2_15 = replace(_next(V2_14, "2.15.0", functions=V2_14.functions | {"left", "right"}), name="2.15")
-V2_15_3 = _next(V2_15, "2.15.3", account_functions=True, suppresses_reserved_republish=True)
+V2_15_3 = _next(
+    V2_15, "2.15.3", account_functions=True, suppresses_reserved_republish=True, test_runs_startup_checks=True
+)
 
 ROWS: tuple[ServerVersion, ...] = (
     V2_10_0,

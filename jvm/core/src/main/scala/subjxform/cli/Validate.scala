@@ -231,7 +231,11 @@ object Validate {
    */
   private def mappings(file: ConfFile, verdict: Verdict): Int = {
     val block = soleBlock(file.root)
-    val load = MappingTable.load(block, verdict.version, MappingSource.of(block))
+    // A config's mappings block is the global account's ($G, where {{account-hash()}} is its hash); an
+    // account JWT's table names no account here.
+    val source = MappingSource.of(block)
+    val load = MappingTable.load(block, verdict.version, source,
+      if (source == MappingSource.AccountJwt) null else Accounts.GlobalAccount)
     val problems = load.problems.map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
     val counted = plural(block.entries.size, "mapping") +
       (if (load.source == MappingSource.AccountJwt) s" (an account JWT's, ${plural(load.applied.size, "loaded")})"
@@ -249,7 +253,8 @@ object Validate {
     val doc = file.root
     val top = doc.entries.collect { case (k, block: Obj) if isMappingsKey(k) => k -> block }
     val topProblems =
-      for ((label, block) <- top; p <- MappingTable.load(block, version, MappingSource.ConfigFile).problems)
+      for ((label, block) <- top;
+        p <- MappingTable.load(block, version, MappingSource.ConfigFile, Accounts.GlobalAccount).problems)
         yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
     val accounts =
       try Accounts.fromDocument(doc, version)

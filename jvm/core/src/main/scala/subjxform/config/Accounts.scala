@@ -83,7 +83,9 @@ final case class AccountsPlan(accounts: Seq[AccountSpec], routes: Seq[ImportRout
  * Errors carry nats-server's texts. Compile time only: nothing here runs per row.
  */
 object Accounts {
-  private val GlobalAccount = "$G"
+
+  /** nats-server's global account: where a config's top-level `mappings` and users outside any account live. */
+  val GlobalAccount = "$G"
 
   /** Go's `%T` of the value nats-server would hold. */
   private def goType(v: ConfValue): String = v match {

@@ -259,6 +259,11 @@ private[subjxform] object ServerFields {
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
       "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
       "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
+    "2.10.15" -> Map(
+      "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
+      "jetstream" -> ((Set(), Set("request_queue_limit"))),
+      "leafnode_remote" -> ((Set(), Set("first_info_timeout"))),
+      "tls" -> ((Set(), Set("ca_certs_match", "cert_match_skip_invalid", "min_version")))),
     "2.10.16" -> Map(
       "top" -> ((Set(), Set("max_closed_clients", "no_fast_producer_stall"))),
       "jetstream" -> ((Set(), Set("request_queue_limit"))),
@@ -424,7 +429,13 @@ private[subjxform] object ServerFields {
       "leafnode_remote" -> ((Set(), Set("dial_timeout")))),
     "2.14.4" -> Map(
       "leafnodes" -> ((Set(), Set("dial_timeout"))),
-      "leafnode_remote" -> ((Set(), Set("dial_timeout")))))
+      "leafnode_remote" -> ((Set(), Set("dial_timeout")))),
+    "2.14.10" -> Map(
+      "gateway" -> ((Set("ping_interval", "ping_max"), Set())),
+      "leafnodes" -> ((Set("ping_interval", "ping_max"), Set()))),
+    "2.15.3" -> Map(
+      "gateway" -> ((Set("ping_interval", "ping_max"), Set())),
+      "leafnodes" -> ((Set("ping_interval", "ping_max"), Set()))))
   // format: on
 
   /** The fields `release` (like "2.11.0") of `line` knows in `block`: its line's list where it does not differ. */

@@ -118,7 +118,24 @@ object ServerOptions {
           operators(v, k)
         case _ =>
       }
+      if (version.serverNameSpacesRefused)
+        for ((k, name: Str) <- doc.entries if lower(k) == "server_name" && name.value.contains(" "))
+          error(name, k, "server name cannot contain spaces")
+      if (version.testRunsStartupChecks) startupChecks(doc)
       OptionsCheck(problems.toVector, tlsBlocks, filesRead)
+    }
+
+    /**
+     * The checks a server makes of its options when it starts (server.go's validateOptions), which -t runs too
+     * from 2.15.3; the server stops at the first, and names no line. Modelled: a `default_sentinel` without
+     * operators (validateTrustedOperators); not yet: lame duck durations, max_payload above max_pending, the
+     * leafnode, auth, proxies, gateway, cluster, MQTT, JetStream and websocket checks.
+     */
+    private def startupChecks(doc: Obj): Unit = {
+      def entry(keys: String*) = doc.entries.collectFirst { case (k, v) if keys.contains(lower(k)) => v }
+      val operators = entry("operator", "operators", "roots", "root", "root_operators", "root_operator")
+      for (sentinel <- entry("default_sentinel").collect { case s: Str if s.value.nonEmpty => s } if operators.isEmpty)
+        error(sentinel, "default_sentinel", "default sentinel requires operators and accounts")
     }
 
     /** A string where a field takes an integer: Go's panic text, recovered by nats-server as the field's error. */

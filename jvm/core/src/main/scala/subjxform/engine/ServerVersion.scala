@@ -76,6 +76,13 @@ final class ServerVersion private (
      * `_R_.…`) is suppressed with a warning; before, it is sent.
      */
     val suppressesReservedRepublish: Boolean,
+    /**
+     * `nats-server -t` also runs the checks a server makes of its options when it starts (its validateOptions:
+     * `default_sentinel` without operators, a `server_name` with a space, ...). Before, -t stops after parsing.
+     */
+    val testRunsStartupChecks: Boolean,
+    /** A `server_name` with a space is refused when the config is read (opts.go), on its line; before, -t takes it. */
+    val serverNameSpacesRefused: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -95,18 +102,22 @@ final class ServerVersion private (
       suppressesInvalidRepublish: Boolean = suppressesInvalidRepublish,
       consumerFiltersMayCollide: Boolean = consumerFiltersMayCollide,
       accountFunctions: Boolean = accountFunctions,
-      suppressesReservedRepublish: Boolean = suppressesReservedRepublish): ServerVersion =
+      suppressesReservedRepublish: Boolean = suppressesReservedRepublish,
+      testRunsStartupChecks: Boolean = testRunsStartupChecks,
+      serverNameSpacesRefused: Boolean = serverNameSpacesRefused): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
-      suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish, since)
+      suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
+      testRunsStartupChecks, serverNameSpacesRefused, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
     new ServerVersion(line, since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
-      suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish, name)
+      suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
+      testRunsStartupChecks, serverNameSpacesRefused, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -168,6 +179,8 @@ object ServerVersion {
     consumerFiltersMayCollide = false,
     accountFunctions = false,
     suppressesReservedRepublish = false,
+    testRunsStartupChecks = false,
+    serverNameSpacesRefused = false,
     name = "2.10.0")
 
   // 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know: an import's
@@ -178,7 +191,8 @@ object ServerVersion {
 
   val V2_11_0: ServerVersion = V2_10.next("2.11.0")(
     invalidDestinationError = "invalid mapping destination: invalid transform",
-    streamTransformsCheckedAsMappings = true)
+    streamTransformsCheckedAsMappings = true,
+    serverNameSpacesRefused = true)
   // nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
   val V2_11_8: ServerVersion = V2_11_0.next("2.11.8")(characterCountsBoundTo32Bits = true)
   val V2_11: ServerVersion = V2_11_8.next("2.11.11")(implicitRepublish = true).named("2.11") // #7515
@@ -209,7 +223,9 @@ object ServerVersion {
 
   val V2_15: ServerVersion =
     V2_14.next("2.15.0")(functions = V2_14.functions + "left" + "right").named("2.15")
-  val V2_15_3: ServerVersion = V2_15.next("2.15.3")(accountFunctions = true, suppressesReservedRepublish = true)
+  // ... and -t runs the startup checks of the options (main.go / opts.go ConfigureOptions: validateOptions on a copy)
+  val V2_15_3: ServerVersion =
+    V2_15.next("2.15.3")(accountFunctions = true, suppressesReservedRepublish = true, testRunsStartupChecks = true)
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =

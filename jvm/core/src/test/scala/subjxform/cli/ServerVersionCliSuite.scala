@@ -261,4 +261,16 @@ class ServerVersionCliSuite extends AnyFunSuite {
     assert(lines(2).contains("wildcard index out of range in {{wildcard(3)}}"))
     assert(lines.last.startsWith("f.conf: 3 errors (3 mappings)"), lines.last)
   }
+
+  test("validate: a config's top-level mappings are the global account's, so 2.15.3 resolves its account functions") {
+    // measured: a live 2.15.3's -t accepts both; 2.15.1's: unknown function
+    val top = "mappings { \"orders.*\": \"orders.{{account-hash()}}.{{wildcard(1)}}\" }\n"
+    val block = "\"orders.*\": \"orders.{{account-hash()}}.{{wildcard(1)}}\"\n"
+    for (text <- Seq(top, block)) {
+      val (ok, okLines) = validate(text, "--server-version", "2.15.3")
+      assert(ok == 0 && okLines.last == "OK: 1 mapping", okLines)
+      val (old, oldLines) = validate(text, "--server-version", "2.15.1")
+      assert(old == 1 && oldLines.exists(_.contains("unknown function in {{account-hash()}}")), oldLines)
+    }
+  }
 }
