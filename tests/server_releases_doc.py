@@ -39,6 +39,9 @@ FIELDS = {
     "(issue #8631); else unknown functions",
     "suppresses_reserved_republish": "a republish to a reserved destination (`$JS.API.…`, `_R_.…`) is suppressed; "
     "else sent",
+    "test_runs_startup_checks": "`-t` also runs the startup checks of the options (a `default_sentinel` without "
+    "operators refused); else it stops after reading the config",
+    "server_name_spaces_refused": "a `server_name` with a space is refused when the config is read; else `-t` takes it",
 }
 
 
