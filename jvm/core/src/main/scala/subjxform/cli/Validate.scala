@@ -8,7 +8,7 @@ import subjxform.config.{
   StreamPlan
 }
 import subjxform.config.ConfValue._
-import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
+import subjxform.engine.{AccountFunctions, GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
 
 /**
  * `subjxform validate FILE`: checks a mappings block or a JetStream stream config the way nats-server
@@ -389,8 +389,11 @@ object Validate {
   /** How [[SubjectTransform.crashWords]] starts for a release: a change whose "after" starts so crashes it. */
   private def CrashPrefix(v: ServerVersion): String = s"nats-server $v's process exits"
 
-  /** Every mappings block of the text, where it is written, and the source a server loads it from. */
-  private final case class Block(mappings: Obj, source: MappingSource, where: Option[(String, Int)])
+  /**
+   * Every mappings block of the text, where it is written, the source a server loads it from, and the account it is
+   * installed for (whose hash `{{account-hash()}}` is; null: none known, an account JWT's table alone).
+   */
+  private final case class Block(mappings: Obj, source: MappingSource, where: Option[(String, Int)], account: String)
 
   private def changesBetween(text: String, name: String, forced: Option[Kind], env: String => Option[String],
       from: ServerVersion, to: ServerVersion): Seq[Change] = {
@@ -401,7 +404,7 @@ object Validate {
       }
       val blocks = (try Accounts.plan(text, from).accounts
       catch { case _: ConfSyntaxException => Nil }).flatMap(a =>
-        a.mappings.map(Block(_, MappingSource.AccountJwt, Some((name, 0)))))
+        a.mappings.map(Block(_, MappingSource.AccountJwt, Some((name, 0)), a.id)))
       return refusals ++ blocks.flatMap(b => ruleChanges(null, b, from, to))
     }
     val (kind, doc, file) =
@@ -435,18 +438,20 @@ object Validate {
         val blocks: Seq[Block] =
           if (isServerConfig(doc, forced)) {
             doc.entries.collect {
-              case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None)
+              case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None, Accounts.GlobalAccount)
             } ++
               (try Accounts.fromDocument(doc, from).accounts.flatMap { a =>
                   val jwt = a.field.startsWith("jwt") || a.field.startsWith("claims")
                   a.mappings.map(m =>
-                    if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)))
-                    else Block(m, MappingSource.ConfigFile, None))
+                    if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)), a.id)
+                    else Block(m, MappingSource.ConfigFile, None, a.id))
                 }
               catch { case _: ConfSyntaxException => Nil })
           } else {
+            // as [[mappings]] checks it: a config's block is the global account's, a JWT's table names no account
             val block = soleBlock(doc)
-            Seq(Block(block, MappingSource.of(block), None))
+            val source = MappingSource.of(block)
+            Seq(Block(block, source, None, if (source == MappingSource.AccountJwt) null else Accounts.GlobalAccount))
           }
         val mappingChanges = blocks.flatMap(b => ruleChanges(file, b, from, to))
         // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
@@ -494,10 +499,11 @@ object Validate {
     val order = block.mappings.entries.map(_._1).distinct
     def where(v: ConfValue) = block.where.getOrElse((file.fileOf(v), v.line))
     block.source match {
-      case MappingSource.ConfigFile => order.flatMap(r => destinationChanges(r, rules(r), where, from, to))
+      case MappingSource.ConfigFile =>
+        order.flatMap(r => destinationChanges(r, rules(r), where, block.account, from, to))
       case MappingSource.AccountJwt =>
-        val (before, after) =
-          (MappingTable.load(block.mappings, from, block.source), MappingTable.load(block.mappings, to, block.source))
+        def load(v: ServerVersion) = MappingTable.load(block.mappings, v, block.source, block.account)
+        val (before, after) = (load(from), load(to))
         if (before.refused || after.refused) return Nil // the account itself: its errors are the claims'
         def leftOut(load: MappingLoad) = load.leftOut.toMap
         order.flatMap { r =>
@@ -505,16 +511,17 @@ object Validate {
           (leftOut(before).get(r), leftOut(after).get(r)) match {
             case (None, Some(e)) => Seq(Change(at._1, at._2, what, "become left out", "loaded", s"left out: $e"))
             case (Some(e), None) => Seq(Change(at._1, at._2, what, "become loaded", s"left out: $e", "loaded"))
-            case (None, None) => destinationChanges(r, rules(r), where, from, to)
+            case (None, None) => destinationChanges(r, rules(r), where, block.account, from, to)
             case _ => Nil // left out by both: nothing changes for its messages
           }
         }
     }
   }
 
-  /** Every destination of one rule, compiled on both lines: its verdict and what it builds. */
-  private def destinationChanges(rule: String, value: ConfValue, where: ConfValue => (String, Int),
+  /** Every destination of one rule of `account`'s, compiled on both lines: its verdict and what it builds. */
+  private def destinationChanges(rule: String, value: ConfValue, where: ConfValue => (String, Int), account: String,
       from: ServerVersion, to: ServerVersion): Seq[Change] = {
+    val installedFor = if (account == null) AccountFunctions.NoAccount else AccountFunctions.Context(account)
     def destinations(v: ConfValue): Seq[(String, ConfValue)] = v match {
       case Str(d, _, _) => Seq(d -> v)
       case o: Obj => o.entries.collectFirst {
@@ -525,7 +532,7 @@ object Validate {
     }
     destinations(value).flatMap { case (dest, at) =>
       def compiled(v: ServerVersion): Either[String, SubjectTransform] =
-        try Right(SubjectTransform.compile(rule, dest, false, v))
+        try Right(SubjectTransform.compileForAccount(rule, dest, false, v, installedFor))
         catch { case e: InvalidTransformException => Left(e.reason) }
       val what = s"${GoQuote(rule)} -> ${GoQuote(dest)}"
       val (f, l) = where(at)
