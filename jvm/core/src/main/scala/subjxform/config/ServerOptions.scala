@@ -35,6 +35,31 @@ object ServerOptions {
     "mqtt" -> Set("port", "max_ack_pending", "max_pending", "max_inflight", "stream_replicas"))
 
   /**
+   * The fields each block reads with nats-server's `parseDuration` (server/opts.go, 2.10 to 2.15.3: a field is one
+   * wherever a release knows it), with the name its messages give (None: the key as written). A string is read by
+   * Go's `time.ParseDuration`; a number is taken as seconds with a warning, and anything else panics after that
+   * warning: `-t` fails on either.
+   */
+  private val DurationFields: Map[String, Map[String, Option[String]]] = {
+    def named(names: String*) = names.map(n => n -> Some(n)).toMap
+    Map(
+      "top" -> named("ping_interval", "write_deadline"),
+      "cluster" -> named("ping_interval", "write_deadline"),
+      "gateway" -> named("ping_interval", "write_deadline"),
+      "leafnodes" -> (named("dial_timeout", "write_deadline", "ping_interval") ++
+        Seq("reconnect", "reconnect_delay", "reconnect_interval").map(_ -> Some("reconnect"))),
+      "leafnode_remote" -> Map("first_info_timeout" -> None, "dial_timeout" -> None),
+      "websocket" -> named("ping_interval"),
+      "mqtt" -> named("ack_wait", "js_api_timeout", "consumer_inactive_threshold"),
+      "jetstream" -> Map("sync" -> None, "sync_interval" -> None)) // ("always" is no duration)
+  }
+
+  /** The longest ping interval a block keeps, and the warning (an error for -t) above it (route.go, gateway.go). */
+  private val PingIntervalMax: Map[String, (Long, String)] = Map(
+    "cluster" -> (30L * 1000000000L, "Cluster 'ping_interval' will reset to 30s which is the max for routes"),
+    "gateway" -> (15L * 1000000000L, "Gateway 'ping_interval' will reset to 15s which is the max for gateways"))
+
+  /**
    * The names `cipher_suites` and `curve_preferences` accept, per line (server/ciphersuites.go: 2.10 and 2.11
    * list their ciphers; from 2.12 the server takes Go's `tls.CipherSuites()` and `tls.InsecureCipherSuites()`).
    */
@@ -104,6 +129,7 @@ object ServerOptions {
 
     def run(doc: Obj): OptionsCheck = {
       integers(doc, "top", "")
+      durations(doc, "top", "")
       for ((k, v) <- doc.entries if !doc.usedVariables(k)) lower(k) match {
         case "tls" => tls(v, k)
         case "cluster" => block(v, "cluster", k)
@@ -128,14 +154,45 @@ object ServerOptions {
     /**
      * The checks a server makes of its options when it starts (server.go's validateOptions), which -t runs too
      * from 2.15.3; the server stops at the first, and names no line. Modelled: a `default_sentinel` without
-     * operators (validateTrustedOperators); not yet: lame duck durations, max_payload above max_pending, the
-     * leafnode, auth, proxies, gateway, cluster, MQTT, JetStream and websocket checks.
+     * operators (validateTrustedOperators) and the first checks of validateMQTTOptions; not yet: lame duck durations,
+     * max_payload above max_pending, the leafnode, auth, proxies, gateway, cluster, JetStream and websocket checks,
+     * MQTT's no_auth_user and users.
      */
     private def startupChecks(doc: Obj): Unit = {
-      def entry(keys: String*) = doc.entries.collectFirst { case (k, v) if keys.contains(lower(k)) => v }
-      val operators = entry("operator", "operators", "roots", "root", "root_operators", "root_operator")
-      for (sentinel <- entry("default_sentinel").collect { case s: Str if s.value.nonEmpty => s } if operators.isEmpty)
+      def entry(o: Obj, keys: String*) = o.entries.reverseIterator.collectFirst {
+        case (k, v) if keys.contains(lower(k)) => v
+      }
+      val operators = entry(doc, "operator", "operators", "roots", "root", "root_operators", "root_operator")
+      for (sentinel <- entry(doc, "default_sentinel").collect { case s: Str if s.value.nonEmpty => s }
+        if operators.isEmpty)
         error(sentinel, "default_sentinel", "default sentinel requires operators and accounts")
+      def block(keys: String*) = entry(doc, keys: _*).collect { case o: Obj => o }
+      def port(o: Option[Obj]) = o.flatMap(entry(_, "port")).collect { case Integer(p, _) => p }.getOrElse(0L)
+      def negative(o: Obj, key: String) = entry(o, key).collect { case Str(d, _, _) => GoDuration.parse(d) }.exists {
+        case Right(nanos) => nanos < 0
+        case Left(_) => false
+      }
+      for (mqtt <- block("mqtt") if port(Some(mqtt)) != 0) {
+        val (cluster, gateway, leafnodes) = (block("cluster"), block("gateway"), block("leafnodes", "leaf"))
+        val named = entry(doc, "server_name").exists { case Str(n, _, _) => n.nonEmpty; case _ => true }
+        val jetstream = entry(doc, "jetstream").exists {
+          case Bool(on, _) => on
+          case Str(s, _, _) => Set("enabled", "enable")(lower(s))
+          case o: Obj => entry(o, "enabled", "enable").forall { case Bool(on, _) => on; case _ => true }
+          case _ => false
+        }
+        val remotes =
+          leafnodes.flatMap(entry(_, "remotes")).exists { case Arr(items, _) => items.nonEmpty; case _ => false }
+        val problem =
+          if (!named && (port(cluster) != 0 || port(gateway) != 0))
+            Some("mqtt requires server name to be explicitly set")
+          else if (negative(mqtt, "ack_wait")) Some("ack wait must be a positive value")
+          else if (negative(mqtt, "js_api_timeout")) Some("JS API timeout must be a positive value")
+          else if (!jetstream && port(cluster) == 0 && port(gateway) == 0 && port(leafnodes) == 0 && !remotes)
+            Some("mqtt requires JetStream to be enabled if running in standalone mode")
+          else None
+        problem.foreach(error(mqtt, "mqtt", _))
+      }
     }
 
     /** A string where a field takes an integer: Go's panic text, recovered by nats-server as the field's error. */
@@ -143,6 +200,34 @@ object ServerOptions {
       for ((k, v) <- o.entries if IntegerFields.getOrElse(block, Set.empty)(lower(k)) && !v.isInstanceOf[Integer])
         error(v, if (field.isEmpty) k else s"$field.$k",
           s"interface conversion: interface {} is ${goType(v)}, not int64")
+
+    /** The durations a block knows ([[DurationFields]]), each as parseDuration reads it, in its words. */
+    private def durations(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries; name <- DurationFields.getOrElse(block, Map.empty).get(lower(k))
+        if known(block)(lower(k)) && !(block == "jetstream" && isAlways(v))) {
+        val path = if (field.isEmpty) k else s"$field.$k"
+        val said = name.getOrElse(k)
+        val nanos = v match {
+          case Str(text, _, _) =>
+            GoDuration.parse(text) match {
+              case Left(e) => error(v, path, s"error parsing $said: $e"); None
+              case Right(d) => Some(d)
+            }
+          case other =>
+            error(other, path, s"invalid use of field ${GoQuote(said)}: $said should be converted to a duration")
+            other match {
+              case Integer(seconds, _) => Some(seconds * 1000000000L)
+              case _ => error(other, path, s"interface conversion: interface {} is ${goType(other)}, not int64"); None
+            }
+        }
+        for (d <- nanos; (max, words) <- PingIntervalMax.get(block) if lower(k) == "ping_interval" && d > max)
+          error(v, path, words)
+      }
+
+    private def isAlways(v: ConfValue): Boolean = v match {
+      case Str(s, _, _) => lower(s) == "always"
+      case _ => false
+    }
 
     private def unknownFields(o: Obj, block: String, field: String): Unit =
       for ((k, v) <- o.entries if !o.usedVariables(k) && !known(block)(lower(k)))
@@ -153,6 +238,7 @@ object ServerOptions {
       case o: Obj =>
         unknownFields(o, block, field)
         integers(o, block, field)
+        durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
           case ("gateway", "gateways") => remotes(x, "gateway_remote", s"$field.$k")
@@ -167,6 +253,7 @@ object ServerOptions {
         for ((item, i) <- items.zipWithIndex) item match {
           case o: Obj =>
             unknownFields(o, block, s"$field[$i]")
+            durations(o, block, s"$field[$i]")
             for ((k, x) <- o.entries if lower(k) == "tls") tls(x, s"$field[$i].$k")
           case other =>
             val entry = if (block == "gateway_remote") "gateway entry" else "remote leafnode entry"
