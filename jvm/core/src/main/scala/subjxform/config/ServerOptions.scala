@@ -11,48 +11,13 @@ final case class OptionsCheck(problems: Seq[ConfigProblem], tlsBlocks: Int, file
 /**
  * The blocks of a server config beyond its accounts (those are [[Accounts]]'), read as `nats-server -t` of a
  * line reads them (server/opts.go): the fields each block knows on that line ([[ServerFields]]), the values
- * read with a bare type assertion (a string where it takes an integer stops the server with Go's `interface
- * conversion` panic text), every `tls` block (cipher and curve names the line knows, then its certificate, key
+ * read with a bare type assertion ([[ServerFieldTypes]]: a string where it takes an integer stops the server with
+ * Go's `interface conversion` panic text), durations (fields read with `parseDuration`) as Go's `time.ParseDuration` reads them ([[GoDuration]]), every `tls` block (cipher and curve names the line knows, then its certificate, key
  * and CA files opened and parsed: [[TlsFiles]]), the account resolver and the operator JWT files. Each problem
  * is in the server's words, on the line the server names. `readFiles` false leaves the files alone (a config
  * checked away from the machine it runs on).
  */
 object ServerOptions {
-
-  /**
-   * The fields each block reads with a bare `v.(int64)` (server/opts.go of 2.10 to 2.15: the same on every line):
-   * another type is refused with `interface conversion`.
-   */
-  private val IntegerFields: Map[String, Set[String]] = Map(
-    "top" -> Set("port", "http_port", "monitor_port", "https_port", "logfile_size_limit", "log_size_limit",
-      "logfile_max_num", "log_max_num", "prof_port", "max_control_line", "max_payload", "max_pending",
-      "max_connections", "max_conn", "max_traced_msg_len", "max_subscriptions", "max_subs", "ping_max",
-      "connect_error_reports", "reconnect_error_reports", "max_closed_clients"),
-    "cluster" -> Set("port", "connect_retries", "pool_size", "ping_max"),
-    "gateway" -> Set("port", "connect_retries"),
-    "leafnodes" -> Set("port"),
-    "websocket" -> Set("port"),
-    "mqtt" -> Set("port", "max_ack_pending", "max_pending", "max_inflight", "stream_replicas"))
-
-  /**
-   * The fields each block reads with nats-server's `parseDuration` (server/opts.go, 2.10 to 2.15.3: a field is one
-   * wherever a release knows it), with the name its messages give (None: the key as written). A string is read by
-   * Go's `time.ParseDuration`; a number is taken as seconds with a warning, and anything else panics after that
-   * warning: `-t` fails on either.
-   */
-  private val DurationFields: Map[String, Map[String, Option[String]]] = {
-    def named(names: String*) = names.map(n => n -> Some(n)).toMap
-    Map(
-      "top" -> named("ping_interval", "write_deadline"),
-      "cluster" -> named("ping_interval", "write_deadline"),
-      "gateway" -> named("ping_interval", "write_deadline"),
-      "leafnodes" -> (named("dial_timeout", "write_deadline", "ping_interval") ++
-        Seq("reconnect", "reconnect_delay", "reconnect_interval").map(_ -> Some("reconnect"))),
-      "leafnode_remote" -> Map("first_info_timeout" -> None, "dial_timeout" -> None),
-      "websocket" -> named("ping_interval"),
-      "mqtt" -> named("ack_wait", "js_api_timeout", "consumer_inactive_threshold"),
-      "jetstream" -> Map("sync" -> None, "sync_interval" -> None)) // ("always" is no duration)
-  }
 
   /** The longest ping interval a block keeps, and the warning (an error for -t) above it (route.go, gateway.go). */
   private val PingIntervalMax: Map[String, (Long, String)] = Map(
@@ -128,7 +93,7 @@ object ServerOptions {
       problems += ConfigProblem(at, field, "error", message)
 
     def run(doc: Obj): OptionsCheck = {
-      integers(doc, "top", "")
+      typed(doc, "top", "")
       durations(doc, "top", "")
       for ((k, v) <- doc.entries if !doc.usedVariables(k)) lower(k) match {
         case "tls" => tls(v, k)
@@ -195,18 +160,34 @@ object ServerOptions {
       }
     }
 
-    /** A string where a field takes an integer: Go's panic text, recovered by nats-server as the field's error. */
-    private def integers(o: Obj, block: String, field: String): Unit =
-      for ((k, v) <- o.entries if IntegerFields.getOrElse(block, Set.empty)(lower(k)) && !v.isInstanceOf[Integer])
-        error(v, if (field.isEmpty) k else s"$field.$k",
-          s"interface conversion: interface {} is ${goType(v)}, not int64")
+    /**
+     * How the release reads `key` of `block` ([[ServerFieldTypes]]): the Go type its case asserts, or
+     * `duration:NAME` for one read with `parseDuration` (NAME: what its messages call it; empty: the key as written).
+     */
+    private def assertedType(block: String, key: String): Option[String] =
+      ServerFieldTypes.of(version.release, version.line, block, lower(key))
 
-    /** The durations a block knows ([[DurationFields]]), each as parseDuration reads it, in its words. */
+    private final val Duration = "duration:"
+
+    /**
+     * A value of another type than the one its field's case asserts (a string where it takes an integer): Go's panic
+     * text, recovered by nats-server as the field's error.
+     */
+    private def typed(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries if known(block)(lower(k));
+        expected <- assertedType(block, k) if !expected.startsWith(Duration) && goType(v) != expected)
+        error(v, if (field.isEmpty) k else s"$field.$k",
+          s"interface conversion: interface {} is ${goType(v)}, not $expected")
+
+    /**
+     * The durations: a string is read by Go's `time.ParseDuration`; a number is taken as seconds with a warning, and
+     * anything else panics after that warning: `-t` fails on either. A JetStream `sync: always` is no duration.
+     */
     private def durations(o: Obj, block: String, field: String): Unit =
-      for ((k, v) <- o.entries; name <- DurationFields.getOrElse(block, Map.empty).get(lower(k))
-        if known(block)(lower(k)) && !(block == "jetstream" && isAlways(v))) {
+      for ((k, v) <- o.entries if known(block)(lower(k)) && !(block == "jetstream" && isAlways(v));
+        how <- assertedType(block, k) if how.startsWith(Duration)) {
         val path = if (field.isEmpty) k else s"$field.$k"
-        val said = name.getOrElse(k)
+        val said = Some(how.stripPrefix(Duration)).filter(_.nonEmpty).getOrElse(k)
         val nanos = v match {
           case Str(text, _, _) =>
             GoDuration.parse(text) match {
@@ -237,7 +218,7 @@ object ServerOptions {
     private def block(v: ConfValue, block: String, field: String): Unit = v match {
       case o: Obj =>
         unknownFields(o, block, field)
-        integers(o, block, field)
+        typed(o, block, field)
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
@@ -253,6 +234,7 @@ object ServerOptions {
         for ((item, i) <- items.zipWithIndex) item match {
           case o: Obj =>
             unknownFields(o, block, s"$field[$i]")
+            typed(o, block, s"$field[$i]")
             durations(o, block, s"$field[$i]")
             for ((k, x) <- o.entries if lower(k) == "tls") tls(x, s"$field[$i].$k")
           case other =>
