@@ -21,7 +21,8 @@ holds, one JSON record a line:
 - the probes: {"probe": "transforms", "cases": [{"src", "dest", "subject", "error": nats-server -t's or null,
   "delivered": the subject received or null}]}, {"probe": "streams", "configs", "published", "verdicts": {stream:
   null or [description, code]}, "republished": [the subjects a `>` subscriber received]}, {"probe": "import_left",
-  "config", "error": nats-server -t's reason or null}.
+  "config", "error": nats-server -t's reason or null}, {"probe": "config", "cases": {name: -t's first line of
+  errors (without its file:line:col) or null}} for the config texts of CONFIG_PROBES.
 
 A release's answers are its line's golden files with its own records in their place (tests/test_server_releases.py
 and ServerReleasesGoldenSuite compare the project with them, without servers). This run's answers of the lines'
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -83,6 +85,11 @@ IMPORT_LEFT = (
 
 # The account functions (issue #8631: 2.14.10, 2.15.3) in an account's mappings, and a republish to a reserved
 # destination (a service reply `_R_.…`), suppressed from those releases on.
+# Config texts whose -t verdict or words differ between releases (tests/validate_corpus holds them as files too).
+CONFIG_PROBES = {
+    "tls_unknown_field": "tls {\n  verfy: true\n}\n",
+}
+
 ACCOUNT_MAPPING = 'accounts {\n  A: { users: [{user: a, password: a}], mappings: { "orders.*": "orders.{{account-hash()}}.$1" } }\n}\n'
 RESERVED_REPUBLISH = {"name": "RESERVED", "subjects": ["q.*"], "republish": {"src": "q.*", "dest": "_R_.rp.$1"}}
 
@@ -148,6 +155,20 @@ def import_probe(release: str) -> dict:
         out = subprocess.run([binary(release), "-t", "-c", path], capture_output=True, text=True, timeout=60)
     reason = out.stderr.strip().split(": ", 2)[-1] if out.returncode else None
     return {"probe": "import_left", "config": IMPORT_LEFT, "error": reason}
+
+
+def config_probe(release: str) -> dict:
+    """`nats-server -t`'s first error of each of CONFIG_PROBES, without its place (null: valid)."""
+    cases = {}
+    with tempfile.TemporaryDirectory(prefix="subjxform-releases-") as tmp:
+        for name, text in CONFIG_PROBES.items():
+            path = os.path.join(tmp, f"{name}.conf")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            out = subprocess.run([binary(release), "-t", "-c", path], capture_output=True, text=True, timeout=60)
+            first = (out.stderr + out.stdout).strip().splitlines()[0] if out.returncode else None
+            cases[name] = None if first is None else re.sub(r"^(nats-server: )?\S+\.conf:\d+:\d+: ", "", first)
+    return {"probe": "config", "cases": cases}
 
 
 def account_functions_probe(release: str) -> dict:
@@ -249,6 +270,7 @@ def records_of(release: str, measured: dict[str, list[dict]]) -> list[dict]:
         stream_probes(release),
         import_probe(release),
         account_functions_probe(release),
+        config_probe(release),
     ]
 
 
@@ -268,6 +290,10 @@ def refresh_probe(name: str, probe, names: list[str]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--probe-config"]:
+        subprocess.run(["bash", os.path.join(ROOT, "scripts", "nats-servers.sh"), "--releases"], check=True)
+        refresh_probe("config", config_probe, argv[1:] or releases())
+        return
     if argv[:1] == ["--probe-account-functions"]:
         subprocess.run(["bash", os.path.join(ROOT, "scripts", "nats-servers.sh"), "--releases"], check=True)
         refresh_probe("account_functions", account_functions_probe, argv[1:] or releases())

@@ -132,6 +132,10 @@ def test_the_probes_fall_where_the_table_says(release):
     republished = streams["republished"]
     assert ("rpw.a" in republished) == (not version.suppresses_invalid_republish), republished
     assert "rp.x" in republished and "rp." not in republished
+    # A tls block's unknown field is named in a list exactly where the table says.
+    tls = probe(release, "config")["cases"]["tls_unknown_field"]
+    named = '["verfy"]' if version.tls_unknown_field_in_list else '"verfy"'
+    assert tls == f"error parsing tls config, unknown field {named}", tls
 
 
 def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):

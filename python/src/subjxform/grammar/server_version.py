@@ -41,6 +41,8 @@ class ServerVersion:
     test_runs_startup_checks: bool
     # a server_name with a space is refused when the config is read (on its line); before, -t takes it
     server_name_spaces_refused: bool
+    # a tls block's unknown field is named in a list (`unknown field ["verfy"]`, 2.10.0 to 2.10.7); after, alone
+    tls_unknown_field_in_list: bool
     name: str
 
     def __str__(self) -> str:
@@ -130,11 +132,14 @@ V2_10_0 = ServerVersion(
     suppresses_reserved_republish=False,
     test_runs_startup_checks=False,
     server_name_spaces_refused=False,
+    tls_unknown_field_in_list=True,
     name="2.10.0",
 )
+# 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
+V2_10_8 = _next(V2_10_0, "2.10.8", tls_unknown_field_in_list=False)
 # 2.10.14's binary refuses a consumer's colliding filters (10138: the source takes nothing), as 2.10.15 to 2.12.4 do
 # (2.10.13 was never published)
-V2_10_14 = _next(V2_10_0, "2.10.14", consumer_filters_may_collide=False)
+V2_10_14 = _next(V2_10_8, "2.10.14", consumer_filters_may_collide=False)
 # 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know
 V2_10 = replace(
     _next(
@@ -184,6 +189,7 @@ V2_15_3 = _next(
 
 ROWS: tuple[ServerVersion, ...] = (
     V2_10_0,
+    V2_10_8,
     V2_10_14,
     V2_10,
     V2_11_0,

@@ -271,7 +271,9 @@ object ServerOptions {
         }
         // parseTLS returns at the first field it does not know (one error, on that field's line)
         o.entries.collectFirst { case (k, x) if !known("tls")(lower(k)) => (k, x) } match {
-          case Some((k, x)) => return error(x, field, s"error parsing tls config, unknown field ${GoQuote(k)}")
+          case Some((k, x)) =>
+            val named = if (version.tlsUnknownFieldInList) s"[${GoQuote(k)}]" else GoQuote(k)
+            return error(x, field, s"error parsing tls config, unknown field $named")
           case None =>
         }
         (string(o, "cert_file"), string(o, "key_file")) match {

@@ -84,6 +84,11 @@ final class ServerVersion private (
     val testRunsStartupChecks: Boolean,
     /** A `server_name` with a space is refused when the config is read (opts.go), on its line; before, -t takes it. */
     val serverNameSpacesRefused: Boolean,
+    /**
+     * A `tls` block's unknown field is named in a list, `error parsing tls config, unknown field ["verfy"]` (parseTLS's
+     * `[%q]` of 2.10.0 to 2.10.7); after, `unknown field "verfy"`.
+     */
+    val tlsUnknownFieldInList: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -105,12 +110,13 @@ final class ServerVersion private (
       accountFunctions: Boolean = accountFunctions,
       suppressesReservedRepublish: Boolean = suppressesReservedRepublish,
       testRunsStartupChecks: Boolean = testRunsStartupChecks,
-      serverNameSpacesRefused: Boolean = serverNameSpacesRefused): ServerVersion =
+      serverNameSpacesRefused: Boolean = serverNameSpacesRefused,
+      tlsUnknownFieldInList: Boolean = tlsUnknownFieldInList): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
-      testRunsStartupChecks, serverNameSpacesRefused, since)
+      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
@@ -118,7 +124,7 @@ final class ServerVersion private (
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
-      testRunsStartupChecks, serverNameSpacesRefused, name)
+      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -184,11 +190,15 @@ object ServerVersion {
     suppressesReservedRepublish = false,
     testRunsStartupChecks = false,
     serverNameSpacesRefused = false,
+    tlsUnknownFieldInList = true,
     name = "2.10.0")
+
+  // 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
+  val V2_10_8: ServerVersion = V2_10_0.next("2.10.8")(tlsUnknownFieldInList = false)
 
   // 2.10.14's binary refuses a consumer's colliding filters (10138: the source takes nothing), as 2.10.15 to 2.12.4 do
   // (2.10.13 was never published)
-  val V2_10_14: ServerVersion = V2_10_0.next("2.10.14")(consumerFiltersMayCollide = false)
+  val V2_10_14: ServerVersion = V2_10_8.next("2.10.14")(consumerFiltersMayCollide = false)
 
   // 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know: an import's
   // `to`, checked only as a transform, takes them (tests/server_releases_golden.py's import probe)
@@ -236,7 +246,8 @@ object ServerVersion {
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =
-    Seq(V2_10_0, V2_10_14, V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_14_7,
+    Seq(V2_10_0, V2_10_8, V2_10_14, V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14,
+      V2_14_7,
       V2_14_10,
       V2_15, V2_15_3)
 

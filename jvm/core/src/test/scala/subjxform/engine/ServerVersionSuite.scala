@@ -178,11 +178,15 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(Seq("2.14.10", "2.15.3").forall(v => parse(v).accountFunctions && parse(v).suppressesReservedRepublish))
     assert(parse("2.15.3").functions == parse("2.15.1").functions && parse("2.14.10").functions == V2_15.functions)
     assert(!parse("2.10.14").parsedFunctions.contains("left") && parse("2.10.15").parsedFunctions.contains("left"))
-    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_14 && parse("2.10.12") == V2_10_0)
+    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_14 && parse("2.10.12") == V2_10_8)
     // 2.10.0-2.10.12 take a source's colliding filters; 2.10.14 to 2.12.4 refuse them (the consumer fails)
     assert(
-      V2_10_0.consumerFiltersMayCollide && !V2_10_14.consumerFiltersMayCollide && !V2_12_2.consumerFiltersMayCollide)
-    assert(V2_10_0.measured.size == 13 && V2_10_14.measured == Seq("2.10.14") && V2_10.measured.size == 15)
+      V2_10_8.consumerFiltersMayCollide && !V2_10_14.consumerFiltersMayCollide && !V2_12_2.consumerFiltersMayCollide)
+    // 2.10.0-2.10.7's parseTLS names a tls block's unknown field in a list
+    assert(
+      parse("2.10.7").tlsUnknownFieldInList && !parse("2.10.8").tlsUnknownFieldInList && !V2_10.tlsUnknownFieldInList)
+    assert(V2_10_0.measured.size == 8 && V2_10_8.measured.size == 5 && V2_10_14.measured == Seq(
+      "2.10.14") && V2_10.measured.size == 15)
     // an import's `to` is checked only as a transform: a function the parser does not read is unknown there
     assert(verdict("a.*", "b.{{left(1,2)}}", parse("2.10.14"), "a.xyz") == Left(Unknown + "{{left(1,2)}}"))
   }
