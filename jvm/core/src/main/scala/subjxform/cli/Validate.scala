@@ -35,10 +35,11 @@ object Validate {
   val Usage: String =
     """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
       |                          [--no-file-checks] [--nats-server PATH] FILE...
-      |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
-      |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
-      |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
-      |  FILE '-' reads standard input.
+      |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words, at the
+      |  FILE:LINE:COL nats-server -t gives it, then the release checked and what was read. A FILE is a
+      |  mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config (its
+      |  mappings, accounts, imports and exports) or a stream config (nats stream info --json); FILE '-' reads
+      |  standard input.
       |  --mappings            read FILE as a mappings block (or a server config when a top-level key is a
       |                        server option), whatever else it looks like
       |  --stream              read FILE as a stream config
