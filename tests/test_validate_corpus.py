@@ -51,21 +51,23 @@ def configs() -> list[str]:
     return sorted(p.name for p in CORPUS.glob("*.conf"))
 
 
-# An error as -t prints it (`FILE:LINE:COL: message`) and as validate does (`FILE:LINE: error: [field: ]message`).
-SERVER_ERROR = re.compile(r"^(?:nats-server: )?([^:\s]+\.conf):(\d+):\d+: (.*)$")
-OUR_ERROR = re.compile(r"^([^:\s]+\.conf):(\d+): error: (.*)$")
+# An error as -t prints it (`FILE:LINE:COL: message`) and as validate does (`FILE:LINE:COL: error: [field: ]message`).
+SERVER_ERROR = re.compile(r"^(?:nats-server: )?([^:\s]+\.conf):(\d+):(\d+): (.*)$")
+OUR_ERROR = re.compile(r"^([^:\s]+\.conf):(\d+):(\d+): error: (.*)$")
 
-Verdicts = dict[str, tuple[bool, str, list[tuple[int, str]]]]
+# An error's place and words: (line, column, message).
+Error = tuple[int, int, str]
+Verdicts = dict[str, tuple[bool, str, list[Error]]]
 
 
 def server_verdicts(line: str) -> Verdicts:
-    """Each config: whether line's `nats-server -t` accepts it, its first line of output, its errors (line, text)."""
+    """Each config: whether line's `nats-server -t` accepts it, its first line of output, its errors."""
     binary = TOOLS / line / "bin" / "nats-server"
     verdicts = {}
     for name in configs():
         done = subprocess.run([str(binary), "-t", "-c", name], cwd=CORPUS, capture_output=True, text=True, timeout=60)
         said = (done.stderr + done.stdout).strip().splitlines()
-        errors = [(int(m[2]), m[3]) for m in map(SERVER_ERROR.match, said) if m]
+        errors = [(int(m[2]), int(m[3]), m[4]) for m in map(SERVER_ERROR.match, said) if m]
         verdicts[name] = (done.returncode == 0, said[0] if said else "", errors)
     return verdicts
 
@@ -75,8 +77,8 @@ class UnknownRelease(Exception):
 
 
 def validate_verdicts(line: str, validate: list[str]) -> Verdicts:
-    """Each config: whether `validate --server-version line` accepts it (its `FILE: OK:` line), what it said first,
-    and its errors (line, text)."""
+    """Each config: whether `validate --server-version line` accepts it (its `FILE: valid for nats-server ...` line),
+    what it said first, and its errors."""
     names = configs()
     done = subprocess.run(
         [*validate, "--server-version", line, *names], cwd=CORPUS, capture_output=True, text=True, timeout=300
@@ -87,15 +89,20 @@ def validate_verdicts(line: str, validate: list[str]) -> Verdicts:
     verdicts = {}
     for name in names:
         said = [t for t in lines if t.startswith(name + ":")]
-        ok = any(t.startswith(f"{name}: OK:") for t in said)
-        errors = [(int(m[2]), m[3]) for m in map(OUR_ERROR.match, said) if m]
+        ok = any(t.startswith(f"{name}: valid for nats-server ") for t in said)
+        errors = [(int(m[2]), int(m[3]), m[4]) for m in map(OUR_ERROR.match, said) if m]
         verdicts[name] = (ok, next((t for t in said if ": note:" not in t), ""), errors)
     return verdicts
 
 
-def missing_errors(theirs: list[tuple[int, str]], ours: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The server's errors validate does not give on the same line in the same words (after its field label)."""
-    return [(n, text) for n, text in theirs if not any(m == n and o.endswith(text) for m, o in ours)]
+def missing_errors(theirs: list[Error], ours: list[Error], columns: bool = True) -> list[Error]:
+    """The server's errors validate does not give on the same line (and column, unless `columns` is false) in the
+    same words (after its field label)."""
+    return [
+        (n, c, text)
+        for n, c, text in theirs
+        if not any(m == n and (d == c or not columns) and o.endswith(text) for m, d, o in ours)
+    ]
 
 
 @pytest.mark.parametrize("line", LINES + RELEASES)
@@ -105,8 +112,8 @@ def test_validate_agrees_with_nats_server_t_on_every_corpus_config(line):
     theirs, ours = server_verdicts(line), validate_verdicts(line, VALIDATE)
     differ = {n: (theirs[n][1], ours[n][1]) for n in configs() if theirs[n][0] != ours[n][0]}
     assert not differ, "\n".join(f"{n}: nats-server -t {t!r} / validate {o!r}" for n, (t, o) in differ.items())
-    # Where -t names a line (its "Parse error on line N" names no file: the lexer's, compared by tests/conf_*),
-    # validate gives the same error on the same line.
+    # Where -t names a place (its "Parse error on line N" names no file: the lexer's, compared by tests/conf_*),
+    # validate gives the same error at the same line and column.
     unmatched = {n: missing_errors(theirs[n][2], ours[n][2]) for n in configs()}
     assert not any(unmatched.values()), {n: (m, ours[n][2]) for n, m in unmatched.items() if m}
 
@@ -129,11 +136,13 @@ def main() -> int:
         theirs = server_verdicts(line)
         same = [n for n in configs() if theirs[n][0] == ours[n][0]]
         named = [n for n in same if not theirs[n][0] and theirs[n][2]]
+        on_line = [n for n in named if not missing_errors(theirs[n][2], ours[n][2], columns=False)]
         worded = [n for n in named if not missing_errors(theirs[n][2], ours[n][2])]
         total_same, total = total_same + len(same), total + len(theirs)
         print(
             f"{line}: {len(same)}/{len(theirs)} verdicts agree; of the {len(named)} refusals both make where -t "
-            f"names a line, {len(worded)} give every error of -t on its line in its words"
+            f"names a place, {len(on_line)} give every error of -t on its line in its words, {len(worded)} at its "
+            "line and column"
         )
         for n in configs():
             if n not in same:

@@ -12,8 +12,9 @@
 // ("file" only with files or env), each a result {"ok", "error": hex, "value"}. A value is {"s": hex} (a
 // string's bytes), {"i": "123"} (int64), {"f": "<hex of the float64's bits>"}, {"b": true}, {"t":
 // "2006-01-02T15:04:05Z"} (time.Time), {"a": [...]}, {"m": [["<hex of the key>", value], ...]} sorted by
-// key; a value ParseWithChecks wrapped in a token also has "l" (its line), "u" (a used variable) and
-// "src" (its file, relative to the document's folder). Text documents are read with no environment in an
+// key; a value ParseWithChecks wrapped in a token also has "l" (its line), "c" (its position on the line,
+// which `nats-server -t` prints after the line), "u" (a used variable) and "src" (its file, relative to the
+// document's folder). Text documents are read with no environment in an
 // empty folder, so that nothing outside the document reaches them.
 //
 // `conf_oracle tables` prints the unicode tables the lexer uses (unicode.IsDigit's ranges and the
@@ -62,6 +63,7 @@ type result struct {
 type tokenLike interface {
 	Value() any
 	Line() int
+	Position() int
 	IsUsedVariable() bool
 	SourceFile() string
 }
@@ -71,6 +73,7 @@ func encode(v any, folder string) any {
 	if tk, ok := v.(tokenLike); ok {
 		out := encode(tk.Value(), folder).(map[string]any)
 		out["l"] = tk.Line()
+		out["c"] = tk.Position()
 		out["u"] = tk.IsUsedVariable()
 		src := tk.SourceFile()
 		if folder != "" {
