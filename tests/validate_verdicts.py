@@ -1,0 +1,91 @@
+"""What `nats-server -t` and `subjxform validate --server-version` say of a set of configs, read the same way for
+each corpus the validate tests compare (tests/test_validate_corpus.py: configs written for the test;
+tests/test_validate_module_corpus.py: the configs published in Go modules).
+
+A verdict is (accepted, the first thing said, the errors that name a line as (line, text)). Paths inside a config are
+taken from the working directory by both (nats-server opens them from there, not from the config's folder), so each
+set of configs runs from one folder, given as `cwd`, and is named as the caller names it there.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python" / "src"))  # run as a script too
+from subjxform.grammar.server_version import PUBLISHED  # noqa: E402
+
+LINES = ["2.10", "2.11", "2.12", "2.14", "2.15"]
+TOOLS = Path(__file__).resolve().parent.parent / ".tools" / "nats-server"
+VALIDATE = [sys.executable, "-m", "subjxform", "validate"]
+
+
+def known_release(name: str) -> bool:
+    """Whether the release table has `name` (validate --server-version takes it); a newer binary may be installed."""
+    line, _, patch = name.rpartition(".")
+    return patch.isdigit() and int(patch) in PUBLISHED.get(line, ())
+
+
+# Single releases whose binary is installed beside the lines' (.tools/nats-server/2.10.25/...) and that the release
+# table has: a release inside a line may know fewer fields than the line's measured release (2.10.25: no
+# max_closed_clients). An installed release the table lacks is left out here (the table is another test's).
+RELEASES = sorted(
+    (p.name for p in TOOLS.glob("*.*.*") if (p / "bin" / "nats-server").exists() and known_release(p.name)),
+    key=lambda r: tuple(int(x) for x in r.split(".")),
+)
+
+
+def binary(line: str) -> Path:
+    """The installed nats-server of a line or release (scripts/nats-servers.sh installs them)."""
+    return TOOLS / line / "bin" / "nats-server"
+
+
+# An error as -t prints it (`FILE:LINE:COL: message`) and as validate does (`FILE:LINE[:COL]: error: [field: ]message`).
+SERVER_ERROR = re.compile(r"^(?:nats-server: )?([^:\s]+\.conf):(\d+):\d+: (.*)$")
+OUR_ERROR = re.compile(r"^([^:\s]+\.conf):(\d+)(?::\d+)?: error: (.*)$")
+# validate's success line for a file: `FILE: OK: ...`, or `FILE: valid for nats-server X: ...`.
+OUR_SUCCESS = ("OK:", "valid for nats-server")
+
+Verdict = tuple[bool, str, list[tuple[int, str]]]
+
+
+def server_verdicts(line: str, names: list[str], cwd: Path) -> dict[str, Verdict]:
+    """Each config: whether line's `nats-server -t` accepts it, its first line of output, its errors (line, text)."""
+    verdicts = {}
+    for name in names:
+        done = subprocess.run(
+            [str(binary(line)), "-t", "-c", name], cwd=cwd, capture_output=True, text=True, timeout=60
+        )
+        said = (done.stderr + done.stdout).strip().splitlines()
+        errors = [(int(m[2]), m[3]) for m in map(SERVER_ERROR.match, said) if m]
+        verdicts[name] = (done.returncode == 0, said[0] if said else "", errors)
+    return verdicts
+
+
+class UnknownRelease(Exception):
+    """validate's usage error for a release its release table does not have (ServerVersion's Published)."""
+
+
+def validate_verdicts(line: str, validate: list[str], names: list[str], cwd: Path) -> dict[str, Verdict]:
+    """Each config: whether `validate --server-version line` accepts it (its success line), what it said first,
+    and its errors (line, text). One run for all of them (one JVM)."""
+    done = subprocess.run(
+        [*validate, "--server-version", line, *names], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+    if done.returncode == 2:
+        raise UnknownRelease((done.stdout + done.stderr).strip())
+    lines = done.stdout.splitlines()
+    verdicts = {}
+    for name in names:
+        said = [t for t in lines if t.startswith(name + ":")]
+        ok = any(t[len(name) + 1 :].lstrip().startswith(OUR_SUCCESS) for t in said)
+        errors = [(int(m[2]), m[3]) for m in map(OUR_ERROR.match, said) if m]
+        verdicts[name] = (ok, next((t for t in said if ": note:" not in t), ""), errors)
+    return verdicts
+
+
+def missing_errors(theirs: list[tuple[int, str]], ours: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The server's errors validate does not give on the same line in the same words (after its field label)."""
+    return [(n, text) for n, text in theirs if not any(m == n and o.endswith(text) for m, o in ours)]
