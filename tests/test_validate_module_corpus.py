@@ -12,7 +12,8 @@ Paths inside these configs are relative to where the module's own tests run (the
 so a file runs from the nearest folder above it that holds Go tests, and a literal (written to a temporary file, as
 the tests do) from its Go file's folder. Each config goes through `-t` of every line's binary and through validate
 for that line. tests/validate_module_corpus_known.tsv lists the configs on which they are known to differ, with the
-cause; the test fails on any other difference, and on a listed one that no longer differs (the list stays true).
+cause; the test fails on any other difference, and on a listed one that no longer differs (the list stays true)
+unless its cause is `random:` (-t's own answer depends on Go's map order there).
 
     python3 tests/test_validate_module_corpus.py            # the agreement per line, and each difference
     python3 tests/test_validate_module_corpus.py --build    # list the corpus anew from MODULES
@@ -277,7 +278,9 @@ def test_validate_gives_nats_server_t_verdict_on_every_published_config(line, co
     stale = [
         f"{prefix} ({cause})"
         for (prefix, at), cause in known.items()
-        if at in (line, "all") and not any(sha.startswith(prefix) for sha in differing)
+        if at in (line, "all")
+        and not cause.startswith("random:")
+        and not any(sha.startswith(prefix) for sha in differing)
     ]
     assert not stale, "listed in validate_module_corpus_known.tsv but validate now agrees: " + "; ".join(stale)
 

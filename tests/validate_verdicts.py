@@ -77,6 +77,8 @@ def validate_verdicts(line: str, validate: list[str], names: list[str], cwd: Pat
     if done.returncode == 2:
         raise UnknownRelease((done.stdout + done.stderr).strip())
     lines = done.stdout.splitlines()
+    if len(names) == 1:  # validate names the file only when it was given several: name each line as it would
+        lines = [t if t.startswith(names[0] + ":") else f"{names[0]}: {t}" for t in lines]
     verdicts = {}
     for name in names:
         said = [t for t in lines if t.startswith(name + ":")]

@@ -35,6 +35,36 @@ object ServerOptions {
     "mqtt" -> Set("port", "max_ack_pending", "max_pending", "max_inflight", "stream_replicas"))
 
   /**
+   * The fields each block reads with a bare `v.(bool)` (server/opts.go of 2.15.3; checked only where the line
+   * knows the field): another type is refused with `interface conversion`.
+   */
+  private val BoolFields: Map[String, Set[String]] = Map(
+    "top" -> Set("allow_non_tls", "debug", "disable_sublist_cache", "no_sublist_cache", "logtime", "logtime_utc",
+      "no_fast_producer_stall", "no_header_support", "no_system_account", "no_system", "no_sys_acc",
+      "proxy_protocol", "syslog", "trace", "trace_headers", "trace_verbose"),
+    "cluster" -> Set("connect_backoff", "no_advertise"),
+    "gateway" -> Set("connect_backoff", "reject_unknown", "reject_unknown_cluster"),
+    "leafnodes" -> Set("isolate_leafnode_interest", "isolate", "no_advertise"),
+    "leafnode_remote" -> Set("disabled", "hub", "ignore_discovered_servers", "isolate_leafnode_interest", "isolate",
+      "no_randomize", "dont_randomize", "request_isolation", "ws_compress", "ws_compression", "websocket_compress",
+      "websocket_compression", "ws_no_masking", "websocket_no_masking"),
+    "websocket" -> Set("compress", "compression", "no_tls", "same_origin"),
+    "mqtt" -> Set("consumer_memory_storage", "downgrade_qos2_subscribe", "reject_qos2_publish"))
+
+  /**
+   * The fields each block reads with parseDuration (server/opts.go, 2.10 to 2.15; a field a line does not know is
+   * its unknown field instead): a string is Go's time.ParseDuration, an integer (seconds) a warning, which -t
+   * refuses like an error.
+   */
+  private val DurationFields: Map[String, Set[String]] = Map(
+    "top" -> Set("ping_interval", "write_deadline"),
+    "cluster" -> Set("ping_interval", "write_deadline"),
+    "gateway" -> Set("ping_interval", "write_deadline"),
+    "leafnodes" -> Set("ping_interval", "write_deadline", "reconnect", "dial_timeout"),
+    "websocket" -> Set("ping_interval"),
+    "mqtt" -> Set("ack_wait", "js_api_timeout", "consumer_inactive_threshold"))
+
+  /**
    * The names `cipher_suites` and `curve_preferences` accept, per line (server/ciphersuites.go: 2.10 and 2.11
    * list their ciphers; from 2.12 the server takes Go's `tls.CipherSuites()` and `tls.InsecureCipherSuites()`).
    */
@@ -90,6 +120,9 @@ object ServerOptions {
 
   private def lower(k: String): String = GoBytes.lower(k)
 
+  /** A Windows certificate store is read only on Windows (certstore.ParseCertStore, by the OS -t runs on). */
+  private val onWindows = System.getProperty("os.name", "").startsWith("Windows")
+
   def check(doc: Obj, version: ServerVersion, readFiles: Boolean = true): OptionsCheck =
     new Walk(version, readFiles).run(doc)
 
@@ -104,6 +137,8 @@ object ServerOptions {
 
     def run(doc: Obj): OptionsCheck = {
       integers(doc, "top", "")
+      bools(doc, "top", "")
+      durations(doc, "top", "")
       for ((k, v) <- doc.entries if !doc.usedVariables(k)) lower(k) match {
         case "tls" => tls(v, k)
         case "cluster" => block(v, "cluster", k)
@@ -111,7 +146,23 @@ object ServerOptions {
         case "leafnodes" | "leaf" => block(v, "leafnodes", k)
         case "websocket" | "ws" => block(v, "websocket", k)
         case "mqtt" => block(v, "mqtt", k)
-        case "jetstream" => v match { case o: Obj => block(o, "jetstream", k); case _ => }
+        case "jetstream" => v match {
+            case o: Obj =>
+              block(o, "jetstream", k)
+              // setJetStreamEkCipher
+              for ((ck, c @ Str(cipher, _, _)) <- o.entries if lower(ck) == "cipher" && known("jetstream")("cipher")
+                if !Set("chacha", "chachapoly", "aes")(cipher.toLowerCase(java.util.Locale.ROOT)))
+                error(c, s"$k.$ck", s"Unknown cipher type: ${GoQuote(cipher)}")
+            case Str(s, _, _)
+                if !Set("enabled", "enable", "disabled", "disable")(s.toLowerCase(java.util.Locale.ROOT)) =>
+              error(v, k, s"Expected 'enabled' or 'disabled' for string value, got '$s'")
+            case _ =>
+          }
+        // int32 fields: a larger integer is refused
+        case "max_control_line" | "max_payload" => v match {
+            case Integer(n, _) if n > Int.MaxValue => error(v, k, s"$k value is too big")
+            case _ =>
+          }
         case "authorization" => block(v, "authorization", k)
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
         case "operator" | "operators" | "roots" | "root" | "root_operators" | "root_operator" =>
@@ -144,6 +195,34 @@ object ServerOptions {
         error(v, if (field.isEmpty) k else s"$field.$k",
           s"interface conversion: interface {} is ${goType(v)}, not int64")
 
+    /** A value that is no bool where a field takes one: Go's panic text, as for integers. */
+    private def bools(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries; name = lower(k) if BoolFields.getOrElse(block, Set.empty)(name) && known(block)(name))
+        v match {
+          case _: Bool =>
+          case other => error(v, if (field.isEmpty) k else s"$field.$k",
+              s"interface conversion: interface {} is ${goType(other)}, not bool")
+        }
+
+    /** Durations as parseDuration reads them, in its words. */
+    private def durations(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries; name = lower(k) if DurationFields.getOrElse(block, Set.empty)(name) && known(block)(name)) {
+        val at = if (field.isEmpty) k else s"$field.$k"
+        val seconds = v match {
+          case Str(s, _, _) =>
+            GoDuration.parse(s).left.map(e => error(v, at, s"error parsing $name: $e")).toOption
+          case Integer(n, _) =>
+            error(v, at, s"invalid use of field ${GoQuote(name)}: $name should be converted to a duration")
+            Some(n.toDouble)
+          case other =>
+            error(v, at, s"interface conversion: interface {} is ${goType(other)}, not int64")
+            None
+        }
+        // a route's pings are at most 30 s apart (routeMaxPingInterval): a warning, which -t refuses
+        if (block == "cluster" && name == "ping_interval" && seconds.exists(_ > 30))
+          error(v, at, "Cluster 'ping_interval' will reset to 30s which is the max for routes")
+      }
+
     private def unknownFields(o: Obj, block: String, field: String): Unit =
       for ((k, v) <- o.entries if !o.usedVariables(k) && !known(block)(lower(k)))
         error(v, field, s"unknown field ${GoQuote(k)}")
@@ -153,10 +232,13 @@ object ServerOptions {
       case o: Obj =>
         unknownFields(o, block, field)
         integers(o, block, field)
+        bools(o, block, field)
+        durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
           case ("gateway", "gateways") => remotes(x, "gateway_remote", s"$field.$k")
           case ("leafnodes", "remotes") => remotes(x, "leafnode_remote", s"$field.$k")
+          case ("cluster", "routes") => urls(x, "route", s"$field.$k")
           case _ =>
         }
       case other => NotAMap.get(block).foreach(words => error(other, field, words(goType(other))))
@@ -167,7 +249,13 @@ object ServerOptions {
         for ((item, i) <- items.zipWithIndex) item match {
           case o: Obj =>
             unknownFields(o, block, s"$field[$i]")
-            for ((k, x) <- o.entries if lower(k) == "tls") tls(x, s"$field[$i].$k")
+            bools(o, block, s"$field[$i]")
+            val kind = if (block == "gateway_remote") "gateway" else "leafnode"
+            for ((k, x) <- o.entries) lower(k) match {
+              case "tls" => tls(x, s"$field[$i].$k")
+              case "url" | "urls" => urls(x, kind, s"$field[$i].$k")
+              case _ =>
+            }
           case other =>
             val entry = if (block == "gateway_remote") "gateway entry" else "remote leafnode entry"
             error(other, field, s"Expected $entry to be a map/struct, got ${ConfValue.goText(other)}")
@@ -175,6 +263,25 @@ object ServerOptions {
       case other if block == "leafnode_remote" =>
         error(other, field, s"Expected remotes field to be an array, got ${goType(other)}")
       case _ =>
+    }
+
+    /**
+     * Route, gateway and leafnode URLs as parseURL takes each: what Go's `url.Parse` refuses, on the URL's line;
+     * a list's repeated URL is a warning (not parsed again), which -t refuses as it does an error.
+     */
+    private def urls(v: ConfValue, kind: String, field: String): Unit = {
+      val seen = mutable.Set.empty[String]
+      val written = v match {
+        case Arr(items, _) => items.collect { case s: Str => s }
+        case s: Str => Seq(s)
+        case _ => Nil
+      }
+      for (u <- written) if (!seen.add(u.value)) {
+        error(u, field, s"invalid use of field ${GoQuote(u.value)}: Duplicate $kind entry detected")
+      } else {
+        val trimmed = GoUrl.trimSpace(u.value)
+        if (!GoUrl.parses(trimmed)) error(u, field, s"error parsing $kind url [${GoQuote(trimmed)}]")
+      }
     }
 
     private def string(o: Obj, key: String): Option[String] =
@@ -196,7 +303,18 @@ object ServerOptions {
             case Arr(items, _) => items.collectFirst { case s @ Str(name, _, _) if !known(name) => (s, s"$what $name") }
             case _ => None
           }
-        named.flatten.headOption match {
+        val empty = o.entries.collectFirst {
+          case (k, a @ Arr(items, _)) if items.isEmpty && Set("cipher_suites", "curve_preferences")(lower(k)) =>
+            (a: ConfValue, s"error parsing tls config, '${lower(k)}' cannot be empty")
+        }
+        val certStore = o.entries.collectFirst {
+          case (k, s @ Str(store, _, _)) if lower(k) == "cert_store" && !onWindows =>
+            val known = Set("windowscurrentuser", "windowslocalmachine")(store.toLowerCase(java.util.Locale.ROOT))
+            (s: ConfValue,
+              if (known) "cert_store not compatible with current operating system"
+              else "cert store type not implemented")
+        }
+        (empty ++ named.flatten ++ certStore).headOption match {
           case Some((at, message)) => return error(at, field, message)
           case None =>
         }
@@ -267,5 +385,112 @@ object ServerOptions {
         OperatorJwts.error(p.value).foreach(e => error(v, field, s"error parsing operator JWT: $e"))
       }
     }
+  }
+}
+
+/**
+ * Whether Go's `net/url.Parse` takes a URL, as nats-server's parseURL calls it (server/opts.go): a control byte,
+ * a scheme that starts with `:`, a scheme-less first segment with a colon, a port that is not digits, a host
+ * byte or a userinfo byte Go refuses, and a `%` that is not an escape (in the user, host, path or fragment; the
+ * query is not read) are errors; a URL with a scheme and no `/` after it is opaque and not read further.
+ */
+private[config] object GoUrl {
+  private def isHex(c: Char) = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+  private def isAlnum(c: Char) = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+
+  /** Go's strings.TrimSpace over ASCII white space (the URLs' other spaces are kept, and refused in a host). */
+  def trimSpace(s: String): String = s.dropWhile(c => " \t\n\r\u000b\f".indexOf(c) >= 0)
+    .reverse.dropWhile(c => " \t\n\r\u000b\f".indexOf(c) >= 0).reverse
+
+  /** url.unescape: every `%` starts two hex digits; in a host an escape below %80 other than %25 is refused. */
+  private def escapesOk(s: String, host: Boolean): Boolean = {
+    var i = 0
+    while (i < s.length) {
+      val c = s.charAt(i)
+      if (c == '%') {
+        if (i + 2 >= s.length || !isHex(s.charAt(i + 1)) || !isHex(s.charAt(i + 2))) return false
+        if (host && Character.digit(s.charAt(i + 1), 16) < 8 && s.substring(i, i + 3) != "%25") return false
+        i += 3
+      } else {
+        if (host && c < 0x80 && !isAlnum(c) && "!$&'()*+,;=:[]<>\"-_.~".indexOf(c) < 0) return false
+        i += 1
+      }
+    }
+    true
+  }
+
+  /** url.validOptionalPort: empty, or a colon and digits. */
+  private def portOk(p: String) = p.isEmpty || p.charAt(0) == ':' && p.drop(1).forall(c => c >= '0' && c <= '9')
+
+  private def hostOk(host: String): Boolean = {
+    val portFrom =
+      if (host.startsWith("[")) { val i = host.lastIndexOf(']'); if (i < 0) return false; i + 1 }
+      else { val i = host.lastIndexOf(':'); if (i < 0) host.length else i }
+    portOk(host.substring(portFrom)) && escapesOk(host, host = true)
+  }
+
+  private def userOk(user: String): Boolean =
+    user.forall(c => c >= 0x80 || isAlnum(c) || "-._:~!$&'()*+,;=%@".indexOf(c) >= 0) && escapesOk(user, host = false)
+
+  def parses(url: String): Boolean = {
+    val hash = url.indexOf('#')
+    val (beforeFragment, fragment) = if (hash < 0) (url, "") else (url.substring(0, hash), url.substring(hash + 1))
+    if (beforeFragment.exists(c => c < 0x20 || c == 0x7f) || !escapesOk(fragment, host = false)) return false
+    if (beforeFragment.isEmpty) return true
+    // getScheme: letters, then digits, '+', '-', '.' (not first); a ':' ends it; any other byte: no scheme
+    val schemeEnd = beforeFragment.indexWhere(c => !(isAlnum(c) || c == '+' || c == '-' || c == '.'))
+    val hasScheme = schemeEnd > 0 && beforeFragment.charAt(schemeEnd) == ':' && beforeFragment.charAt(0).isLetter &&
+      beforeFragment.charAt(0) < 0x80
+    if (schemeEnd == 0 && beforeFragment.charAt(0) == ':') return false // missing protocol scheme
+    val rest0 = if (hasScheme) beforeFragment.substring(schemeEnd + 1) else beforeFragment
+    val rest =
+      if (rest0.endsWith("?") && rest0.count(_ == '?') == 1) rest0.dropRight(1)
+      else rest0.takeWhile(_ != '?')
+    if (!rest.startsWith("/")) {
+      if (hasScheme) return true // opaque
+      if (rest.takeWhile(_ != '/').contains(':')) return false // first path segment in URL cannot contain colon
+    }
+    val path =
+      if (rest.startsWith("//") && (hasScheme || !rest.startsWith("///"))) {
+        val authority = rest.drop(2).takeWhile(_ != '/')
+        val at = authority.lastIndexOf('@')
+        if (!hostOk(authority.substring(at + 1))) return false
+        if (at >= 0 && !userOk(authority.substring(0, at))) return false
+        rest.drop(2 + authority.length)
+      } else rest
+    escapesOk(path, host = false)
+  }
+}
+
+/** Go's time.ParseDuration: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with its units, or its error (overflow not modelled). */
+private[config] object GoDuration {
+  private val Seconds = Map("ns" -> 1e-9, "us" -> 1e-6, "\u00b5s" -> 1e-6, "\u03bcs" -> 1e-6, "\u00c2\u00b5s" -> 1e-6,
+    "\u00ce\u00bcs" -> 1e-6, "ms" -> 1e-3, "s" -> 1.0, "m" -> 60.0, "h" -> 3600.0)
+  private def digit(c: Char) = c >= '0' && c <= '9'
+
+  /** The duration in seconds, or Go's error. */
+  def parse(orig: String): Either[String, Double] = {
+    val invalid = Left(s"time: invalid duration ${GoQuote(orig)}")
+    val sign = if (orig.startsWith("-")) -1 else 1
+    var s = if (orig.startsWith("-") || orig.startsWith("+")) orig.substring(1) else orig
+    if (s == "0") return Right(0)
+    if (s.isEmpty) return invalid
+    var total = 0.0
+    while (s.nonEmpty) {
+      if (!(s.charAt(0) == '.' || digit(s.charAt(0)))) return invalid
+      val whole = s.takeWhile(digit)
+      s = s.substring(whole.length)
+      var fraction = ""
+      if (s.startsWith(".")) { fraction = s.substring(1).takeWhile(digit); s = s.substring(1 + fraction.length) }
+      if (whole.isEmpty && fraction.isEmpty) return invalid
+      val unit = s.takeWhile(c => !(c == '.' || digit(c)))
+      if (unit.isEmpty) return Left(s"time: missing unit in duration ${GoQuote(orig)}")
+      Seconds.get(unit) match {
+        case Some(scale) => total += s"0$whole.${fraction}0".toDouble * scale
+        case None => return Left(s"time: unknown unit ${GoQuote(unit)} in duration ${GoQuote(orig)}")
+      }
+      s = s.substring(unit.length)
+    }
+    Right(sign * total)
   }
 }
