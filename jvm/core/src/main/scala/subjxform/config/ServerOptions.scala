@@ -169,9 +169,14 @@ object ServerOptions {
           operators(v, k)
         case _ =>
       }
-      if (version.serverNameSpacesRefused)
+      // From 2.11.0 (the same releases, measured: every 2.11.x opts.go has the cluster and gateway checks, no 2.10.x)
+      if (version.serverNameSpacesRefused) {
         for ((k, name: Str) <- doc.entries if lower(k) == "server_name" && name.value.contains(" "))
           error(name, k, "server name cannot contain spaces")
+        for ((k, o: Obj) <- doc.entries; block = lower(k) if block == "cluster" || block == "gateway";
+          (nk, name: Str) <- o.entries if lower(nk) == "name" && name.value.contains(" "))
+          error(name, s"$k.$nk", s"$block name cannot contain spaces")
+      }
       if (version.testRunsStartupChecks) startupChecks(doc)
       OptionsCheck(problems.toVector, tlsBlocks, filesRead)
     }

@@ -234,4 +234,12 @@ class ServerOptionsSuite extends AnyFunSuite {
     assert(problems("jetstream: \"%s\"\n").map(_._3) ==
       Seq("Expected 'enabled' or 'disabled' for string value, got '%s'"))
   }
+
+  test("a cluster or gateway name with a space, refused from 2.11 as a server name is") {
+    // nats-server's server_test.go (tests/test_validate_module_corpus.py): 2.11.11's -t refuses both, 2.10.26's neither
+    val text = "port: -1\ncluster {\n  name: \"my cluster\"\n}\ngateway {\n  name: \"my gateway\"\n}\n"
+    assert(problems(text, "2.11").map { case (n, _, message) => (n, message) } == Seq(
+      (3, "cluster name cannot contain spaces"), (6, "gateway name cannot contain spaces")))
+    assert(problems(text, "2.10").isEmpty)
+  }
 }
