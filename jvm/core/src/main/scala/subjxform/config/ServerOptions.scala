@@ -89,6 +89,7 @@ object ServerOptions {
     "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
     "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
     "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256")
+
   /**
    * The ciphers Go's tls package marks Insecure, which the 2.12 on parser (Go's list) refuses unless
    * `allow_insecure_cipher_suites` is set (measured one by one on 2.12.0, 2.12.8, 2.14.6, 2.15.1 and 2.15.3).
@@ -338,12 +339,14 @@ object ServerOptions {
           case None =>
         }
         // then, with Go's list (2.12 on), the insecure ciphers named, in their written order, unless allowed
-        val allowed = o.entries.exists { case (k, Bool(true, _)) => lower(k) == "allow_insecure_cipher_suites"; case _ => false }
+        val allowed =
+          o.entries.exists { case (k, Bool(true, _)) => lower(k) == "allow_insecure_cipher_suites"; case _ => false }
         val insecure = o.entries.collect { case (k, Arr(items, _)) if lower(k) == "cipher_suites" => items }.flatten
           .collect { case Str(name, _, _) if InsecureCiphersOfGo(name) => name }
         if ((ciphers eq CiphersOfGo) && !allowed && insecure.nonEmpty)
-          return error(o, field, "insecure cipher suites configured without 'allow_insecure_cipher_suites' option set: " +
-            insecure.mkString(", "))
+          return error(o, field,
+            "insecure cipher suites configured without 'allow_insecure_cipher_suites' option set: " +
+              insecure.mkString(", "))
         (string(o, "cert_file"), string(o, "key_file")) match {
           case (Some(_), None) => return error(o, field, "missing 'key_file' in TLS configuration")
           case (None, Some(_)) => return error(o, field, "missing 'cert_file' in TLS configuration")

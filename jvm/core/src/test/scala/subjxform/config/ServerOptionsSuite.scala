@@ -250,8 +250,9 @@ class ServerOptionsSuite extends AnyFunSuite {
     def said(line: String, t: String = text) = problems(t, line).map { case (n, _, message) => (n, message) }
     // what 2.12.8's and 2.15.1's -t printed; 2.10.26's and 2.11.11's
     for (line <- Seq("2.12", "2.15"))
-      assert(said(line) == Seq((2, "insecure cipher suites configured without 'allow_insecure_cipher_suites' " +
-        "option set: TLS_RSA_WITH_RC4_128_SHA, TLS_RSA_WITH_AES_128_GCM_SHA256")))
+      assert(said(line) == Seq((2,
+          "insecure cipher suites configured without 'allow_insecure_cipher_suites' " +
+            "option set: TLS_RSA_WITH_RC4_128_SHA, TLS_RSA_WITH_AES_128_GCM_SHA256")))
     for (line <- Seq("2.10", "2.11"))
       assert(said(line) == Seq((3, "unrecognized cipher TLS_RSA_WITH_AES_128_GCM_SHA256")))
     val allowed = "port: 4222\ntls {\n  cipher_suites: [\"TLS_RSA_WITH_RC4_128_SHA\"]\n  " +
