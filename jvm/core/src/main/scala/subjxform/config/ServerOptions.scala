@@ -103,6 +103,17 @@ object ServerOptions {
   private val Curves2_12 = Curves2_10 + "X25519MLKEM768"
   private val Curves2_15 = Curves2_12 ++ Set("SecP256r1MLKEM768", "SecP384r1MLKEM1024")
 
+  /**
+   * The version pattern of versionComponents (server/util.go), per line: 2.10 takes a `v`, digits and two optional
+   * dots and digits at the start; from 2.11.0 a whole semver (measured: `2.8` and `v2.7.9` differ between them).
+   */
+  private val SemVer2_10 = """\Av?([0-9]+)\.?([0-9]+)?\.?([0-9]+)?""".r
+  private val SemVer2_11 =
+    ("""\A(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)""" +
+      """(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?\z""").r
+  private val SemVer: Map[String, scala.util.matching.Regex] = Map("2.10" -> SemVer2_10, "2.11" -> SemVer2_11,
+    "2.12" -> SemVer2_11, "2.14" -> SemVer2_11, "2.15" -> SemVer2_11)
+
   /** Per line: (cipher names, curve names). */
   private val TlsNames: Map[String, (Set[String], Set[String])] = Map(
     "2.10" -> (CiphersListed, Curves2_10), "2.11" -> (CiphersListed, Curves2_10), "2.12" -> (CiphersOfGo, Curves2_12),
@@ -251,6 +262,8 @@ object ServerOptions {
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
+          case ("leafnodes", name @ ("min_version" | "minimum_version")) if known(block)(name) =>
+            leafMinVersion(x, s"$field.$k")
           case ("gateway", "gateways") => remotes(x, "gateway_remote", s"$field.$k")
           case ("leafnodes", "remotes") => remotes(x, "leafnode_remote", s"$field.$k")
           case ("cluster", "routes") => urls(x, "route", s"$field.$k")
@@ -297,6 +310,28 @@ object ServerOptions {
         val trimmed = GoUrl.trimSpace(u.value)
         if (!GoUrl.parses(trimmed)) error(u, field, s"error parsing $kind url [${GoQuote(trimmed)}]")
       }
+    }
+
+    /** checkLeafMinVersionConfig: versionComponents' semver (per line: [[SemVer]]), at least 2.8.0. */
+    private def leafMinVersion(v: ConfValue, field: String): Unit = v match {
+      case Str(s, _, _) =>
+        val m = SemVer(version.line).findPrefixMatchOf(s)
+        def atoi(digits: String) =
+          if (digits == null) Left("strconv.Atoi: parsing \"\": invalid syntax")
+          else scala.util.Try(digits.toInt).toOption.toRight(
+            s"strconv.Atoi: parsing ${GoQuote(digits)}: value out of range")
+        val parts = m match {
+          case None => Left("invalid semver")
+          case Some(found) => for (a <- atoi(found.group(1)); b <- atoi(found.group(2)); c <- atoi(found.group(3)))
+              yield (a, b, c)
+        }
+        parts match {
+          case Left(e) => error(v, field, s"invalid leafnode's minimum version: $e")
+          case Right((major, minor, patch)) =>
+            if (!(major > 2 || major == 2 && minor > 8 || major == 2 && minor == 8 && patch >= 0))
+              error(v, field, "the minimum version should be at least 2.8.0")
+        }
+      case other => error(other, field, s"interface conversion: interface {} is ${goType(other)}, not string")
     }
 
     private def string(o: Obj, key: String): Option[String] =

@@ -259,4 +259,19 @@ class ServerOptionsSuite extends AnyFunSuite {
       "allow_insecure_cipher_suites: true\n}\n"
     assert(said("2.15", allowed).isEmpty)
   }
+
+  test("a leafnodes min_version as each line's versionComponents reads it, at least 2.8.0") {
+    // nats-server's leafnode_test.go (tests/test_validate_module_corpus.py); what 2.10.26's and 2.15.1's -t printed
+    def said(value: String, line: String) =
+      problems(s"port: -1\nleafnodes {\n  min_version: $value\n}\n", line).map { case (n, _, m) => (n, m) }
+    val semver = "invalid leafnode's minimum version: invalid semver"
+    val empty = "invalid leafnode's minimum version: strconv.Atoi: parsing \"\": invalid syntax"
+    assert(said("\"abc\"", "2.10") == Seq((3, semver)) && said("\"abc\"", "2.15") == Seq((3, semver)))
+    assert(said("\"2.8\"", "2.10") == Seq((3, empty)) && said("\"2.8\"", "2.15") == Seq((3, semver)))
+    assert(said("\"v2.7.9\"", "2.10") == Seq((3, "the minimum version should be at least 2.8.0")))
+    assert(said("\"v2.7.9\"", "2.15") == Seq((3, semver)))
+    assert(said("\"v3\"", "2.10") == Seq((3, empty)))
+    assert(said("\"2.10.0\"", "2.10").isEmpty && said("\"2.10.0\"", "2.15").isEmpty)
+    assert(said("5", "2.15") == Seq((3, "interface conversion: interface {} is int64, not string")))
+  }
 }
