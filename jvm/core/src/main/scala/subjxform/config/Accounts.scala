@@ -158,6 +158,18 @@ object Accounts {
             problems += ConfigProblem(other, accountsKey, "error", s"Expected account names, got ${goType(other)}")
         }
       case block @ Obj(entries, _, _) =>
+        // parseAccounts: a user name may be given once across all accounts (its error on the `users` of the
+        // account read second: Go's map order picks which; here the later written)
+        val users = mutable.Set.empty[String]
+        for ((name, o: Obj) <- entries if !block.usedVariables(name); (uk, list @ Arr(items, _)) <- o.entries
+          if lower(uk) == "users"; item <- items) item match {
+          case u: Obj =>
+            for ((k, Str(user, _, _)) <- u.entries if lower(k) == "user" || lower(k) == "username")
+              if (!users.add(user))
+                problems += ConfigProblem(list, s"$accountsKey.$name.$uk", "error",
+                  s"Duplicate user ${GoQuote(user)} detected")
+          case _ =>
+        }
         for ((name, value) <- entries if !block.usedVariables(name)) { // a variable of the block, used by an account
           val field = s"$accountsKey.$name"
           value match {
