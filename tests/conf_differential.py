@@ -210,7 +210,7 @@ def _encode(v, used: bool, top: bool = False) -> dict:
     else:
         raise TypeError(v)
     if not top:
-        out.update(l=v.line, u=used, src="")
+        out.update(l=v.line, c=v.column, u=used, src="")
     return out
 
 
@@ -230,9 +230,9 @@ def _reader_words(message: str) -> str:
 
 
 def _same_value(go: dict, ours: dict, where: str, out: list[str]) -> None:
-    """Go's value against a reader's: types and bytes everywhere, line, used and file where Go has a token."""
+    """Go's value against a reader's: types and bytes everywhere, line, column, used and file where Go has a token."""
     if "l" in go:
-        for k in ("l", "u", "src"):
+        for k in ("l", "c", "u", "src"):
             if go[k] != ours.get(k):
                 out.append(f"{where}: {k} {go[k]!r} here {ours.get(k)!r}")
     tg = next(k for k in go if k in "sifbtam")

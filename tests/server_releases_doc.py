@@ -42,6 +42,7 @@ FIELDS = {
     "test_runs_startup_checks": "`-t` also runs the startup checks of the options (a `default_sentinel` without "
     "operators refused); else it stops after reading the config",
     "server_name_spaces_refused": "a `server_name` with a space is refused when the config is read; else `-t` takes it",
+    "tls_unknown_field_in_list": 'a `tls` block\'s unknown field is named in a list (`unknown field ["verfy"]`); else alone',
 }
 
 

@@ -178,3 +178,21 @@ def test_subject_map_from_python_with_a_dict_a_cluster_column_and_a_seed(session
     assert draws() == draws() and set(draws()) == {"svc.v1", "svc.v2"}
     with pytest.raises(AnalysisException, match="total weight needs to be <= 100"):
         df.select(subject_map("subject", "a: [{destination: b, weight: 60}, {destination: c, weight: 50}]")).collect()
+
+
+def test_account_names_the_account_whose_hash_account_functions_give(session):
+    # A live 2.15.3 delivered orders.NUmM6cRx.x in account A and orders.b2oh2L6w.y in B for this destination
+    # (tests/test_account_functions_nats_server.py); the line names stand for 2.15.1, which knows no such function.
+    df = session.createDataFrame([("orders.x",)], "subject string")
+    dest = "orders.{{account-hash()}}.$1"
+    row = df.select(
+        subject_transform("subject", "orders.*", dest, server_version="2.15.3", account="A"),
+        subjxform.subject_map("subject", {"orders.*": dest}, server_version="2.15.3", account="B"),
+        try_subject_transform("subject", "orders.*", dest, account="A"),
+        F.expr(f"subject_transform(subject, 'orders.*', '{dest}', server_version => '2.14.10', account => 'B')"),
+    ).head()
+    assert list(row) == ["orders.NUmM6cRx.x", "orders.b2oh2L6w.x", None, "orders.b2oh2L6w.x"]
+    with pytest.raises(AnalysisException, match="no account was given"):
+        df.select(subject_transform("subject", "orders.*", dest, server_version="2.15.3")).collect()
+    with pytest.raises(TypeError, match="account must be a str"):
+        subject_transform("subject", "orders.*", dest, account=1)  # type: ignore[arg-type]

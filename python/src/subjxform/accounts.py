@@ -150,7 +150,8 @@ def _mapped(subject: Column, publisher: Column, accounts: _Accounts, cluster, se
     for acc in accounts.by_id.values():
         if acc["mappings"] is None:
             continue
-        mapped = _map_column("subject_map", subject, acc["mappings"], cluster, seed, key, server_version)
+        # installed for the account (its name; its public key in operator mode): {{account-hash()}} is its hash
+        mapped = _map_column("subject_map", subject, acc["mappings"], cluster, seed, key, server_version, acc["id"])
         taken = publisher == F.lit(acc["id"])
         out = F.when(taken, mapped) if out is None else out.when(taken, mapped)
     return subject if out is None else out.otherwise(subject)
@@ -242,7 +243,9 @@ def replay(
             seen = _routed(mapped, route, server_version)
             exporter = accounts.by_id[route["exporter_id"]]
             if exporter["mappings"] is not None:
-                seen = _map_column("subject_map", seen, exporter["mappings"], cluster, seed, key, server_version)
+                seen = _map_column(
+                    "subject_map", seen, exporter["mappings"], cluster, seed, key, server_version, exporter["id"]
+                )
             candidates.append(
                 F.when(taken, delivery(accounts.name(route["exporter_id"], by_key), seen, "service import"))
             )

@@ -80,6 +80,16 @@ def check_server_version(server_version: object) -> str | None:
     return server_version
 
 
+def check_account(account: object) -> str | None:
+    """The type of ``account``, the account a transform or table is installed for (its name; a public key in
+    operator mode), or None; its value is the engine's to check ('' names none: grammar.account_functions'
+    NO_ACCOUNT_NAME). nats-server
+    2.14.10 and 2.15.3 put the hash of its name where a destination says ``{{account-hash()}}``."""
+    if account is not None and not isinstance(account, str):
+        raise TypeError(f"account must be a str naming an account (or None), not {type_name(account)}: {account!r}")
+    return account
+
+
 def check_mappings(mappings: object, table_types: tuple[type, ...] = (str, dict)) -> None:
     """A mapping table: a str (its text or a file's path), a dict in the JSON shape, or a Column."""
     if not (isinstance(mappings, table_types) or is_column(mappings)):

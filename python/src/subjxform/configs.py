@@ -102,7 +102,7 @@ def mappings_argument(mappings):
 _BY_ZERO = re.compile(r"(?:\{\{|<<)\s*[pP]artition\s*\(\s*0*\s*[,)]")
 
 
-def check_table(cluster, mappings, server_version=None) -> None:
+def check_table(cluster, mappings, server_version=None, account: str | None = None) -> None:
     """Warnings about a constant table of subject_map (and subject_map_explain), before the function reads it:
 
     - ``cluster`` given as a str when the table scopes destinations to clusters and ``cluster`` is none of them
@@ -125,7 +125,11 @@ def check_table(cluster, mappings, server_version=None) -> None:
         # Read again only a table that can have either (a JWT's entries, a partition by zero): a big config
         # table costs its reading once, in the function.
         text = mappings if isinstance(mappings, str) else repr(mappings)
-        load = load_mappings(mappings, server_version) if "subject" in text or _BY_ZERO.search(text) else None
+        load = (
+            load_mappings(mappings, server_version, account=account)
+            if "subject" in text or _BY_ZERO.search(text)
+            else None
+        )
     except Exception:  # noqa: BLE001 - only notes: the function called next reads the table and says what is wrong
         return
     if load is not None and not load.refused:

@@ -10,6 +10,7 @@ from pyspark.sql import functions as F
 
 from ._compat import is_column
 from .arguments import (
+    check_account,
     check_mappings,
     check_seed,
     check_server_version,
@@ -67,10 +68,14 @@ def _key(key: ColumnOrName | None) -> Column:
     return _column(key, "key")
 
 
-def _server_version(server_version: str | None) -> list[Column]:
+def _server_version(server_version: str | None, account: str | None = None) -> list[Column]:
     """The trailing ``server_version`` argument: none when not given (the session conf
     ``spark.subjxform.serverVersion``, else the newest line, decides when the query is analysed). The JVM
-    checks the value, so an unsupported line is an analysis error naming the supported ones."""
+    checks the value, so an unsupported line is an analysis error naming the supported ones. Then, for the
+    functions that compile mapping destinations, ``account`` when given (``server_version`` before it is then
+    NULL when not given: the same default)."""
+    if check_account(account) is not None:
+        return [F.lit(check_server_version(server_version)).cast("string"), F.lit(account)]
     if check_server_version(server_version) is None:
         return []
     return [F.lit(server_version)]
@@ -84,6 +89,7 @@ def subject_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """Applies the NATS subject transform ``src`` -> ``dest`` to ``subject``, as nats-server does.
 
@@ -102,6 +108,9 @@ def subject_transform(
         server_version: the nats-server line to follow (``"2.10"``, ``"2.11"``, ``"2.12"``, ``"2.14"``,
             ``"2.15"`` or a release such as ``"2.10.26"``); None: the session conf
             ``spark.subjxform.serverVersion``, else the newest.
+        account: the account the transform is installed for, by name (a public key in operator mode):
+            nats-server 2.14.10 and 2.15.3 put the hash of its name where ``dest`` says ``{{account-hash()}}``;
+            None: no account, and such a destination is refused, saying so.
 
     Returns:
         A STRING Column: the transformed subject; NULL when an argument is NULL, the subject is not a
@@ -127,7 +136,7 @@ def subject_transform(
         _strict(strict),
         _seed(seed, key),
         _key(key),
-        *_server_version(server_version),
+        *_server_version(server_version, account),
     )
 
 
@@ -139,6 +148,7 @@ def try_subject_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """Like :func:`subject_transform`, but an invalid transform gives NULL instead of an error.
 
@@ -150,6 +160,7 @@ def try_subject_transform(
         seed: the draws' seed, as in :func:`subject_transform`.
         key: a per-message draw key, as in :func:`subject_transform`.
         server_version: the nats-server line, as in :func:`subject_transform`.
+        account: the account it is installed for, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column: as :func:`subject_transform`, and NULL where the transform is invalid.
@@ -168,7 +179,7 @@ def try_subject_transform(
         _strict(strict),
         _seed(seed, key),
         _key(key),
-        *_server_version(server_version),
+        *_server_version(server_version, account),
     )
 
 
@@ -205,7 +216,7 @@ def _mappings_text(mappings: MappingsValue) -> Column:
     return _value(mappings, "mappings")
 
 
-def _map_column(function: str, subject, mappings, cluster, seed, key, server_version) -> Column:
+def _map_column(function: str, subject, mappings, cluster, seed, key, server_version, account=None) -> Column:
     """subject_map or subject_map_explain, unchecked: for callers that apply one cluster to many tables
     (subjxform.accounts), where a table without that cluster is no mistake."""
     cluster_col = F.lit(None).cast("string") if cluster is None else _value(cluster, "cluster")
@@ -216,7 +227,7 @@ def _map_column(function: str, subject, mappings, cluster, seed, key, server_ver
         cluster_col,
         _seed(seed, key),
         _key(key),
-        *_server_version(server_version),
+        *_server_version(server_version, account),
     )
 
 
@@ -227,6 +238,7 @@ def subject_map(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """Applies a Core NATS account mapping table to ``subject``, as nats-server does.
 
@@ -249,6 +261,9 @@ def subject_map(
         key: a column name or Column (e.g. ``"msg_id"``): each message gets the same destination in every
             run, whatever the partitioning.
         server_version: the nats-server line to follow (see :func:`subject_transform`).
+        account: the account whose mappings these are, by name (a public key in operator mode): nats-server
+            2.14.10 and 2.15.3 put the hash of its name where a rule says ``{{account-hash()}}``; None: no
+            account, and such a rule is refused, saying so.
 
     Returns:
         A STRING Column: the mapped subject, the subject unchanged when no rule takes it, NULL when it is
@@ -264,8 +279,8 @@ def subject_map(
         >>> df.select(subject_map("subject", "orders.* orders.v2.$1", key="msg_id", server_version="2.11"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_table(cluster, mappings, server_version)
-    return _map_column("subject_map", subject, mappings, cluster, seed, key, server_version)
+    check_table(cluster, mappings, server_version, check_account(account))
+    return _map_column("subject_map", subject, mappings, cluster, seed, key, server_version, account)
 
 
 def subject_map_explain(
@@ -275,6 +290,7 @@ def subject_map_explain(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """Why :func:`subject_map` with the same arguments gives ``subject`` what it gives: a struct of
     ``rule`` (the source as written) and ``rule_index`` (its 0-based position), ``matched_as``
@@ -295,6 +311,7 @@ def subject_map_explain(
         seed: the draws' seed, as for :func:`subject_map`.
         key: a per-message draw key, as for :func:`subject_map`.
         server_version: the nats-server line, as for :func:`subject_map`.
+        account: the account whose mappings these are, as for :func:`subject_map`.
 
     Returns:
         A STRUCT Column with the fields above.
@@ -307,8 +324,8 @@ def subject_map_explain(
         >>> df.select(subject_map_explain("subject", {"orders.*": "orders.central.$1"}).alias("why"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_table(cluster, mappings, server_version)
-    return _map_column("subject_map_explain", subject, mappings, cluster, seed, key, server_version)
+    check_table(cluster, mappings, server_version, check_account(account))
+    return _map_column("subject_map_explain", subject, mappings, cluster, seed, key, server_version, account)
 
 
 TransformList = Union[Column, "list[tuple[str, str]]", "list[dict[str, str]]"]

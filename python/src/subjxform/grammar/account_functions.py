@@ -16,6 +16,9 @@ from .subjects import tokens
 
 NOT_AVAILABLE = "invalid mapping destination: function is not available in this context"
 
+# An account given as '' (no server has an account by that name), where a function or command takes one.
+NO_ACCOUNT_NAME = "an account is named by its name (its public key in operator mode), not ''"
+
 
 @dataclass(frozen=True)
 class Context:
@@ -76,7 +79,8 @@ def expand(subject: str, context: Context, version: ServerVersion) -> str:
             if account is None:
                 raise TokenSyntaxError(
                     f"{{{{{name}()}}}} is the hash of an account's name, and no account was given: it resolves only for a "
-                    "known account (its mappings in a server config or an account JWT)"
+                    "known account (its mappings in a server config or an account JWT; a function's account => 'NAME', "
+                    "the command line's --account NAME)"
                 )
             if not account:
                 raise TokenSyntaxError(in_token(NOT_AVAILABLE, token))

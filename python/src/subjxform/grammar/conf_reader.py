@@ -52,8 +52,8 @@ class _MapFrame:
         self.entries[key] = v
         self.used.discard(key)
 
-    def result(self, line: int) -> Obj:
-        return Obj(tuple(self.entries.items()), tuple(self.repeated), line, frozenset(self.used))
+    def result(self, line: int, column: int = 0) -> Obj:
+        return Obj(tuple(self.entries.items()), tuple(self.repeated), line, frozenset(self.used), column)
 
 
 class _ArrFrame:
@@ -62,8 +62,8 @@ class _ArrFrame:
     def __init__(self):
         self.items: list = []
 
-    def result(self, line: int) -> Arr:
-        return Arr(tuple(self.items), line)
+    def result(self, line: int, column: int = 0) -> Arr:
+        return Arr(tuple(self.items), line, column)
 
 
 TEXT_INCLUDES_NO_FILES = (
@@ -81,6 +81,7 @@ class ConfReader:
         self.frames: list = []
         self.keys: list = []
         self.key_lines: list = []
+        self.key_columns: list = []
         self.refuse_unquoted_braces = refuse_unquoted_braces
         self.unquoted_braces_line = 0  # the first unquoted value holding `{{`, when they are not refused
 
@@ -105,6 +106,13 @@ class ConfReader:
             return self.key_lines[-1]
         return item_line
 
+    def column_of(self, item_pos: int) -> int:
+        """The column nats-server gives a value read now, as ``line_of`` its line: its key's in a map, its own
+        in a list."""
+        if isinstance(self.frames[-1], _MapFrame) and self.key_columns:
+            return self.key_columns[-1]
+        return item_pos
+
     def set(self, v) -> None:
         f = self.frames[-1]
         if isinstance(f, _ArrFrame):
@@ -113,6 +121,7 @@ class ConfReader:
         if not self.keys:
             raise ConfSyntaxError("BUG in parser, keys stack empty")
         self.key_lines.pop()
+        self.key_columns.pop()
         f.put(self.keys.pop(), v)
 
     def open(self, f, line: int) -> None:
@@ -121,36 +130,41 @@ class ConfReader:
         self.frames.append(f)
 
     def read(self, it: tuple) -> None:
-        kind, value, line = it[0], it[1], it[2]
+        kind, value, line, pos = it[0], it[1], it[2], it[3]
         if kind == I_KEY:
             self.keys.append(go_text_of(value))
             self.key_lines.append(line)
+            self.key_columns.append(pos)
         elif kind == I_STR:
             s = go_text_of(value)
             if not it[5] and "{{" in s:
                 if self.refuse_unquoted_braces:
                     raise self.unquoted_function(s, it)
                 self.unquoted_braces_line = self.unquoted_braces_line or line
-            self.set(Str(s, it[5], self.line_of(line)))
+            self.set(Str(s, it[5], self.line_of(line), self.column_of(pos)))
         elif kind == I_MAP_START:
             self.open(_MapFrame(), line)
         elif kind == I_ARRAY_START:
             self.open(_ArrFrame(), line)
         elif kind in (I_MAP_END, I_ARRAY_END):
             closed = self.frames.pop()
-            self.set(closed.result(self.line_of(line)))
+            self.set(closed.result(self.line_of(line), self.column_of(pos)))
         elif kind == I_INTEGER:
             n = parse_integer(value)
             if n is not NO_VALUE:
-                self.set(Integer(n, self.line_of(line)))
+                self.set(Integer(n, self.line_of(line), self.column_of(pos)))
         elif kind == I_FLOAT:
-            self.set(Decimal(parse_float(value), self.line_of(line)))
+            self.set(Decimal(parse_float(value), self.line_of(line), self.column_of(pos)))
         elif kind == I_BOOL:
-            self.set(Bool(any(lower_equals(value, w) for w in ("true", "yes", "on")), self.line_of(line)))
+            self.set(
+                Bool(
+                    any(lower_equals(value, w) for w in ("true", "yes", "on")), self.line_of(line), self.column_of(pos)
+                )
+            )
         elif kind == I_DATETIME:
-            self.set(DateTime(parse_date_time(value), self.line_of(line)))
+            self.set(DateTime(parse_date_time(value), self.line_of(line), self.column_of(pos)))
         elif kind == I_VARIABLE:
-            self.set(_relined(self.variable(go_text_of(value), line), self.line_of(line)))
+            self.set(_relined(self.variable(go_text_of(value), line), self.line_of(line), self.column_of(pos)))
         elif kind == I_INCLUDE:
             raise ConfSyntaxError(f"error parsing include file '{go_text_of(value)}', {TEXT_INCLUDES_NO_FILES}")
         elif kind == I_ERROR:
@@ -188,8 +202,9 @@ class ConfReader:
         )
 
 
-def _relined(v, line: int):
-    """``v`` on another line (a variable's value where it is referenced, as nats-server's token does)."""
+def _relined(v, line: int, column: int):
+    """``v`` at another line and column (a variable's value where it is referenced, as nats-server's token does);
+    the values inside keep theirs (the tokens of the definition)."""
     if isinstance(v, Obj):
-        return Obj(v.entries, v.repeated_keys, line, v.used_variables)
-    return dataclasses.replace(v, line=line)
+        return Obj(v.entries, v.repeated_keys, line, v.used_variables, column)
+    return dataclasses.replace(v, line=line, column=column)

@@ -18,7 +18,10 @@ class ConfSyntaxError(ValueError):
 
 
 # Values (the jar's ConfValue). A string holds Go's bytes (go_bytes) and remembers whether it was quoted;
-# `line` is the line nats-server's token gives (its key's in a map, its own in a list).
+# `line` is the line nats-server's token gives (its key's in a map, its own in a list), `column` that token's
+# position on it, which `nats-server -t` prints after the line: bytes from the '\n' before the line's start (so
+# from 1), from 0 on the first line (conf_lexer's item position). 0 for a value no config text gave; not part of
+# the value's equality (the jar's ConfValue.column, which its reader sets with `at`).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,41 +29,48 @@ class Str:
     value: str
     quoted: bool
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
 class Integer:
     value: int
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
 class Decimal:
     value: float
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
 class Bool:
     value: bool
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
 class DateTime:
     value: str
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
 class Null:
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
 class Arr:
     items: tuple
     line: int
+    column: int = dataclasses.field(default=0, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +83,7 @@ class Obj:
     line: int
     # Keys of entries a `$name` used: variables, which nats-server skips where it reads settings.
     used_variables: frozenset = dataclasses.field(default=frozenset(), compare=False)
+    column: int = dataclasses.field(default=0, compare=False)
 
     def get(self, key: str):
         for k, v in self.entries:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Union
 
 from ..arguments import (
+    check_account,
     check_mappings,
     check_seed,
     check_server_version,
@@ -44,10 +45,11 @@ from ..arguments import (
 )
 from ..configs import check_table, mappings_argument
 from ..grammar import server_version as versions
+from ..grammar.account_functions import NO_ACCOUNT, NO_ACCOUNT_NAME, Context
 from ..grammar.conf_value import Obj
 from ..grammar.filter_transforms import InvalidStreamConfig, compile_filter_transforms
 from ..grammar.mapping_table import InvalidMappings, compile_mappings
-from ..grammar.subject_transform import InvalidTransform, compile_transform
+from ..grammar.subject_transform import InvalidTransform, compile_for_account
 from ..grammar.subjects import InvalidFilter, compile_filter
 from . import _build, _expr, _map_build
 
@@ -139,6 +141,13 @@ def _version(server_version, function: str) -> versions.ServerVersion:
         raise InvalidArgumentValue(function, "server_version", str(e)) from None
 
 
+def _account(account, function: str) -> str | None:
+    """The account a transform or table is installed for (None: none), as the jar's AccountArgument checks it."""
+    if check_account(account) == "":
+        raise InvalidArgumentValue(function, "account", NO_ACCOUNT_NAME)
+    return account
+
+
 def _draws(seed: int | None, keyed: bool) -> _build.Draws:
     """As subjxform.functions: without seed or key a seed is chosen once, when the column is built (as
     Spark's rand() does); with a key, no seed means 0 (the draws are a pure function of the key)."""
@@ -150,14 +159,17 @@ def _draws(seed: int | None, keyed: bool) -> _build.Draws:
 # The trees: one per function, rendered to a Column or to SQL text
 
 
-def _transform_tree(function: str, src, dest, strict, seed, key_given: bool, server_version) -> _expr.Node:
+def _transform_tree(
+    function: str, src, dest, strict, seed, key_given: bool, server_version, account=None
+) -> _expr.Node:
     src = _constant(src, "src", function)
     dest = _constant(dest, "dest", function)
     strict = check_strict(strict)
     seed = check_seed(seed)
     version = _version(server_version, function)
+    account = _account(account, function)
     try:
-        t = compile_transform(src, dest, strict, version)
+        t = compile_for_account(src, dest, strict, version, NO_ACCOUNT if account is None else Context(account))
     except InvalidTransform as e:
         if function.startswith("try_"):
             return _expr.null("string")
@@ -199,7 +211,9 @@ def _filter_transform_tree(function: str, transforms, seed, key_given: bool, ser
     return _build.filter_transform_tree(ft, draws, function=None if function.startswith("try_") else function)
 
 
-def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: bool, server_version) -> _expr.Node:
+def _map_tree(
+    function: str, mappings, cluster_given: bool, seed, key_given: bool, server_version, account=None
+) -> _expr.Node:
     """subject_map / subject_map_explain of a constant table: read, checked and compiled here (the jar's
     acceptance and texts), then one CASE over the rules (see _map_build)."""
     if is_column(mappings):
@@ -211,8 +225,9 @@ def _map_tree(function: str, mappings, cluster_given: bool, seed, key_given: boo
     check_mappings(mappings, (str, dict, Obj))
     seed = check_seed(seed)
     version = _version(server_version, function)
+    account = _account(account, function)
     try:
-        table = compile_mappings(mappings, version)
+        table = compile_mappings(mappings, version, account=account)
     except InvalidMappings as e:
         raise InvalidArgumentValue(function, "mappings", str(e)) from None
     chosen = draws_seed(seed, key_given)  # as _draws
@@ -290,6 +305,7 @@ def subject_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """:func:`subjxform.subject_transform` from built-in functions: `src` and `dest` must be str.
 
@@ -301,6 +317,7 @@ def subject_transform(
         seed: the draws' seed (``rand(seed)`` without a key); None: one chosen when the column is built.
         key: a per-message draw key (a column name or Column): the jar's own draws, row for row.
         server_version: the nats-server line to follow; None: the newest (no session conf is read).
+        account: the account the transform is installed for (``{{account-hash()}}`` is its hash); None: none.
 
     Returns:
         A STRING Column: the jar's answer (NULL where the transform does not apply).
@@ -313,7 +330,7 @@ def subject_transform(
     Examples:
         >>> df.select(portable.subject_transform("subject", "orders.*.*", "orders.{{partition(4,2)}}.$1.$2"))  # doctest: +SKIP
     """
-    tree = _transform_tree("subject_transform", src, dest, strict, seed, key is not None, server_version)
+    tree = _transform_tree("subject_transform", src, dest, strict, seed, key is not None, server_version, account)
     return _column(tree, subject, key, "subject_transform")
 
 
@@ -325,6 +342,7 @@ def try_subject_transform(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """:func:`subjxform.try_subject_transform`: an invalid transform gives NULL in every row.
 
@@ -336,6 +354,7 @@ def try_subject_transform(
         seed: the draws' seed, as in :func:`subject_transform`.
         key: a per-message draw key, as in :func:`subject_transform`.
         server_version: the nats-server line, as in :func:`subject_transform`.
+        account: the account it is installed for, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column, NULL in every row for an invalid transform.
@@ -347,7 +366,7 @@ def try_subject_transform(
     Examples:
         >>> df.select(portable.try_subject_transform("subject", "a.*", "x.{{wildcard(3)}}"))  # doctest: +SKIP
     """
-    tree = _transform_tree("try_subject_transform", src, dest, strict, seed, key is not None, server_version)
+    tree = _transform_tree("try_subject_transform", src, dest, strict, seed, key is not None, server_version, account)
     return _column(tree, subject, key, "try_subject_transform")
 
 
@@ -440,6 +459,7 @@ def subject_map(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """:func:`subjxform.subject_map`: `mappings` a constant table (config syntax or JSON text, a dict, or a file
     given as a path).
@@ -455,6 +475,7 @@ def subject_map(
         seed: the draws' seed, as in :func:`subject_transform`.
         key: a per-message draw key, as in :func:`subject_transform`.
         server_version: the nats-server line, as in :func:`subject_transform`.
+        account: the account it is installed for, as in :func:`subject_transform`.
 
     Returns:
         A STRING Column: the mapped subject, unchanged when no rule takes it, NULL when dropped.
@@ -468,8 +489,8 @@ def subject_map(
         >>> df.select(portable.subject_map("subject", {"orders.*.*": "shipments.$2.$1"}))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_table(cluster, mappings, server_version)
-    tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version)
+    check_table(cluster, mappings, server_version, check_account(account))
+    tree = _map_tree("subject_map", mappings, cluster is not None, seed, key is not None, server_version, account)
     return _column(tree, subject, key, "subject_map", cluster)
 
 
@@ -480,6 +501,7 @@ def subject_map_explain(
     seed: int | None = None,
     key: ColumnOrName | None = None,
     server_version: str | None = None,
+    account: str | None = None,
 ) -> Column:
     """:func:`subjxform.subject_map_explain`: the jar's struct, field for field, and the same ``result``
     as :func:`subject_map` with the same arguments.
@@ -491,6 +513,7 @@ def subject_map_explain(
         seed: the draws' seed, as in :func:`subject_transform`.
         key: a per-message draw key, as in :func:`subject_transform`.
         server_version: the nats-server line, as in :func:`subject_transform`.
+        account: the account it is installed for, as in :func:`subject_transform`.
 
     Returns:
         A STRUCT Column (``rule``, ``rule_index``, ``matched_as``, ``cluster``, ``destination``,
@@ -505,8 +528,10 @@ def subject_map_explain(
         >>> df.select(portable.subject_map_explain("subject", "orders.* orders.v2.$1").alias("why"))  # doctest: +SKIP
     """
     mappings = mappings_argument(mappings)
-    check_table(cluster, mappings, server_version)
-    tree = _map_tree("subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version)
+    check_table(cluster, mappings, server_version, check_account(account))
+    tree = _map_tree(
+        "subject_map_explain", mappings, cluster is not None, seed, key is not None, server_version, account
+    )
     return _column(tree, subject, key, "subject_map_explain", cluster)
 
 
@@ -518,6 +543,7 @@ _TREES = {
         kw.get("seed"),
         kw.get("key") is not None,
         kw.get("server_version"),
+        kw.get("account"),
     ),
     "try_subject_transform": lambda a, kw: _transform_tree(  # type: ignore[call-arg]  # mypy counts *a[:2] as any length
         "try_subject_transform",
@@ -526,6 +552,7 @@ _TREES = {
         kw.get("seed"),
         kw.get("key") is not None,
         kw.get("server_version"),
+        kw.get("account"),
     ),
     "subject_matches": lambda a, kw: _matches_tree(a[0]),
     "subject_filter_transform": lambda a, kw: _filter_transform_tree(
@@ -541,6 +568,7 @@ _TREES = {
         kw.get("seed"),
         kw.get("key") is not None,
         kw.get("server_version"),
+        kw.get("account"),
     ),
     "subject_map_explain": lambda a, kw: _map_tree(
         "subject_map_explain",
@@ -549,6 +577,7 @@ _TREES = {
         kw.get("seed"),
         kw.get("key") is not None,
         kw.get("server_version"),
+        kw.get("account"),
     ),
 }
 _ARITY = {
@@ -561,13 +590,13 @@ _ARITY = {
     "subject_map_explain": 1,
 }
 _KEYWORDS = {
-    "subject_transform": {"strict", "seed", "key", "server_version"},
-    "try_subject_transform": {"strict", "seed", "key", "server_version"},
+    "subject_transform": {"strict", "seed", "key", "server_version", "account"},
+    "try_subject_transform": {"strict", "seed", "key", "server_version", "account"},
     "subject_matches": set(),
     "subject_filter_transform": {"seed", "key", "server_version"},
     "try_subject_filter_transform": {"seed", "key", "server_version"},
-    "subject_map": {"cluster", "seed", "key", "server_version"},
-    "subject_map_explain": {"cluster", "seed", "key", "server_version"},
+    "subject_map": {"cluster", "seed", "key", "server_version", "account"},
+    "subject_map_explain": {"cluster", "seed", "key", "server_version", "account"},
 }
 
 
@@ -583,7 +612,7 @@ def sql_expression(function_name: str, subject_sql: str, *args: Any, **kw: Any) 
         function_name: one of the portable functions' names, e.g. ``"subject_map"``.
         subject_sql: the subject's SQL expression.
         *args: the function's constant arguments after the subject (``src, dest``; a table; a filter).
-        **kw: its keyword arguments (``strict``, ``cluster``, ``seed``, ``key``, ``server_version``).
+        **kw: its keyword arguments (``strict``, ``cluster``, ``seed``, ``key``, ``server_version``, ``account``).
 
     Returns:
         The SQL expression, built-in functions only.

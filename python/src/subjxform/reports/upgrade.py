@@ -46,26 +46,34 @@ SCHEMA = (
 )
 
 
-def _table(spark, mappings, account: str | None, server_version: str) -> str:
-    """The table the servers apply: ``mappings`` itself, or in a whole server config (or account JWTs)
-    ``account``'s block as written (its name or public key; None: the top-level block, else the only account's),
-    read by the accounts reader (nats-server's checks of the whole file; a path's includes too)."""
+def _table(spark, mappings, account: str | None, releases: tuple[str, str]) -> tuple[str, str | None]:
+    """The table the servers apply and the account it is installed for (whose hash ``{{account-hash()}}`` is):
+    ``mappings`` itself, installed for ``account``; or in a whole server config (or account JWTs) ``account``'s
+    block as written (its name or public key; None: the top-level block, ``$G``'s, else the only account's) and
+    that account's id, read by the accounts reader (nats-server's checks of the whole file; a path's includes
+    too) of the first of ``releases`` that takes the config: a config the old release refuses (a function it does
+    not know) is the new one's to read, and the report says what the old one refuses."""
     text = mappings_argument(mappings)
     if not isinstance(text, (str, dict)):
         raise TypeError(f"mappings must be a table (a str or a dict) or a config, not {type(text).__name__}")
-    if isinstance(text, str) and (account is not None or is_whole_config(text)):
-        from subjxform.accounts import accounts_plan
+    if isinstance(text, str) and is_whole_config(text):
+        from subjxform.accounts import AccountsConfigError, accounts_plan
 
         config: Config = mappings  # a path keeps its folder: the config's includes are read from it
-        plan = accounts_plan(spark, config, server_version)
+        try:
+            plan = accounts_plan(spark, config, releases[0])
+        except AccountsConfigError:
+            try:
+                plan = accounts_plan(spark, config, releases[1])
+            except AccountsConfigError:
+                plan = accounts_plan(spark, config, releases[0])  # refused by both: the old release's words
         accounts = [
             Account(a["name"], a["id"], None if a["mappings"] is None else parse_mappings(a["mappings"]), "")
             for a in plan["accounts"]
         ]
-        return {a["id"]: a["mappings"] for a in plan["accounts"]}[find_account(accounts, account).id]
-    if account is not None:
-        raise ValueError("account picks an account of a whole server config or of account JWTs: mappings is one table")
-    return mappings_text(text)
+        chosen = find_account(accounts, account).id
+        return {a["id"]: a["mappings"] for a in plan["accounts"]}[chosen], chosen
+    return mappings_text(text), account
 
 
 class _Loaded:
@@ -75,9 +83,10 @@ class _Loaded:
     start) or the account (a JWT's claims), the rules it leaves out of a JWT's account, the destinations its
     process exits on."""
 
-    def __init__(self, table: str, version: str):
+    def __init__(self, table: str, version: str, account: str | None):
         self.version = version
-        self.load: MappingLoad = load_mappings(table, versions.parse(version))  # ValueError: an unsupported line
+        # ValueError: an unsupported line
+        self.load: MappingLoad = load_mappings(table, versions.parse(version), account=account)
         self.errors: dict[str | None, str] = {}
         for p in self.load.problems:
             if p.is_error:
@@ -106,7 +115,7 @@ def _category(before: Column, after: Column) -> Column:
     )
 
 
-def _query(messages, table, before: _Loaded, after: _Loaded, subject, cluster, seed, key) -> list:
+def _query(messages, table, account, before: _Loaded, after: _Loaded, subject, cluster, seed, key) -> list:
     """Per (rule, category): the messages and the smallest example (subject, before, after). Each release's
     subject_map_explain loads the table as that release does (the table's shape says from where). A table one
     release refuses whole (a config file's) is refused by its server: its messages are counted on the other
@@ -116,7 +125,7 @@ def _query(messages, table, before: _Loaded, after: _Loaded, subject, cluster, s
     def explained(version: str) -> Column:
         with warnings.catch_warnings():  # (the rules left out and the crashes are the report's own lines)
             warnings.simplefilter("ignore", UserWarning)
-            return subject_map_explain(subject, table, cl, seed, key, version)
+            return subject_map_explain(subject, table, cl, seed, key, version, account)
 
     if before.accepted and after.accepted:
         both = messages.select(
@@ -287,7 +296,8 @@ def server_upgrade(
         seed: the draws' seed, as in :func:`rule_coverage`.
         key: a per-message draw key, as in :func:`rule_coverage`.
         account: in a whole config, the account whose table applies: its name or public key (None: the
-            top-level block, else the only account with one).
+            top-level block, else the only account with one); for one table, the account it is installed for
+            (``{{account-hash()}}`` is the hash of its name; None: none).
 
     Returns:
         The :class:`Report` (``facts``: ``becomes_invalid``, ``becomes_valid``, ``becomes_loaded``,
@@ -302,9 +312,9 @@ def server_upgrade(
     """
     for v in (from_version, to_version):
         versions.parse(v)  # checked before Spark runs: an unsupported one names the supported lines
-    table = _table(messages.sparkSession, mappings, account, from_version)
-    before, after = _Loaded(table, from_version), _Loaded(table, to_version)
-    counted = _query(messages, table, before, after, subject, cluster, seed, key)
+    table, installed_for = _table(messages.sparkSession, mappings, account, (from_version, to_version))
+    before, after = _Loaded(table, from_version, installed_for), _Loaded(table, to_version, installed_for)
+    counted = _query(messages, table, installed_for, before, after, subject, cluster, seed, key)
     rows = _rows(counted, before, after)
     facts = _facts(rows, before, after)
     df = messages.sparkSession.createDataFrame(rows, SCHEMA)

@@ -6,7 +6,8 @@ import java.nio.file.{Files, Paths}
 
 import subjxform.config.GoBytes
 import subjxform.engine.{
-  InvalidTransformException, ServerVersion, Subjects, SubjectTooLongException, SubjectTransform, Workspace
+  AccountFunctions, InvalidTransformException, ServerVersion, Subjects, SubjectTooLongException, SubjectTransform,
+  Workspace
 }
 
 /**
@@ -28,18 +29,20 @@ object Main {
   val ArgsHex = "--args-hex"
 
   val MappingUsage: String =
-    """usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
+    """usage: subjxform mapping [--strict] [--server-version V] [--account NAME] SRC DEST [--] [SUBJECT...]
       |  Applies the transform SRC -> DEST to each SUBJECT as nats-server would (as nats server mapping does):
       |  prints the new subject or nats-server's error, each followed by an empty line; with no
       |  SUBJECT, asks for subjects until an empty one. --strict: the import/export rules.
       |  --server-version V: as nats-server line V does (2.10, 2.11, 2.12, 2.14, 2.15 or a release like
       |  2.10.26; default the newest).
+      |  --account NAME: the transform is installed for account NAME (its public key in operator mode):
+      |  2.14.10 and 2.15.3 put the hash of its name where DEST says {{account-hash()}}.
       |  Exit code 0 when the transform is valid, whatever the subjects give (a subject that does not
       |  match or is not a valid subject prints an "Error: ..." line), 1 when it is invalid, 2 for a
       |  usage error. A SUBJECT that starts with '-' goes after '--'.""".stripMargin
 
   val Usage: String =
-    s"""usage: subjxform mapping [--strict] [--server-version V] SRC DEST [--] [SUBJECT...]
+    s"""usage: subjxform mapping [--strict] [--server-version V] [--account NAME] SRC DEST [--] [SUBJECT...]
        |       subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
        |                          [--no-file-checks] FILE...
        |       subjxform --help | --version | mapping --help | validate --help""".stripMargin
@@ -61,37 +64,42 @@ object Main {
    * Takes `--NAME V` / `--NAME=V` (before any `--`) out of `args`: (the version, the other arguments), or
    * Left(the error to print) for a missing or unsupported version.
    */
-  private[cli] def versionOption(
-      option: String, args: List[String]): Either[String, (Option[ServerVersion], List[String])] =
-    valueOption(option, args, s"a version (supported lines: ${ServerVersion.supported})").flatMap {
+  private[cli] def versionOption[A](
+      option: String, args: List[A], text: A => String): Either[String, (Option[ServerVersion], List[A])] =
+    valueOption(option, args, s"a version (supported lines: ${ServerVersion.supported})", text).flatMap {
       case (found, rest) =>
         try Right((found.map(ServerVersion.parse), rest))
         catch { case e: IllegalArgumentException => Left(s"$option: ${e.getMessage}") }
     }
 
   /**
-   * Takes `--NAME VALUE` / `--NAME=VALUE` (before any `--`) out of `args`: (the value, the other arguments), or
-   * Left(the error to print) when the value is missing (`what` says what it should be).
+   * Takes `--NAME VALUE` / `--NAME=VALUE` (before any `--`) out of `args`, arguments read as `text` (they are bytes
+   * where subjects are given): (the value, the other arguments as they were), or Left(the error to print) when the
+   * value is missing (`what` says what it should be).
    */
-  private def valueOption(
-      option: String, args: List[String], what: String): Either[String, (Option[String], List[String])] = {
+  private def valueOption[A](
+      option: String, args: List[A], what: String, text: A => String): Either[String, (Option[String], List[A])] = {
     var found: Option[String] = None
-    var rest = List.empty[String]
+    var rest = List.empty[A]
     var it = args
     var options = true
     while (it.nonEmpty) {
       val a = it.head
+      val t = text(a)
       it = it.tail
-      if (options && a == "--") { options = false; rest :+= a }
-      else if (options && a == option) {
+      if (options && t == "--") { options = false; rest :+= a }
+      else if (options && t == option) {
         if (it.isEmpty) return Left(s"$option needs $what")
-        found = Some(it.head)
+        found = Some(text(it.head))
         it = it.tail
-      } else if (options && a.startsWith(option + "=")) found = Some(a.substring(option.length + 1))
+      } else if (options && t.startsWith(option + "=")) found = Some(t.substring(option.length + 1))
       else rest :+= a
     }
     Right((found, rest))
   }
+
+  private val asText: String => String = s => s
+  private val bytesAsText: Array[Byte] => String = b => new String(b, UTF_8)
 
   def main(argv: Array[String]): Unit = {
     val out = new PrintStream(System.out, true, UTF_8.name)
@@ -132,32 +140,28 @@ object Main {
 
   /** `mapping [--strict] SRC DEST [--] [SUBJECT...]`, each argument as bytes. Returns the exit code. */
   def mapping(allArgs: List[Array[Byte]], in: InputStream, out: PrintStream, err: PrintStream): Int = {
-    // The version option is taken out first (its value is text); subjects stay bytes.
-    val hasVersion = allArgs.map(new String(_, UTF_8)).takeWhile(_ != "--").exists(a =>
-      a == "--server-version" || a.startsWith("--server-version="))
-    val (version, args) =
-      if (!hasVersion) (ServerVersion.Newest, allArgs)
-      else versionOption("--server-version", allArgs.map(new String(_, UTF_8))) match {
-        case Left(problem) =>
-          err.println(usageError("subjxform mapping", problem))
-          return 2
-        case Right((v, rest)) =>
-          // Put back the other arguments' own bytes (the option and its value are ASCII text).
-          val skip = allArgs.size - rest.size
-          val idx = allArgs.indexWhere(a => {
-            val s = new String(a, UTF_8); s == "--server-version" || s.startsWith("--server-version=")
-          })
-          (v.getOrElse(ServerVersion.Newest), allArgs.take(idx) ++ allArgs.drop(idx + skip))
+    // The options with values are taken out first (their values are text); subjects stay bytes.
+    val options = versionOption("--server-version", allArgs, bytesAsText).flatMap { case (version, afterVersion) =>
+      valueOption("--account", afterVersion, "an account's name", bytesAsText).flatMap {
+        case (Some(""), _) => Left(s"--account: ${AccountFunctions.NoAccountName}")
+        case (account, rest) => Right((version.getOrElse(ServerVersion.Newest), account, rest))
       }
+    }
+    val (version, account, args) = options match {
+      case Left(problem) =>
+        err.println(usageError("subjxform mapping", problem))
+        return 2
+      case Right(taken) => taken
+    }
     var strict = false
     var positional = List.empty[Array[Byte]]
-    var options = true
+    var inOptions = true
     for (a <- args) {
       val s = new String(a, UTF_8)
-      if (options && s == "--") options = false
-      else if (options && s == "--strict") strict = true
-      else if (options && isHelp(s) && positional.isEmpty) { out.println(MappingUsage); return 0 }
-      else if (options && s.startsWith("-") && s.length > 1) {
+      if (inOptions && s == "--") inOptions = false
+      else if (inOptions && s == "--strict") strict = true
+      else if (inOptions && isHelp(s) && positional.isEmpty) { out.println(MappingUsage); return 0 }
+      else if (inOptions && s.startsWith("-") && s.length > 1) {
         err.println(usageError("subjxform mapping",
             s"unknown option $s (a SUBJECT that starts with '-' goes after '--')"))
         return 2
@@ -167,7 +171,8 @@ object Main {
       case srcBytes :: destBytes :: subjects =>
         val (src, dest) = (new String(srcBytes, UTF_8), new String(destBytes, UTF_8))
         val tr =
-          try SubjectTransform.compile(src, dest, strict, version)
+          try SubjectTransform.compileForAccount(src, dest, strict, version,
+              account.fold(AccountFunctions.NoAccount)(AccountFunctions.Context(_)))
           catch {
             case e: InvalidTransformException =>
               out.println(s"Error: ${e.reason}")
@@ -203,9 +208,11 @@ object Main {
 
   /** The request, or the usage error's message. */
   private def validateRequest(texts: List[String]): Either[String, ValidateRequest] =
-    valueOption("--nats-server", texts, "the path of a nats-server binary").flatMap { case (natsServer, rest) =>
-      versionOption("--server-version", rest).flatMap { case (version, rest2) =>
-        versionOption("--upgrade-to", rest2).map { case (upgradeTo, args) => (natsServer, version, upgradeTo, args) }
+    valueOption("--nats-server", texts, "the path of a nats-server binary", asText).flatMap { case (natsServer, rest) =>
+      versionOption("--server-version", rest, asText).flatMap { case (version, rest2) =>
+        versionOption("--upgrade-to", rest2, asText).map { case (upgradeTo, args) =>
+          (natsServer, version, upgradeTo, args)
+        }
       }
     }.flatMap { case (natsServer, version, upgradeTo, args) =>
       val forced = args.collect { case "--mappings" => Validate.Mappings; case "--stream" => Validate.Stream }

@@ -4,15 +4,14 @@ import java.io.PrintStream
 
 import subjxform.config.{
   Accounts, ConfFile, ConfigProblem, ConfSyntax, ConfSyntaxException, ConfValue, GoBytes, InvalidStreamConfigException,
-  MappingLoad, MappingProblem, MappingSource, MappingTable, ServerFields, ServerOptions, StreamConfig, StreamConfigJson,
-  StreamPlan
+  MappingLoad, MappingSource, MappingTable, ServerFields, ServerOptions, StreamConfig, StreamConfigJson, StreamPlan
 }
 import subjxform.config.ConfValue._
-import subjxform.engine.{GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
+import subjxform.engine.{AccountFunctions, GoQuote, InvalidTransformException, ServerVersion, SubjectTransform}
 
 /**
  * `subjxform validate FILE`: checks a mappings block or a JetStream stream config the way nats-server
- * does, and prints one line per problem (`FILE:LINE: error: rule "...", destination "...": <nats-server's
+ * does, and prints one line per problem (`FILE:LINE:COL: error: rule "...", destination "...": <nats-server's
  * message>`), then a summary. Exit code 0 when nats-server would accept it (warnings allowed), 1 when
  * it would not, 2 for usage errors and unreadable files (those are decided by [[Main]]).
  *
@@ -36,10 +35,11 @@ object Validate {
   val Usage: String =
     """usage: subjxform validate [--mappings | --stream] [--server-version V [--upgrade-to W]] [--allow-crashes]
       |                          [--no-file-checks] [--nats-server PATH] FILE...
-      |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words. A FILE
-      |  is a mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config
-      |  (its mappings, accounts, imports and exports) or a stream config (nats stream info --json);
-      |  FILE '-' reads standard input.
+      |  Checks each FILE as nats-server does and prints one line per problem, in nats-server's words, at the
+      |  FILE:LINE:COL nats-server -t gives it, then the release checked and what was read. A FILE is a
+      |  mappings block (with or without "mappings { }" around it, or JSON), a whole nats-server config (its
+      |  mappings, accounts, imports and exports) or a stream config (nats stream info --json); FILE '-' reads
+      |  standard input.
       |  --mappings            read FILE as a mappings block (or a server config when a top-level key is a
       |                        server option), whatever else it looks like
       |  --stream              read FILE as a stream config
@@ -104,6 +104,8 @@ object Validate {
    */
   private final case class Verdict(name: String, version: ServerVersion, allowCrashes: Boolean, out: PrintStream,
       readFiles: Boolean = true, okLead: String = "") {
+
+    /** `refusal`: what the release does with it, "would not accept it". */
     def summarise(problems: Seq[ConfigProblem], counted: String, refusal: String): Int = {
       val errors = problems.count(_.isError)
       val crashes = problems.count(_.isCrash)
@@ -112,7 +114,7 @@ object Validate {
         Some(plural(crashes, "crash", "crashes")).filter(_ => crashes > 0 && errors > 0),
         Some(plural(warnings, "warning")).filter(_ => warnings > 0)).flatten.map(", " + _).mkString
       if (errors > 0) {
-        out.println(s"$name: ${plural(errors, "error")}$others ($counted): $refusal")
+        out.println(s"$name: ${plural(errors, "error")}$others ($counted): nats-server ${version.release} $refusal")
         1
       } else if (crashes > 0 && !allowCrashes) {
         out.println(s"$name: ${plural(crashes, "crash", "crashes")}$others ($counted): nats-server $version " +
@@ -121,11 +123,25 @@ object Validate {
         1
       } else {
         val allowed = if (crashes > 0) s", ${plural(crashes, "crash", "crashes")} (allowed)" else ""
-        out.println(s"${okLead}OK: $counted$allowed$others")
-        0
+        valid(s"$counted$allowed$others")
       }
     }
+
+    /** The line of a valid file: the release checked and what was in it (`what`); exit code 0. */
+    def valid(what: String): Int = {
+      out.println(s"${okLead}${Validate.validFor(version)}: $what")
+      0
+    }
   }
+
+  /**
+   * How a valid file's line starts: the release whose `-t` verdict it is. A line's name stands for the release
+   * measured for it ([[ServerVersion.LineReleases]]), which is named with the line it was asked as (or is the
+   * default), so the user reads which binary the verdict is that of.
+   */
+  def validFor(version: ServerVersion): String =
+    if (version.name == version.line) s"valid for nats-server ${version.release} (the ${version.line} line's release)"
+    else s"valid for nats-server ${version.release}"
 
   /**
    * The document and what it is. A stream config written as JSON is read as JSON, as nats reads it (Go's
@@ -236,8 +252,9 @@ object Validate {
     val source = MappingSource.of(block)
     val load = MappingTable.load(block, verdict.version, source,
       if (source == MappingSource.AccountJwt) null else Accounts.GlobalAccount)
-    val problems = load.problems.map(p => ConfigProblem(valueOf(block, p), "", p.severity, p.toString))
-    val counted = plural(block.entries.size, "mapping") +
+    val problems = load.problems.map(p =>
+      ConfigProblem(p.placeIn(block, written = !(block eq file.root)), "", p.severity, p.toString))
+    val counted = (if (block.entries.isEmpty) "an empty mappings block" else plural(block.entries.size, "mapping")) +
       (if (load.source == MappingSource.AccountJwt) s" (an account JWT's, ${plural(load.applied.size, "loaded")})"
        else "")
     report(file, problems, counted, verdict)
@@ -255,7 +272,7 @@ object Validate {
     val topProblems =
       for ((label, block) <- top;
         p <- MappingTable.load(block, version, MappingSource.ConfigFile, Accounts.GlobalAccount).problems)
-        yield ConfigProblem(valueOf(block, p), label, p.severity, p.toString)
+        yield ConfigProblem(p.placeIn(block), label, p.severity, p.toString)
     val accounts =
       try Accounts.fromDocument(doc, version)
       catch {
@@ -268,15 +285,19 @@ object Validate {
     val rules = top.map(_._2.entries.size).sum + accounts.accounts.flatMap(_.mappings).map(_.entries.size).sum
     val imports = accounts.accounts.map(_.imports.size).sum
     val exports = accounts.accounts.map(_.exports.size).sum
-    val counted = plural(rules, "mapping") + (if (blocks.nonEmpty) s" in ${blocks.mkString(", ")}" else "") +
-      (if (imports + exports > 0) s"; ${plural(accounts.accounts.size, "account")}, ${plural(exports, "export")}, " +
-         s"${plural(imports, "import")}"
-       else "") +
-      (if (accounts.jwtMode) " (account JWTs)" else "") +
-      Seq(
-        Some(plural(options.tlsBlocks, "TLS block")).filter(_ => options.tlsBlocks > 0),
-        Some(s"${plural(options.filesRead, "file")} read").filter(_ => options.filesRead > 0),
-        Some("files not read (--no-file-checks)").filter(_ => !verdict.readFiles)).flatten.map("; " + _).mkString
+    // Variables (`$name` references used them) are no settings: -t skips them where it reads the options.
+    val fields = doc.entries.map(_._1).distinct.count(k => !doc.usedVariables(k))
+    val counted = (Seq(
+      Some(s"a server config of ${plural(fields, "top-level field")}"),
+      Some(plural(accounts.accounts.size, "account") + (if (accounts.jwtMode) " (account JWTs)" else ""))
+        .filter(_ => accounts.accounts.nonEmpty),
+      Some(plural(rules, "mapping") + (if (blocks.nonEmpty) s" in ${blocks.mkString(", ")}" else ""))
+        .filter(_ => blocks.nonEmpty),
+      Some(plural(exports, "export")).filter(_ => exports > 0),
+      Some(plural(imports, "import")).filter(_ => imports > 0),
+      Some(plural(options.tlsBlocks, "TLS block")).filter(_ => options.tlsBlocks > 0),
+      Some(s"${plural(options.filesRead, "file")} read").filter(_ => options.filesRead > 0),
+      Some("files not read (--no-file-checks)").filter(_ => !verdict.readFiles)).flatten).mkString(", ")
     report(file, topProblems ++ accounts.problems ++ options.problems, counted, verdict)
   }
 
@@ -292,23 +313,24 @@ object Validate {
       }
     for (p <- plan.problems) out.println(s"$name: ${p.severity}: ${p.field}: ${p.message}")
     val counted = s"${plural(plan.accounts.size, "account JWT")}: ${plural(plan.routes.size, "import")} in effect"
-    verdict.summarise(plan.problems, counted, "nats-server would not load it")
+    verdict.summarise(plan.problems, counted, "would not load it")
   }
 
-  /** Prints the problems, `FILE:LINE: severity: field: message`, in file and line order, then a summary. */
+  /**
+   * Prints the problems, `FILE:LINE:COL: severity: field: message` (the line and column `nats-server -t` names),
+   * in file, line and column order, then a summary.
+   */
   private def report(file: ConfFile, found: Seq[ConfigProblem], counted: String, verdict: Verdict): Int = {
     val name = verdict.name
     val problems = file.unquotedBraces.toSeq ++ found
-    val sorted = problems.map(p => (file.fileOf(p.at), p.at.line, p)).sortBy { case (f, l, _) => (f != name, f, l) }
-    for ((f, l, p) <- sorted)
-      verdict.out.println(s"$f:$l: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
-    verdict.summarise(problems, counted, "nats-server would not accept it")
+    val sorted = problems.map(p => (file.fileOf(p.at), p)).sortBy { case (f, p) =>
+      (f != name, f, p.at.line, p.at.column)
+    }
+    for ((f, p) <- sorted)
+      verdict.out.println(s"$f:${p.at.line}:${p.at.column}: ${p.severity}: " +
+        s"${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
+    verdict.summarise(problems, counted, "would not accept it")
   }
-
-  /** The rule's value (a rule written twice: its last value, the one nats-server keeps), else the block. */
-  private def valueOf(block: Obj, p: MappingProblem): ConfValue =
-    Option(p.rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v }).getOrElse(
-      block)
 
   private def stream(doc: Obj, name: String, out: PrintStream, version: ServerVersion, okLead: String): Int =
     try {
@@ -326,13 +348,13 @@ object Validate {
         plan.ingress.map(t => s"subject_transform ${GoQuote(t.src)} -> ${GoQuote(t.dest)}"),
         plan.republish.map(t => s"republish ${GoQuote(t.src)} -> ${GoQuote(t.dest)}")).flatten
       val warned = if (warnings.nonEmpty) s", ${plural(warnings.size, "warning")}" else ""
-      out.println(s"${okLead}OK: stream ${GoQuote(cfg.name)} (${parts.mkString(", ")})$warned")
+      out.println(s"$okLead${validFor(version)}: stream ${GoQuote(cfg.name)} (${parts.mkString(", ")})$warned")
       0
     } catch {
       case e: InvalidStreamConfigException =>
         // nats-server stops at the first failing check, so there is one error to give.
         out.println(s"$name: error: ${e.getMessage}")
-        out.println(s"$name: 1 error (stream config): nats-server would reject it")
+        out.println(s"$name: 1 error (stream config): nats-server ${version.release} would reject it")
         1
     }
 
@@ -389,8 +411,11 @@ object Validate {
   /** How [[SubjectTransform.crashWords]] starts for a release: a change whose "after" starts so crashes it. */
   private def CrashPrefix(v: ServerVersion): String = s"nats-server $v's process exits"
 
-  /** Every mappings block of the text, where it is written, and the source a server loads it from. */
-  private final case class Block(mappings: Obj, source: MappingSource, where: Option[(String, Int)])
+  /**
+   * Every mappings block of the text, where it is written, the source a server loads it from, and the account it is
+   * installed for (whose hash `{{account-hash()}}` is; null: none known, an account JWT's table alone).
+   */
+  private final case class Block(mappings: Obj, source: MappingSource, where: Option[(String, Int)], account: String)
 
   private def changesBetween(text: String, name: String, forced: Option[Kind], env: String => Option[String],
       from: ServerVersion, to: ServerVersion): Seq[Change] = {
@@ -401,7 +426,7 @@ object Validate {
       }
       val blocks = (try Accounts.plan(text, from).accounts
       catch { case _: ConfSyntaxException => Nil }).flatMap(a =>
-        a.mappings.map(Block(_, MappingSource.AccountJwt, Some((name, 0)))))
+        a.mappings.map(Block(_, MappingSource.AccountJwt, Some((name, 0)), a.id)))
       return refusals ++ blocks.flatMap(b => ruleChanges(null, b, from, to))
     }
     val (kind, doc, file) =
@@ -435,18 +460,20 @@ object Validate {
         val blocks: Seq[Block] =
           if (isServerConfig(doc, forced)) {
             doc.entries.collect {
-              case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None)
+              case (k, b: Obj) if isMappingsKey(k) => Block(b, MappingSource.ConfigFile, None, Accounts.GlobalAccount)
             } ++
               (try Accounts.fromDocument(doc, from).accounts.flatMap { a =>
                   val jwt = a.field.startsWith("jwt") || a.field.startsWith("claims")
                   a.mappings.map(m =>
-                    if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)))
-                    else Block(m, MappingSource.ConfigFile, None))
+                    if (jwt) Block(m, MappingSource.AccountJwt, Some((file.fileOf(a.at), a.at.line)), a.id)
+                    else Block(m, MappingSource.ConfigFile, None, a.id))
                 }
               catch { case _: ConfSyntaxException => Nil })
           } else {
+            // as [[mappings]] checks it: a config's block is the global account's, a JWT's table names no account
             val block = soleBlock(doc)
-            Seq(Block(block, MappingSource.of(block), None))
+            val source = MappingSource.of(block)
+            Seq(Block(block, source, None, if (source == MappingSource.AccountJwt) null else Accounts.GlobalAccount))
           }
         val mappingChanges = blocks.flatMap(b => ruleChanges(file, b, from, to))
         // Imports, exports and the rest: errors of the whole config that differ (mapping errors are above).
@@ -494,10 +521,11 @@ object Validate {
     val order = block.mappings.entries.map(_._1).distinct
     def where(v: ConfValue) = block.where.getOrElse((file.fileOf(v), v.line))
     block.source match {
-      case MappingSource.ConfigFile => order.flatMap(r => destinationChanges(r, rules(r), where, from, to))
+      case MappingSource.ConfigFile =>
+        order.flatMap(r => destinationChanges(r, rules(r), where, block.account, from, to))
       case MappingSource.AccountJwt =>
-        val (before, after) =
-          (MappingTable.load(block.mappings, from, block.source), MappingTable.load(block.mappings, to, block.source))
+        def load(v: ServerVersion) = MappingTable.load(block.mappings, v, block.source, block.account)
+        val (before, after) = (load(from), load(to))
         if (before.refused || after.refused) return Nil // the account itself: its errors are the claims'
         def leftOut(load: MappingLoad) = load.leftOut.toMap
         order.flatMap { r =>
@@ -505,16 +533,17 @@ object Validate {
           (leftOut(before).get(r), leftOut(after).get(r)) match {
             case (None, Some(e)) => Seq(Change(at._1, at._2, what, "become left out", "loaded", s"left out: $e"))
             case (Some(e), None) => Seq(Change(at._1, at._2, what, "become loaded", s"left out: $e", "loaded"))
-            case (None, None) => destinationChanges(r, rules(r), where, from, to)
+            case (None, None) => destinationChanges(r, rules(r), where, block.account, from, to)
             case _ => Nil // left out by both: nothing changes for its messages
           }
         }
     }
   }
 
-  /** Every destination of one rule, compiled on both lines: its verdict and what it builds. */
-  private def destinationChanges(rule: String, value: ConfValue, where: ConfValue => (String, Int),
+  /** Every destination of one rule of `account`'s, compiled on both lines: its verdict and what it builds. */
+  private def destinationChanges(rule: String, value: ConfValue, where: ConfValue => (String, Int), account: String,
       from: ServerVersion, to: ServerVersion): Seq[Change] = {
+    val installedFor = if (account == null) AccountFunctions.NoAccount else AccountFunctions.Context(account)
     def destinations(v: ConfValue): Seq[(String, ConfValue)] = v match {
       case Str(d, _, _) => Seq(d -> v)
       case o: Obj => o.entries.collectFirst {
@@ -525,7 +554,7 @@ object Validate {
     }
     destinations(value).flatMap { case (dest, at) =>
       def compiled(v: ServerVersion): Either[String, SubjectTransform] =
-        try Right(SubjectTransform.compile(rule, dest, false, v))
+        try Right(SubjectTransform.compileForAccount(rule, dest, false, v, installedFor))
         catch { case e: InvalidTransformException => Left(e.reason) }
       val what = s"${GoQuote(rule)} -> ${GoQuote(dest)}"
       val (f, l) = where(at)

@@ -463,8 +463,7 @@ object Accounts {
       for (p <- MappingTable.load(m, version, source, a.id).problems) {
         val at =
           if (jwt) a.at // the JWT as written in the config (the claims' own lines are the decoded JSON's)
-          else Option(p.rule).flatMap(r => m.entries.reverseIterator.collectFirst { case (k, v) if k == r => v })
-            .getOrElse(m)
+          else p.placeIn(m)
         problems += ConfigProblem(at, mappingsField(a), p.severity, p.toString)
       }
     }

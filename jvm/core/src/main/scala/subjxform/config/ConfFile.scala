@@ -50,7 +50,9 @@ final class ConfFile private[subjxform] (val name: String, private[subjxform] va
           .document()
       catch {
         case e: UnquotedBracesException if collectUnquotedBraces =>
-          val at = ConfValue.Str(GoBytes.decode(text, e.start, e.end), quoted = true, e.line)
+          // The destination's own column, counted as nats-server's lexer counts one (from the '\n' before it).
+          val column = e.start - math.max(text.lastIndexWhere(_ == '\n', e.start - 1), 0)
+          val at = ConfValue.Str(GoBytes.decode(text, e.start, e.end), quoted = true, e.line).at(column)
           if (path != name) origins.put(at, path)
           unquotedBraces += ConfigProblem(at, "", "error", e.getMessage)
           text = e.quoted(text) // each pass quotes one more value: the loop ends

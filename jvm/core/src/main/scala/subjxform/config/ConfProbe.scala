@@ -14,7 +14,7 @@ import subjxform.engine.JsonWriter
  * "strict"}, "file": {"loose", "strict"}}` ("file" only with files or env), each `{"ok", "error": hex,
  * "value", "braces": line}`: "loose" reads an unquoted `{{` as nats-server does and says where the first
  * one was ("braces"), "strict" refuses it (SPEC §4). Values as the oracle writes them (hex bytes, the
- * bits of a float, every value's line "l", "u" for a used variable, "src" for its file).
+ * bits of a float, every value's line "l" and column "c", "u" for a used variable, "src" for its file).
  */
 object ConfProbe {
   import ConfValue._
@@ -113,7 +113,8 @@ object ConfProbe {
         o.entries.map { case (k, x) => s"""["${hex(GoBytes.encode(k))}",${value(x, o.usedVariables(k), src)}]""" }
           .mkString(""""m":[""", ",", "]")
     }
-    if (top) s"{$typed}" else s"""{$typed,"l":${v.line},"u":$used,"src":${JsonWriter.quote(src(v))}}"""
+    if (top) s"{$typed}"
+    else s"""{$typed,"l":${v.line},"c":${v.column},"u":$used,"src":${JsonWriter.quote(src(v))}}"""
   }
 
   private def hex(b: Array[Byte]): String = {

@@ -28,6 +28,7 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
   private val frames = mutable.ArrayBuffer.empty[Frame] // the maps and lists being read, innermost last
   private val keys = mutable.ArrayBuffer.empty[String] // keys waiting for their value, innermost last
   private val keyLines = mutable.ArrayBuffer.empty[Int]
+  private val keyColumns = mutable.ArrayBuffer.empty[Int]
 
   /** The line of the first unquoted value holding `{{` (0: none), when they are not refused. */
   var unquotedBracesLine = 0
@@ -52,12 +53,12 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
 
   private def read(it: Item): Unit = it.kind match {
     case Item.Error => throw new ConfSyntaxException(s"Parse error on line ${it.line}: '${GoBytes.decode(it.value)}'")
-    case Item.Key => keys += GoBytes.decode(it.value); keyLines += it.line
+    case Item.Key => keys += GoBytes.decode(it.value); keyLines += it.line; keyColumns += it.pos
     case Item.MapStart => open(new MapFrame, it.line)
     case Item.ArrayStart => open(new ArrFrame, it.line)
     case Item.MapEnd | Item.ArrayEnd =>
       val closed = frames.remove(frames.length - 1)
-      set(closed.result(lineOf(it.line)))
+      set(closed.result(lineOf(it.line)).at(columnOf(it.pos)))
     case Item.Str =>
       val s = GoBytes.decode(it.value)
       if (!it.quoted && s.contains("{{")) {
@@ -65,15 +66,16 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
         if (unquotedBracesLine == 0) unquotedBracesLine = it.line
         if (file != null && file.unquotedBracesLine == 0) file.unquotedBracesLine = it.line
       }
-      set(Str(s, it.quoted, lineOf(it.line)))
+      set(Str(s, it.quoted, lineOf(it.line)).at(columnOf(it.pos)))
     case Item.Integer =>
       val n = ConfScalars.integer(it.value)
-      if (n != ConfScalars.NoValue) set(Integer(n, lineOf(it.line)))
-    case Item.Float => set(Decimal(ConfScalars.float(it.value), lineOf(it.line)))
+      if (n != ConfScalars.NoValue) set(Integer(n, lineOf(it.line)).at(columnOf(it.pos)))
+    case Item.Float => set(Decimal(ConfScalars.float(it.value), lineOf(it.line)).at(columnOf(it.pos)))
     case Item.Bool => set(Bool(Seq("true", "yes", "on").exists(ConfLexer.lowerEquals(it.value, 0, it.value.length, _)),
-          lineOf(it.line)))
-    case Item.DateTime => set(DateTime(ConfScalars.dateTime(it.value), lineOf(it.line)))
-    case Item.Variable => set(relined(variable(GoBytes.decode(it.value), it.line), lineOf(it.line)))
+          lineOf(it.line)).at(columnOf(it.pos)))
+    case Item.DateTime => set(DateTime(ConfScalars.dateTime(it.value), lineOf(it.line)).at(columnOf(it.pos)))
+    case Item.Variable =>
+      set(relined(variable(GoBytes.decode(it.value), it.line), lineOf(it.line)).at(columnOf(it.pos)))
     case Item.Include => include(GoBytes.decode(it.value), it.line)
     case _ => // a comment
   }
@@ -89,12 +91,19 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
     case _ => itemLine
   }
 
+  /** The column nats-server gives a value read now, as [[lineOf]] its line: its key's in a map, its own in a list. */
+  private def columnOf(itemPos: Int): Int = frames.last match {
+    case _: MapFrame if keyColumns.nonEmpty => keyColumns.last
+    case _ => itemPos
+  }
+
   private def set(v: ConfValue): Unit = frames.last match {
     case a: ArrFrame => a.items += v
     case m: MapFrame =>
       if (keys.isEmpty) throw new ConfSyntaxException("BUG in parser, keys stack empty")
       val key = keys.remove(keys.length - 1)
       keyLines.remove(keyLines.length - 1)
+      keyColumns.remove(keyColumns.length - 1)
       m.put(key, v)
   }
 
@@ -157,6 +166,7 @@ private[config] final class ConfReader(input: Array[Byte], path: String, file: C
     for ((k, v) <- included.entries) {
       keys += k
       keyLines += v.line
+      keyColumns += v.column
       set(v)
       if (included.usedVariables(k)) m.usedVariables += k
     }
@@ -219,7 +229,10 @@ private[config] object ConfReader {
     def result(line: Int): Arr = Arr(items.result(), line)
   }
 
-  /** `v` on another line (a variable's value where it is referenced, as nats-server's token does). */
+  /**
+   * `v` on another line (a variable's value where it is referenced, as nats-server's token does); its column
+   * is the caller's to give ([[ConfValue.at]]), the values inside keep theirs (the tokens of the definition).
+   */
   def relined(v: ConfValue, line: Int): ConfValue = v match {
     case x: Str => x.copy(line = line)
     case x: Integer => x.copy(line = line)

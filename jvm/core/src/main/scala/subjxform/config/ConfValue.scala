@@ -3,9 +3,25 @@ package subjxform.config
 /**
  * A value of nats-server's configuration language, as its parser leaves it: a string holds a Go string's
  * bytes ([[GoBytes]]) and remembers whether it was quoted; `line` is the line nats-server's token gives it
- * (its key's line in a map, its own in a list), which messages name.
+ * (its key's line in a map, its own in a list), which messages name, and `column` that token's position on
+ * it, which `nats-server -t` prints after the line (`FILE:LINE:COL: ...`).
  */
-sealed trait ConfValue { def line: Int }
+sealed trait ConfValue {
+  def line: Int
+
+  /**
+   * The position nats-server's token gives the value (its key's in a map, its own in a list), as its lexer
+   * counts it: bytes from the '\n' before the line's start (so from 1), but from 0 on the first line, and
+   * after an escaped string the length of its value rather than of its text (see [[ConfLexer]]). 0 for a
+   * value no config text gave (JSON of encoding/json, built ones). Set once by the reader ([[at]]); not part
+   * of the value's equality, as two values read alike are the same value wherever they were written.
+   */
+  def column: Int = col
+  private var col = 0
+
+  /** This value, at `column` of its line: the reader's, as it makes it. */
+  private[config] def at(column: Int): this.type = { col = column; this }
+}
 
 object ConfValue {
   final case class Str(value: String, quoted: Boolean, line: Int) extends ConfValue

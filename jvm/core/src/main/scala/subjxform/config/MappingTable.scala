@@ -451,7 +451,9 @@ object MappingTable {
         val words = s"nats-server $version loads the account without this rule"
         (checked.filterNot(c => failed.contains(c.source)),
           doc.entries.map(_._1).distinct.filter(failed.contains).map(r => r -> failed(r)),
-          problems.map(p => if (p.isError) p.copy(severity = "warning", message = s"${p.message}: $words") else p))
+          problems.map(p =>
+            if (p.isError) p.copy(severity = "warning", message = s"${p.message}: $words").placed(p.place, p.inBlock)
+            else p))
       }
     val crashes = for (c <- kept; (_, t) <- c.entries if t.crashesServer)
       yield MappingProblem(c.source, t.destination, "crash", SubjectTransform.crashWords(t, version))
@@ -525,8 +527,8 @@ object MappingTable {
   private def checkRules(doc: Obj, interner: Interner, version: ServerVersion, source: MappingSource,
       context: AccountFunctions.Context): (Seq[Checked], Seq[MappingProblem]) = {
     val problems = mutable.ArrayBuffer.empty[MappingProblem]
-    def error(rule: String, dest: String, message: String): Unit =
-      problems += MappingProblem(rule, dest, "error", message)
+    def error(rule: String, dest: String, message: String, at: ConfValue = null): Unit =
+      problems += MappingProblem(rule, dest, "error", message).placed(at)
     def warning(rule: String, dest: String, message: String): Unit =
       problems += MappingProblem(rule, dest, "warning", message)
 
@@ -556,15 +558,15 @@ object MappingTable {
                 val digits = s.stripSuffix("%")
                 DestinationSyntax.parseGoInt(digits) match {
                   case None =>
-                    error(rule, dest, s"Invalid weight ${GoQuote(digits)} for mapping destination"); return None
+                    error(rule, dest, s"Invalid weight ${GoQuote(digits)} for mapping destination", x); return None
                   case Some(n) => n
                 }
               case Integer(n, _) => n
               case other =>
-                error(rule, dest, s"Unknown entry type for weight of ${ConfValue.goText(other)}")
+                error(rule, dest, s"Unknown entry type for weight of ${ConfValue.goText(other)}", x)
                 return None
             }
-            if (w > 100 || w < 0) { error(rule, dest, s"Invalid weight $w for mapping destination"); return None }
+            if (w > 100 || w < 0) { error(rule, dest, s"Invalid weight $w for mapping destination", x); return None }
             weight = Some(w.toInt)
           case "cluster" => x match {
               case Str(s, _, _) => cluster = s
@@ -573,7 +575,7 @@ object MappingTable {
                   s"Expected a string for the mapping destination's cluster, got ${ConfValue.goText(other)}")
                 return None
             }
-          case _ => error(rule, dest, s"Unknown field ${GoQuote(k)} for mapping destination"); return None
+          case _ => error(rule, dest, s"Unknown field ${GoQuote(k)} for mapping destination", x); return None
         }
         if (weight.isEmpty) {
           error(rule, dest, s"Missing weight for mapping destination ${GoQuote(subject.getOrElse(""))}")
@@ -582,7 +584,7 @@ object MappingTable {
         if (subject.isEmpty) warning(rule, "", "an entry without a destination keeps a matching subject unchanged")
         Some(Entry(subject.getOrElse(""), weight.get, cluster))
       case _ =>
-        error(rule, null, "Expected an entry for the mapping destination")
+        error(rule, null, "Expected an entry for the mapping destination", v)
         None
     }
 
@@ -636,7 +638,8 @@ object MappingTable {
 
     val checked = doc.entries.flatMap { case (rule, v) =>
       if (!Subjects.isValidSubject(rule)) {
-        error(rule, null, s"Subject ${GoQuote(rule)} is not a valid subject")
+        problems += MappingProblem(rule, null, "error", s"Subject ${GoQuote(rule)} is not a valid subject")
+          .placed(null, block = true)
         None
       } else v match {
         case Str(dest, _, _) =>
@@ -880,6 +883,29 @@ object MappingExplanation {
 final case class MappingProblem(rule: String, destination: String, severity: String, message: String) {
   def isError: Boolean = severity == "error"
   def isCrash: Boolean = severity == "crash"
+
+  /**
+   * Where in `block` (the table the problem is of, as written) nats-server's error is placed, the line and column
+   * `nats-server -t` prints: a field of a destination entry for an error about that field (its `weight`, an
+   * unknown field: the token `parseAccountMapDest` gives), an entry of a list for an entry that is no map, the
+   * block for a rule whose subject is invalid (parseAccountMappings' token of the block), else the rule's value
+   * (its last one, which nats-server keeps). `written`: false for a block that is a whole text (a mappings block's
+   * content alone), which has no place of its own, so the rule's is given. Not part of the problem's equality.
+   */
+  def placeIn(block: ConfValue.Obj, written: Boolean = true): ConfValue = Option(place).getOrElse {
+    if (inBlock && written) block
+    else Option(rule).flatMap(r => block.entries.reverseIterator.collectFirst { case (k, v) if k == r => v })
+      .getOrElse(block)
+  }
+  private[config] var place: ConfValue = null
+  private[config] var inBlock = false
+
+  /** This problem, placed at `v` (null: the rule's value) or, `block`, at the table's own place ([[placeIn]]). */
+  private[config] def placed(v: ConfValue, block: Boolean = false): MappingProblem = {
+    place = v
+    inBlock = block
+    this
+  }
 
   override def toString: String = {
     val where = Seq(Option(rule).map(r => s"rule ${GoQuote(r)}"),

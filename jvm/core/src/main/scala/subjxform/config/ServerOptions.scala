@@ -11,58 +11,18 @@ final case class OptionsCheck(problems: Seq[ConfigProblem], tlsBlocks: Int, file
 /**
  * The blocks of a server config beyond its accounts (those are [[Accounts]]'), read as `nats-server -t` of a
  * line reads them (server/opts.go): the fields each block knows on that line ([[ServerFields]]), the values
- * read with a bare type assertion (a string where it takes an integer stops the server with Go's `interface
- * conversion` panic text), every `tls` block (cipher and curve names the line knows, then its certificate, key
+ * read with a bare type assertion ([[ServerFieldTypes]]: a string where it takes an integer stops the server with
+ * Go's `interface conversion` panic text), durations (fields read with `parseDuration`) as Go's `time.ParseDuration` reads them ([[GoDuration]]), every `tls` block (cipher and curve names the line knows, then its certificate, key
  * and CA files opened and parsed: [[TlsFiles]]), the account resolver and the operator JWT files. Each problem
  * is in the server's words, on the line the server names. `readFiles` false leaves the files alone (a config
  * checked away from the machine it runs on).
  */
 object ServerOptions {
 
-  /**
-   * The fields each block reads with a bare `v.(int64)` (server/opts.go of 2.10 to 2.15: the same on every line):
-   * another type is refused with `interface conversion`.
-   */
-  private val IntegerFields: Map[String, Set[String]] = Map(
-    "top" -> Set("port", "http_port", "monitor_port", "https_port", "logfile_size_limit", "log_size_limit",
-      "logfile_max_num", "log_max_num", "prof_port", "max_control_line", "max_payload", "max_pending",
-      "max_connections", "max_conn", "max_traced_msg_len", "max_subscriptions", "max_subs", "ping_max",
-      "connect_error_reports", "reconnect_error_reports", "max_closed_clients"),
-    "cluster" -> Set("port", "connect_retries", "pool_size", "ping_max"),
-    "gateway" -> Set("port", "connect_retries"),
-    "leafnodes" -> Set("port"),
-    "websocket" -> Set("port"),
-    "mqtt" -> Set("port", "max_ack_pending", "max_pending", "max_inflight", "stream_replicas"))
-
-  /**
-   * The fields each block reads with a bare `v.(bool)` (server/opts.go of 2.15.3; checked only where the line
-   * knows the field): another type is refused with `interface conversion`.
-   */
-  private val BoolFields: Map[String, Set[String]] = Map(
-    "top" -> Set("allow_non_tls", "debug", "disable_sublist_cache", "no_sublist_cache", "logtime", "logtime_utc",
-      "no_fast_producer_stall", "no_header_support", "no_system_account", "no_system", "no_sys_acc",
-      "proxy_protocol", "syslog", "trace", "trace_headers", "trace_verbose"),
-    "cluster" -> Set("connect_backoff", "no_advertise"),
-    "gateway" -> Set("connect_backoff", "reject_unknown", "reject_unknown_cluster"),
-    "leafnodes" -> Set("isolate_leafnode_interest", "isolate", "no_advertise"),
-    "leafnode_remote" -> Set("disabled", "hub", "ignore_discovered_servers", "isolate_leafnode_interest", "isolate",
-      "no_randomize", "dont_randomize", "request_isolation", "ws_compress", "ws_compression", "websocket_compress",
-      "websocket_compression", "ws_no_masking", "websocket_no_masking"),
-    "websocket" -> Set("compress", "compression", "no_tls", "same_origin"),
-    "mqtt" -> Set("consumer_memory_storage", "downgrade_qos2_subscribe", "reject_qos2_publish"))
-
-  /**
-   * The fields each block reads with parseDuration (server/opts.go, 2.10 to 2.15; a field a line does not know is
-   * its unknown field instead): a string is Go's time.ParseDuration, an integer (seconds) a warning, which -t
-   * refuses like an error.
-   */
-  private val DurationFields: Map[String, Set[String]] = Map(
-    "top" -> Set("ping_interval", "write_deadline"),
-    "cluster" -> Set("ping_interval", "write_deadline"),
-    "gateway" -> Set("ping_interval", "write_deadline"),
-    "leafnodes" -> Set("ping_interval", "write_deadline", "reconnect", "dial_timeout"),
-    "websocket" -> Set("ping_interval"),
-    "mqtt" -> Set("ack_wait", "js_api_timeout", "consumer_inactive_threshold"))
+  /** The longest ping interval a block keeps, and the warning (an error for -t) above it (route.go, gateway.go). */
+  private val PingIntervalMax: Map[String, (Long, String)] = Map(
+    "cluster" -> (30L * 1000000000L, "Cluster 'ping_interval' will reset to 30s which is the max for routes"),
+    "gateway" -> (15L * 1000000000L, "Gateway 'ping_interval' will reset to 15s which is the max for gateways"))
 
   /**
    * The names `cipher_suites` and `curve_preferences` accept, per line (server/ciphersuites.go: 2.10 and 2.11
@@ -157,8 +117,7 @@ object ServerOptions {
       problems += ConfigProblem(at, field, "error", message)
 
     def run(doc: Obj): OptionsCheck = {
-      integers(doc, "top", "")
-      bools(doc, "top", "")
+      typed(doc, "top", "")
       durations(doc, "top", "")
       for ((k, v) <- doc.entries if !doc.usedVariables(k)) lower(k) match {
         case "tls" => tls(v, k)
@@ -205,49 +164,96 @@ object ServerOptions {
     /**
      * The checks a server makes of its options when it starts (server.go's validateOptions), which -t runs too
      * from 2.15.3; the server stops at the first, and names no line. Modelled: a `default_sentinel` without
-     * operators (validateTrustedOperators); not yet: lame duck durations, max_payload above max_pending, the
-     * leafnode, auth, proxies, gateway, cluster, MQTT, JetStream and websocket checks.
+     * operators (validateTrustedOperators) and the first checks of validateMQTTOptions; not yet: lame duck durations,
+     * max_payload above max_pending, the leafnode, auth, proxies, gateway, cluster, JetStream and websocket checks,
+     * MQTT's no_auth_user and users.
      */
     private def startupChecks(doc: Obj): Unit = {
-      def entry(keys: String*) = doc.entries.collectFirst { case (k, v) if keys.contains(lower(k)) => v }
-      val operators = entry("operator", "operators", "roots", "root", "root_operators", "root_operator")
-      for (sentinel <- entry("default_sentinel").collect { case s: Str if s.value.nonEmpty => s } if operators.isEmpty)
+      def entry(o: Obj, keys: String*) = o.entries.reverseIterator.collectFirst {
+        case (k, v) if keys.contains(lower(k)) => v
+      }
+      val operators = entry(doc, "operator", "operators", "roots", "root", "root_operators", "root_operator")
+      for (sentinel <- entry(doc, "default_sentinel").collect { case s: Str if s.value.nonEmpty => s }
+        if operators.isEmpty)
         error(sentinel, "default_sentinel", "default sentinel requires operators and accounts")
+      def block(keys: String*) = entry(doc, keys: _*).collect { case o: Obj => o }
+      def port(o: Option[Obj]) = o.flatMap(entry(_, "port")).collect { case Integer(p, _) => p }.getOrElse(0L)
+      def negative(o: Obj, key: String) = entry(o, key).collect { case Str(d, _, _) => GoDuration.parse(d) }.exists {
+        case Right(nanos) => nanos < 0
+        case Left(_) => false
+      }
+      for (mqtt <- block("mqtt") if port(Some(mqtt)) != 0) {
+        val (cluster, gateway, leafnodes) = (block("cluster"), block("gateway"), block("leafnodes", "leaf"))
+        val named = entry(doc, "server_name").exists { case Str(n, _, _) => n.nonEmpty; case _ => true }
+        val jetstream = entry(doc, "jetstream").exists {
+          case Bool(on, _) => on
+          case Str(s, _, _) => Set("enabled", "enable")(lower(s))
+          case o: Obj => entry(o, "enabled", "enable").forall { case Bool(on, _) => on; case _ => true }
+          case _ => false
+        }
+        val remotes =
+          leafnodes.flatMap(entry(_, "remotes")).exists { case Arr(items, _) => items.nonEmpty; case _ => false }
+        val problem =
+          if (!named && (port(cluster) != 0 || port(gateway) != 0))
+            Some("mqtt requires server name to be explicitly set")
+          else if (negative(mqtt, "ack_wait")) Some("ack wait must be a positive value")
+          else if (negative(mqtt, "js_api_timeout")) Some("JS API timeout must be a positive value")
+          else if (!jetstream && port(cluster) == 0 && port(gateway) == 0 && port(leafnodes) == 0 && !remotes)
+            Some("mqtt requires JetStream to be enabled if running in standalone mode")
+          else None
+        problem.foreach(error(mqtt, "mqtt", _))
+      }
     }
 
-    /** A string where a field takes an integer: Go's panic text, recovered by nats-server as the field's error. */
-    private def integers(o: Obj, block: String, field: String): Unit =
-      for ((k, v) <- o.entries if IntegerFields.getOrElse(block, Set.empty)(lower(k)) && !v.isInstanceOf[Integer])
+    /**
+     * How the release reads `key` of `block` ([[ServerFieldTypes]]): the Go type its case asserts, or
+     * `duration:NAME` for one read with `parseDuration` (NAME: what its messages call it; empty: the key as written).
+     */
+    private def assertedType(block: String, key: String): Option[String] =
+      ServerFieldTypes.of(version.release, version.line, block, lower(key))
+
+    private final val Duration = "duration:"
+
+    /**
+     * A value of another type than the one its field's case asserts (a string where it takes an integer): Go's panic
+     * text, recovered by nats-server as the field's error.
+     */
+    private def typed(o: Obj, block: String, field: String): Unit =
+      for ((k, v) <- o.entries if known(block)(lower(k));
+        expected <- assertedType(block, k) if !expected.startsWith(Duration) && goType(v) != expected)
         error(v, if (field.isEmpty) k else s"$field.$k",
-          s"interface conversion: interface {} is ${goType(v)}, not int64")
+          s"interface conversion: interface {} is ${goType(v)}, not $expected")
 
-    /** A value that is no bool where a field takes one: Go's panic text, as for integers. */
-    private def bools(o: Obj, block: String, field: String): Unit =
-      for ((k, v) <- o.entries; name = lower(k) if BoolFields.getOrElse(block, Set.empty)(name) && known(block)(name))
-        v match {
-          case _: Bool =>
-          case other => error(v, if (field.isEmpty) k else s"$field.$k",
-              s"interface conversion: interface {} is ${goType(other)}, not bool")
-        }
-
-    /** Durations as parseDuration reads them, in its words. */
+    /**
+     * The durations: a string is read by Go's `time.ParseDuration`; a number is taken as seconds with a warning, and
+     * anything else panics after that warning: `-t` fails on either. A JetStream `sync: always` is no duration.
+     */
     private def durations(o: Obj, block: String, field: String): Unit =
-      for ((k, v) <- o.entries; name = lower(k) if DurationFields.getOrElse(block, Set.empty)(name) && known(block)(name)) {
-        val at = if (field.isEmpty) k else s"$field.$k"
-        val seconds = v match {
-          case Str(s, _, _) =>
-            GoDuration.parse(s).left.map(e => error(v, at, s"error parsing $name: $e")).toOption
-          case Integer(n, _) =>
-            error(v, at, s"invalid use of field ${GoQuote(name)}: $name should be converted to a duration")
-            Some(n.toDouble)
+      for ((k, v) <- o.entries if known(block)(lower(k)) && !(block == "jetstream" && isAlways(v));
+        how <- assertedType(block, k) if how.startsWith(Duration)) {
+        val path = if (field.isEmpty) k else s"$field.$k"
+        val said = Some(how.stripPrefix(Duration)).filter(_.nonEmpty).getOrElse(k)
+        val nanos = v match {
+          case Str(text, _, _) =>
+            GoDuration.parse(text) match {
+              case Left(e) => error(v, path, s"error parsing $said: $e"); None
+              case Right(d) => Some(d)
+            }
           case other =>
-            error(v, at, s"interface conversion: interface {} is ${goType(other)}, not int64")
-            None
+            error(other, path, s"invalid use of field ${GoQuote(said)}: $said should be converted to a duration")
+            other match {
+              case Integer(seconds, _) => Some(seconds * 1000000000L)
+              case _ => error(other, path, s"interface conversion: interface {} is ${goType(other)}, not int64"); None
+            }
         }
-        // a route's pings are at most 30 s apart (routeMaxPingInterval): a warning, which -t refuses
-        if (block == "cluster" && name == "ping_interval" && seconds.exists(_ > 30))
-          error(v, at, "Cluster 'ping_interval' will reset to 30s which is the max for routes")
+        for (d <- nanos; (max, words) <- PingIntervalMax.get(block) if lower(k) == "ping_interval" && d > max)
+          error(v, path, words)
       }
+
+    private def isAlways(v: ConfValue): Boolean = v match {
+      case Str(s, _, _) => lower(s) == "always"
+      case _ => false
+    }
 
     private def unknownFields(o: Obj, block: String, field: String): Unit =
       for ((k, v) <- o.entries if !o.usedVariables(k) && !known(block)(lower(k)))
@@ -257,8 +263,7 @@ object ServerOptions {
     private def block(v: ConfValue, block: String, field: String): Unit = v match {
       case o: Obj =>
         unknownFields(o, block, field)
-        integers(o, block, field)
-        bools(o, block, field)
+        typed(o, block, field)
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
@@ -277,7 +282,8 @@ object ServerOptions {
         for ((item, i) <- items.zipWithIndex) item match {
           case o: Obj =>
             unknownFields(o, block, s"$field[$i]")
-            bools(o, block, s"$field[$i]")
+            typed(o, block, s"$field[$i]")
+            durations(o, block, s"$field[$i]")
             val kind = if (block == "gateway_remote") "gateway" else "leafnode"
             for ((k, x) <- o.entries) lower(k) match {
               case "tls" => tls(x, s"$field[$i].$k")
@@ -331,7 +337,7 @@ object ServerOptions {
             if (!(major > 2 || major == 2 && minor > 8 || major == 2 && minor == 8 && patch >= 0))
               error(v, field, "the minimum version should be at least 2.8.0")
         }
-      case other => error(other, field, s"interface conversion: interface {} is ${goType(other)}, not string")
+      case _ => // another type: its interface conversion is typed()'s
     }
 
     private def string(o: Obj, key: String): Option[String] =
@@ -370,7 +376,9 @@ object ServerOptions {
         }
         // parseTLS returns at the first field it does not know (one error, on that field's line)
         o.entries.collectFirst { case (k, x) if !known("tls")(lower(k)) => (k, x) } match {
-          case Some((k, x)) => return error(x, field, s"error parsing tls config, unknown field ${GoQuote(k)}")
+          case Some((k, x)) =>
+            val named = if (version.tlsUnknownFieldInList) s"[${GoQuote(k)}]" else GoQuote(k)
+            return error(x, field, s"error parsing tls config, unknown field $named")
           case None =>
         }
         // then, with Go's list (2.12 on), the insecure ciphers named, in their written order, unless allowed
@@ -518,38 +526,5 @@ private[config] object GoUrl {
         rest.drop(2 + authority.length)
       } else rest
     escapesOk(path, host = false)
-  }
-}
-
-/** Go's time.ParseDuration: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with its units, or its error (overflow not modelled). */
-private[config] object GoDuration {
-  private val Seconds = Map("ns" -> 1e-9, "us" -> 1e-6, "\u00b5s" -> 1e-6, "\u03bcs" -> 1e-6, "\u00c2\u00b5s" -> 1e-6,
-    "\u00ce\u00bcs" -> 1e-6, "ms" -> 1e-3, "s" -> 1.0, "m" -> 60.0, "h" -> 3600.0)
-  private def digit(c: Char) = c >= '0' && c <= '9'
-
-  /** The duration in seconds, or Go's error. */
-  def parse(orig: String): Either[String, Double] = {
-    val invalid = Left(s"time: invalid duration ${GoQuote(orig)}")
-    val sign = if (orig.startsWith("-")) -1 else 1
-    var s = if (orig.startsWith("-") || orig.startsWith("+")) orig.substring(1) else orig
-    if (s == "0") return Right(0)
-    if (s.isEmpty) return invalid
-    var total = 0.0
-    while (s.nonEmpty) {
-      if (!(s.charAt(0) == '.' || digit(s.charAt(0)))) return invalid
-      val whole = s.takeWhile(digit)
-      s = s.substring(whole.length)
-      var fraction = ""
-      if (s.startsWith(".")) { fraction = s.substring(1).takeWhile(digit); s = s.substring(1 + fraction.length) }
-      if (whole.isEmpty && fraction.isEmpty) return invalid
-      val unit = s.takeWhile(c => !(c == '.' || digit(c)))
-      if (unit.isEmpty) return Left(s"time: missing unit in duration ${GoQuote(orig)}")
-      Seconds.get(unit) match {
-        case Some(scale) => total += s"0$whole.${fraction}0".toDouble * scale
-        case None => return Left(s"time: unknown unit ${GoQuote(unit)} in duration ${GoQuote(orig)}")
-      }
-      s = s.substring(unit.length)
-    }
-    Right(sign * total)
   }
 }

@@ -27,6 +27,9 @@ object AccountFunctions {
 
   final val NotAvailable = "invalid mapping destination: function is not available in this context"
 
+  /** An account given as '' (no server has an account by that name), where a function or command takes one. */
+  final val NoAccountName = "an account is named by its name (its public key in operator mode), not ''"
+
   // nats-server's patterns (subject_transform.go), in its order of trial: the import's and the leaf remote's
   // before the account's own, whose pattern would not match them anyway (`(` must follow `hash`).
   private def pattern(words: String): Pattern = {
@@ -77,7 +80,8 @@ object AccountFunctions {
           val account = name(context)
           if (account == null)
             throw new DestinationSyntax.SyntaxError(s"{{$fn()}} is the hash of an account's name, and no account " +
-              "was given: it resolves only for a known account (its mappings in a server config or an account JWT)")
+              "was given: it resolves only for a known account (its mappings in a server config or an account JWT; a " +
+              "function's account => 'NAME', the command line's --account NAME)")
           if (account.isEmpty)
             throw new DestinationSyntax.SyntaxError(DestinationSyntax.inToken(NotAvailable, tokens(i)))
           tokens(i) = hash(account)

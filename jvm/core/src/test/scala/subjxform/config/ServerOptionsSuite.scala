@@ -199,6 +199,7 @@ class ServerOptionsSuite extends AnyFunSuite {
       (15, "unknown field \"ping_interval\""), (22, "cert_store not compatible with current operating system")))
       .sortBy(_._1))
     assert(lines("2.15") == (common ++ Seq((10, "error parsing dial_timeout: time: invalid duration \".s\""),
+      (15, "invalid use of field \"ping_interval\": ping_interval should be converted to a duration"),
       (15, "interface conversion: interface {} is bool, not int64"),
       (22, "cert_store not compatible with current operating system"))).sortBy(_._1))
     val tlsLists =

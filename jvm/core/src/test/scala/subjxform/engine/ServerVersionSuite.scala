@@ -154,16 +154,14 @@ class ServerVersionSuite extends AnyFunSuite {
       parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10_0)
     assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
     assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
-    // every release on the package index was measured; one the index has not follows its row's and says so
+    // every published release was measured from its own binary: none says a note
+    assert(Measured == Published)
     assert(Measured.toSeq.flatMap { case (line, ps) => ps.map(p => parse(s"$line.$p")) }.forall(_.note.isEmpty))
     assert(parse("2.14.4").note.isEmpty && parse("2.14").note.isEmpty && V2_14.measured.contains("2.14.4"))
-    assert(parse("2.10.20").note.contains("nats-server 2.10.20 was not measured (the package index has no binary " +
-        "of it): it follows 2.10.25, 2.10.26 (the releases from 2.10.15 on that were)"))
-    assert(parse("2.10.5").note.contains("nats-server 2.10.5 was not measured (the package index has no binary " +
-        "of it): it follows nats-server's source from 2.10.0 on"))
+    assert(parse("2.10.20").note.isEmpty && V2_10.measured.contains("2.10.20") && V2_10_0.measured.contains("2.10.5"))
     assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r =>
       r.measured.forall(m => m.startsWith(r.line + ".") && parse(m) == r)))
-    assert(rows.map(_.measured.size).sum == 49 && V2_12_9.measured.size == 6 && V2_15_3.measured == Seq("2.15.3"))
+    assert(rows.map(_.measured.size).sum == 76 && V2_12_9.measured.size == 6 && V2_15_3.measured == Seq("2.15.3"))
   }
 
   test("every release published of a supported line is taken, with its date; 2.14.7 knows left/right, 2.14.10 and " +
@@ -180,7 +178,15 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(Seq("2.14.10", "2.15.3").forall(v => parse(v).accountFunctions && parse(v).suppressesReservedRepublish))
     assert(parse("2.15.3").functions == parse("2.15.1").functions && parse("2.14.10").functions == V2_15.functions)
     assert(!parse("2.10.14").parsedFunctions.contains("left") && parse("2.10.15").parsedFunctions.contains("left"))
-    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_0)
+    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_14 && parse("2.10.12") == V2_10_8)
+    // 2.10.0-2.10.12 take a source's colliding filters; 2.10.14 to 2.12.4 refuse them (the consumer fails)
+    assert(
+      V2_10_8.consumerFiltersMayCollide && !V2_10_14.consumerFiltersMayCollide && !V2_12_2.consumerFiltersMayCollide)
+    // 2.10.0-2.10.7's parseTLS names a tls block's unknown field in a list
+    assert(
+      parse("2.10.7").tlsUnknownFieldInList && !parse("2.10.8").tlsUnknownFieldInList && !V2_10.tlsUnknownFieldInList)
+    assert(V2_10_0.measured.size == 8 && V2_10_8.measured.size == 5 && V2_10_14.measured == Seq(
+      "2.10.14") && V2_10.measured.size == 15)
     // an import's `to` is checked only as a transform: a function the parser does not read is unknown there
     assert(verdict("a.*", "b.{{left(1,2)}}", parse("2.10.14"), "a.xyz") == Left(Unknown + "{{left(1,2)}}"))
   }

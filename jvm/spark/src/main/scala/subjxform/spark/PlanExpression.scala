@@ -313,6 +313,9 @@ object PlanExpression {
   def NoSeed: Expression = Literal.create(null, LongType)
   def NoKey: Expression = Literal.create(null, LongType)
 
+  /** The default `account` ([[AccountArgument]]): none. */
+  def NoAccount: Expression = Literal.create(null, StringType)
+
   /** The local property Structured Streaming sets to the micro-batch's id (MicroBatchExecution.BATCH_ID_KEY). */
   final val StreamingBatchId = "streaming.sql.batchId"
 }

@@ -16,7 +16,7 @@ import subjxform.engine.Workspace
  */
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, mappings[, cluster[, seed[, key[, server_version]]]]) - Explains what `subject_map` with the same arguments
+    _FUNC_(subject, mappings[, cluster[, seed[, key[, server_version[, account]]]]]) - Explains what `subject_map` with the same arguments
       does to `subject`: a struct of the rule that matched (`rule`, its source as written, and
       `rule_index`, its 0-based position in the table), `matched_as` ('literal' or 'wildcard'), the
       cluster scope whose destinations applied (`cluster`, NULL for the cluster-less ones), the
@@ -36,6 +36,7 @@ import subjxform.engine.Workspace
           (seed, xxhash64(key), the rule), the same as `subject_map`'s with the same seed and key.
           Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
       * server_version - the nats-server line, as for `subject_map`.
+      * account - the account whose mappings these are (default NULL: none), as for `subject_map`.
   """,
   examples = """
     Examples:
@@ -52,37 +53,44 @@ import subjxform.engine.Workspace
   group = "string_funcs")
 case class SubjectMapExplainExpression(
     subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression)
+    serverVersion: Expression, account: Expression)
   extends SubjectMapExplainFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
     this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey,
-      ServerVersionArgument.newest)
+      ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
-    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest,
+      PlanExpression.NoAccount)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression) =
-    this(subject, mappings, cluster, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, mappings, cluster, seed, PlanExpression.NoKey, ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression) =
-    this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest)
+    this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest, PlanExpression.NoAccount)
+
+  def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
+      serverVersion: Expression) =
+    this(subject, mappings, cluster, seed, key, serverVersion, PlanExpression.NoAccount)
 
   override protected def randomForm: Option[Expression] =
-    Some(RandomSubjectMapExplainExpression(subject, mappings, cluster, seed, key, serverVersion))
+    Some(RandomSubjectMapExplainExpression(subject, mappings, cluster, seed, key, serverVersion, account))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExplainExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5),
+      account = c(6))
 }
 
 /** The `Nondeterministic` form, as [[RandomSubjectMapExpression]] is subject_map's. */
 case class RandomSubjectMapExplainExpression(
     subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression)
+    serverVersion: Expression, account: Expression)
   extends SubjectMapExplainFunction with RandomForm[MappingTable] {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExplainExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5),
+      account = c(6))
 }
 
 abstract class SubjectMapExplainFunction extends SubjectMapFunction {

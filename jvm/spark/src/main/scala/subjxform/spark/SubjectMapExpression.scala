@@ -9,13 +9,13 @@ import subjxform.config.MappingTable
 import subjxform.engine.Workspace
 
 /**
- * `subject_map(subject, mappings [, cluster [, seed [, key]]])`: Core NATS account mappings on the
+ * `subject_map(subject, mappings [, cluster [, seed [, key [, server_version [, account]]]]])`: Core NATS account mappings on the
  * [[PlanExpression]] shell, around a compiled [[MappingTable]]. This class is the deterministic form;
  * the registry turns it into [[RandomSubjectMapExpression]] when the table draws at random.
  */
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, mappings[, cluster[, seed[, key[, server_version]]]]) - Applies a Core NATS account mapping table (the
+    _FUNC_(subject, mappings[, cluster[, seed[, key[, server_version[, account]]]]]) - Applies a Core NATS account mapping table (the
       content of a nats-server `mappings { }` block, as JSON or in nats-server's config syntax) to
       `subject`, as nats-server (2.15 unless `server_version` says otherwise) does: a literal rule equal to the subject, else the first
       matching wildcard rule; no match leaves the subject unchanged. Weighted destinations are drawn
@@ -40,6 +40,9 @@ import subjxform.engine.Workspace
           inside an ARRAY or STRUCT is refused. Arguments can be given by name: `_FUNC_(subject, mappings, seed => 42, key => id)`.
       * server_version - a constant STRING, the nats-server line to follow ('2.10', '2.11', '2.12', '2.14',
           '2.15'; default: the session conf `spark.subjxform.serverVersion`, else '2.15').
+      * account - a constant STRING (default NULL: none), the account whose mappings these are, by name (a
+          public key in operator mode): nats-server 2.14.10 and 2.15.3 put the hash of its name where a
+          rule says `{{account-hash()}}`. Without one such a rule is refused.
   """,
   examples = """
     Examples:
@@ -57,32 +60,40 @@ import subjxform.engine.Workspace
        NULL
       > SELECT _FUNC_('svc', 'svc: [{destination: svc.v1, weight: 50%}, {destination: svc.v2, weight: 50%}]', seed => 7, key => 'order-1');
        svc.v1
+      > SELECT _FUNC_('orders.x', '{"orders.*": "orders.{{account-hash()}}.$1"}', server_version => '2.15.3', account => 'B');
+       orders.b2oh2L6w.x
   """,
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectMapExpression(
     subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression)
+    serverVersion: Expression, account: Expression)
   extends SubjectMapFunction with DeterministicForm[MappingTable] {
 
   def this(subject: Expression, mappings: Expression) =
     this(subject, mappings, Literal.create(null, StringType), PlanExpression.NoSeed, PlanExpression.NoKey,
-      ServerVersionArgument.newest)
+      ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression) =
-    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, mappings, cluster, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest,
+      PlanExpression.NoAccount)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression) =
-    this(subject, mappings, cluster, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, mappings, cluster, seed, PlanExpression.NoKey, ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression) =
-    this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest)
+    this(subject, mappings, cluster, seed, key, ServerVersionArgument.newest, PlanExpression.NoAccount)
+
+  def this(subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
+      serverVersion: Expression) =
+    this(subject, mappings, cluster, seed, key, serverVersion, PlanExpression.NoAccount)
 
   override protected def randomForm: Option[Expression] =
-    Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key, serverVersion))
+    Some(RandomSubjectMapExpression(subject, mappings, cluster, seed, key, serverVersion, account))
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5),
+      account = c(6))
 }
 
 /**
@@ -92,43 +103,44 @@ case class SubjectMapExpression(
  */
 case class RandomSubjectMapExpression(
     subject: Expression, mappings: Expression, cluster: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression)
+    serverVersion: Expression, account: Expression)
   extends SubjectMapFunction with RandomForm[MappingTable] {
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectMapExpression =
-    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5))
+    copy(subject = c(0), mappings = c(1), cluster = c(2), seed = c(3), key = c(4), serverVersion = c(5),
+      account = c(6))
 }
 
 /**
  * What both forms share (a table with weights draws a destination per row: see [[DeterministicForm]]
  * for why that takes two classes).
  */
-abstract class SubjectMapFunction extends PlanExpression[MappingTable] {
+abstract class SubjectMapFunction extends PlanExpression[MappingTable] with AccountArgument[MappingTable] {
   def mappings: Expression
   def cluster: Expression
   def seed: Expression
   def key: Expression
 
   override def prettyName: String = "subject_map"
-  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed, key, serverVersion)
+  final override def children: Seq[Expression] = Seq(subject, mappings, cluster, seed, key, serverVersion, account)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
-  override def inputTypes = Seq(StringType, StringType, StringType, LongType, LongType, StringType)
+  override def inputTypes = Seq(StringType, StringType, StringType, LongType, LongType, StringType, StringType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(mappings)
   override protected def rowArguments: Seq[Expression] = Seq(cluster)
-  override protected def constantArguments = Seq(("seed", "BIGINT", seed))
+  override protected def constantArguments = Seq(("seed", "BIGINT", seed), ("account", "STRING", account))
   override protected def seedArgument: Option[Expression] = Some(seed)
   override protected def keyArgument: Option[Expression] = Some(key)
   override protected def requiredArguments: Int = 2
   override protected def failOnError: Boolean = true
   override protected def classOfPlan: Class[MappingTable] = classOf[MappingTable]
   override protected def compile(arguments: Seq[AnyRef]): MappingTable =
-    MappingTable.compile(arguments.head.toString, version)
+    MappingTable.compile(arguments.head.toString, version, accountName)
   override protected def blame(e: IllegalArgumentException): String = "mappings"
   override def newCache(): ColumnPlans[MappingTable] = {
-    val line = version
-    planCache((m, _) => MappingTable.compile(m, line))
+    val (line, installedFor) = (version, accountName)
+    planCache((m, _) => MappingTable.compile(m, line, installedFor))
   }
   override protected def constantsDrawAtRandom: Boolean = constantPlanDraws(_.isRandom)
 

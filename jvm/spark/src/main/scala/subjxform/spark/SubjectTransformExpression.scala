@@ -5,14 +5,15 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionDescript
 import org.apache.spark.sql.types.{BooleanType, DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import subjxform.engine.{InvalidTransformException, SubjectTransform, Workspace}
+import subjxform.engine.{InvalidTransformException, ServerVersion, SubjectTransform, Workspace}
 
 /**
  * `subject_transform(subject, src, dest [, strict])` on the [[PlanExpression]] shell, around a compiled
  * [[SubjectTransform]]. A `{{random(n)}}` destination (or one from a column, which may be one) makes it
  * a [[RandomSubjectTransformExpression]].
  */
-abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform] {
+abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
+  with AccountArgument[SubjectTransform] {
   // Not NullIntolerant: a NULL `seed` or `key` (their defaults) does not make the result NULL.
   def src: Expression
   def dest: Expression
@@ -20,13 +21,15 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
   def seed: Expression
   def key: Expression
 
-  final override def children: Seq[Expression] = Seq(subject, src, dest, strict, seed, key, serverVersion)
+  final override def children: Seq[Expression] = Seq(subject, src, dest, strict, seed, key, serverVersion, account)
   // (Spark's AbstractDataType is private to Spark: the element type is inferred.)
-  override def inputTypes = Seq(StringType, StringType, StringType, BooleanType, LongType, LongType, StringType)
+  override def inputTypes =
+    Seq(StringType, StringType, StringType, BooleanType, LongType, LongType, StringType, StringType)
   override def dataType: DataType = StringType
 
   override protected def planArguments: Seq[Expression] = Seq(src, dest)
-  override protected def constantArguments = Seq(("strict", "BOOLEAN", strict), ("seed", "BIGINT", seed))
+  override protected def constantArguments =
+    Seq(("strict", "BOOLEAN", strict), ("seed", "BIGINT", seed), ("account", "STRING", account))
   override protected def seedArgument: Option[Expression] = Some(seed)
   override protected def keyArgument: Option[Expression] = Some(key)
   override protected def requiredArguments: Int = 3
@@ -37,7 +40,7 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
   override protected def nullForConstants: Boolean = strictValue.isEmpty
 
   override protected def compile(arguments: Seq[AnyRef]): SubjectTransform =
-    SubjectTransform.compile(arguments(0).toString, arguments(1).toString, strictValue.get, version)
+    SubjectTransform.compileForAccount(arguments(0).toString, arguments(1).toString, strictValue.get, version, accounts)
 
   /** nats-server's reason says whether the source or the destination is bad. */
   override protected def blame(e: IllegalArgumentException): String = e match {
@@ -48,8 +51,8 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
 
   override def newCache(): ColumnPlans[SubjectTransform] = {
     val strictMode = strictValue.getOrElse(false)
-    val line = version
-    planCache((s, d) => SubjectTransform.compile(s, d, strictMode, line))
+    val (line, installedFor) = (version, accounts)
+    planCache((s, d) => SubjectTransform.compileForAccount(s, d, strictMode, line, installedFor))
   }
 
   override protected def applyPlan(tr: SubjectTransform, ws: Workspace, subject: UTF8String, input: InternalRow,
@@ -62,14 +65,15 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
 
   /** The `Nondeterministic` form of these arguments (see [[DeterministicForm]]). */
   override protected def randomForm: Option[Expression] =
-    Some(RandomSubjectTransformExpression(subject, src, dest, strict, seed, key, serverVersion, failOnError))
+    Some(RandomSubjectTransformExpression(subject, src, dest, strict, seed, key, serverVersion, account, failOnError))
 
   // Whether the destination draws does not depend on `strict`, which may not be a BOOLEAN yet when the
   // builder asks, nor on the server version (which may not be a constant yet: a line without `random` refuses
   // the transform, whichever form reports it) (an invalid transform is reported by `checkInputDataTypes`, whichever form it is).
+  // Asked of the newest row of the release table, which knows every function (random and the account functions).
   override protected def constantsDrawAtRandom: Boolean = (Option(src.eval()), Option(dest.eval())) match {
     case (Some(s), Some(d)) =>
-      try SubjectTransform.compile(s.toString, d.toString).isRandom
+      try SubjectTransform.compileForAccount(s.toString, d.toString, false, ServerVersion.rows.last, accounts).isRandom
       catch { case _: InvalidTransformException => false }
     case _ => false
   }
@@ -81,7 +85,7 @@ abstract class SubjectTransformFunction extends PlanExpression[SubjectTransform]
  */
 case class RandomSubjectTransformExpression(
     subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression, failOnError: Boolean)
+    serverVersion: Expression, account: Expression, failOnError: Boolean)
   extends SubjectTransformFunction with RandomForm[SubjectTransform] {
 
   override def prettyName: String = if (failOnError) "subject_transform" else "try_subject_transform"
@@ -90,12 +94,13 @@ case class RandomSubjectTransformExpression(
   override protected def stringArgs: Iterator[Any] = children.iterator
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): RandomSubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6),
+      account = c(7))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, src, dest[, strict[, seed[, key[, server_version]]]]) - Applies the NATS subject transform
+    _FUNC_(subject, src, dest[, strict[, seed[, key[, server_version[, account]]]]]) - Applies the NATS subject transform
       `src` -> `dest` to `subject`, exactly as nats-server (2.15 unless `server_version` says otherwise) does.
       Returns NULL when an argument is NULL, when
       `subject` is not a literal subject or does not match `src`, or when the built subject has an
@@ -123,6 +128,10 @@ case class RandomSubjectTransformExpression(
       * server_version - a constant STRING, the nats-server line to follow: '2.10', '2.11', '2.12',
           '2.14' or '2.15' (a release like '2.10.26' names its line). Default: the session conf
           `spark.subjxform.serverVersion`, else '2.15'. E.g. `server_version => '2.10'`.
+      * account - a constant STRING (default NULL: none), the account the transform is installed for, by
+          name (a public key in operator mode): nats-server 2.14.10 and 2.15.3 put the hash of its name
+          where the destination says `{{account-hash()}}`. Without one such a destination is refused.
+          E.g. `account => 'A'`.
   """,
   examples = """
     Examples:
@@ -142,38 +151,46 @@ case class RandomSubjectTransformExpression(
        NULL
       > SELECT _FUNC_('ab.c', '*.*', 'x.{{partition(0,1)}}.$2', server_version => '2.10');
        NULL
+      > SELECT _FUNC_('orders.x', 'orders.*', 'orders.{{account-hash()}}.$1', server_version => '2.15.3', account => 'A');
+       orders.NUmM6cRx.x
   """,
   since = "0.1.0",
   group = "string_funcs")
 case class SubjectTransformExpression(
     subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression)
+    serverVersion: Expression, account: Expression)
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
     this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey,
-      ServerVersionArgument.newest)
+      ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
-    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest,
+      PlanExpression.NoAccount)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
-    this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression,
       key: Expression) =
-    this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest)
+    this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest, PlanExpression.NoAccount)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression,
+      key: Expression, serverVersion: Expression) =
+    this(subject, src, dest, strict, seed, key, serverVersion, PlanExpression.NoAccount)
 
   override protected def failOnError: Boolean = true
   override def prettyName: String = "subject_transform"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6),
+      account = c(7))
 }
 
 @ExpressionDescription(
   usage = """
-    _FUNC_(subject, src, dest[, strict[, seed[, key[, server_version]]]]) - The same as `subject_transform`, but an invalid transform
+    _FUNC_(subject, src, dest[, strict[, seed[, key[, server_version[, account]]]]]) - The same as `subject_transform`, but an invalid transform
       gives NULL instead of an error.
   """,
   arguments = """
@@ -182,7 +199,7 @@ case class SubjectTransformExpression(
       * src - the source filter.
       * dest - the destination (see `subject_transform`).
       * strict - a constant BOOLEAN, default false: import/export rules.
-      * seed, key, server_version - as in `subject_transform`.
+      * seed, key, server_version, account - as in `subject_transform`.
   """,
   examples = """
     Examples:
@@ -195,26 +212,32 @@ case class SubjectTransformExpression(
   group = "string_funcs")
 case class TrySubjectTransformExpression(
     subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression, key: Expression,
-    serverVersion: Expression)
+    serverVersion: Expression, account: Expression)
   extends SubjectTransformFunction with DeterministicForm[SubjectTransform] {
 
   def this(subject: Expression, src: Expression, dest: Expression) =
     this(subject, src, dest, Literal.FalseLiteral, PlanExpression.NoSeed, PlanExpression.NoKey,
-      ServerVersionArgument.newest)
+      ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression) =
-    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, src, dest, strict, PlanExpression.NoSeed, PlanExpression.NoKey, ServerVersionArgument.newest,
+      PlanExpression.NoAccount)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression) =
-    this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest)
+    this(subject, src, dest, strict, seed, PlanExpression.NoKey, ServerVersionArgument.newest, PlanExpression.NoAccount)
 
   def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression,
       key: Expression) =
-    this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest)
+    this(subject, src, dest, strict, seed, key, ServerVersionArgument.newest, PlanExpression.NoAccount)
+
+  def this(subject: Expression, src: Expression, dest: Expression, strict: Expression, seed: Expression,
+      key: Expression, serverVersion: Expression) =
+    this(subject, src, dest, strict, seed, key, serverVersion, PlanExpression.NoAccount)
 
   override protected def failOnError: Boolean = false
   override def prettyName: String = "try_subject_transform"
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): TrySubjectTransformExpression =
-    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6))
+    copy(subject = c(0), src = c(1), dest = c(2), strict = c(3), seed = c(4), key = c(5), serverVersion = c(6),
+      account = c(7))
 }

@@ -28,11 +28,14 @@ object SubjxformFunctions {
   private val draws = Seq(optional("seed", PlanExpression.NoSeed), optional("key", PlanExpression.NoKey))
   // Last in every function that compiles something; NULL (or left out): the session's default line.
   private val serverVersion = optional(ServerVersionParameter, nullString)
+  // After it in the functions that compile mapping destinations: the account they are installed for (NULL: none).
+  private val account = optional("account", nullString)
   private val transformParameters =
-    Seq(required("subject"), required("src"), required("dest"), optional("strict", Literal.FalseLiteral)) ++ draws :+
-      serverVersion
+    Seq(required("subject"), required("src"), required("dest"), optional("strict", Literal.FalseLiteral)) ++ draws ++
+      Seq(serverVersion, account)
   private val mapParameters =
-    Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws :+ serverVersion
+    Seq(required("subject"), required("mappings"), optional("cluster", nullString)) ++ draws ++
+      Seq(serverVersion, account)
   private val consumerGroupParameters = Seq(required("subject"), required("config"), serverVersion)
   private val filterTransformParameters = Seq(required("subject"), required("transforms")) ++ draws :+ serverVersion
 

@@ -16,7 +16,11 @@ import org.apache.spark.sql.Column
  *
  * A `serverVersion` ('2.10', '2.11', '2.12', '2.14', '2.15' or a release such as '2.10.26') makes the
  * function follow that nats-server line; without one, the session conf `spark.subjxform.serverVersion`
- * (else the newest line) decides when the query is analysed.
+ * (else the newest line) decides when the query is analysed; a null `serverVersion` is that default too.
+ *
+ * An `account` names the account a transform or table is installed for (a public key in operator mode): nats-server
+ * 2.14.10 and 2.15.3 put the hash of its name where a destination says `{{account-hash()}}`. Without one such a
+ * destination is refused, saying an account is needed.
  */
 // scalastyle:off method.name (the SQL functions' names)
 object functions {
@@ -52,6 +56,12 @@ object functions {
   def subject_transform(subject: Column, src: Column, dest: Column, strict: Boolean, serverVersion: String): Column =
     call("subject_transform", subject, src, dest, F.lit(strict), unseeded, noKey, F.lit(serverVersion))
 
+  /** As installed for `account` (`{{account-hash()}}`), on nats-server line `serverVersion` (null: the default). */
+  def subject_transform(subject: Column, src: String, dest: String, strict: Boolean, serverVersion: String,
+      account: String): Column =
+    call("subject_transform", subject, F.lit(src), F.lit(dest), F.lit(strict), unseeded, noKey, F.lit(serverVersion),
+      F.lit(account))
+
   /** `{{random(n)}}` drawn as a pure function of (seed, key, token): the same for a key in every run. */
   def subject_transform(subject: Column, src: String, dest: String, seed: Long, key: Column): Column =
     call("subject_transform", subject, F.lit(src), F.lit(dest), F.lit(false), F.lit(seed), key)
@@ -65,6 +75,11 @@ object functions {
 
   def try_subject_transform(subject: Column, src: Column, dest: Column, serverVersion: String): Column =
     call("try_subject_transform", subject, src, dest, F.lit(false), unseeded, noKey, F.lit(serverVersion))
+
+  def try_subject_transform(
+      subject: Column, src: Column, dest: Column, serverVersion: String, account: String): Column =
+    call("try_subject_transform", subject, src, dest, F.lit(false), unseeded, noKey, F.lit(serverVersion),
+      F.lit(account))
 
   /** Whether subscription interest on `filter` receives `subject`. */
   def subject_matches(subject: Column, filter: String): Column = subject_matches(subject, F.lit(filter))
@@ -85,6 +100,10 @@ object functions {
   def subject_map(subject: Column, mappings: Column, cluster: Column, serverVersion: String): Column =
     call("subject_map", subject, mappings, cluster, unseeded, noKey, F.lit(serverVersion))
 
+  /** The mappings of `account` (`{{account-hash()}}`), on nats-server line `serverVersion` (null: the default). */
+  def subject_map(subject: Column, mappings: Column, cluster: Column, serverVersion: String, account: String): Column =
+    call("subject_map", subject, mappings, cluster, unseeded, noKey, F.lit(serverVersion), F.lit(account))
+
   /** `seed` makes the weighted draws reproducible, as `rand(seed)`. */
   def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long): Column =
     call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed))
@@ -97,6 +116,11 @@ object functions {
   def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long, key: Column,
       serverVersion: String): Column =
     call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed), key, F.lit(serverVersion))
+
+  /** Keyed draws of the mappings of `account`, as nats-server line `serverVersion` (null: the default) applies them. */
+  def subject_map(subject: Column, mappings: String, cluster: Column, seed: Long, key: Column, serverVersion: String,
+      account: String): Column =
+    call("subject_map", subject, F.lit(mappings), cluster, F.lit(seed), key, F.lit(serverVersion), F.lit(account))
 
   /** A stream source's or mirror's `subject_transforms` list, `(src, dest)` pairs in order. */
   def subject_filter_transform(subject: Column, transforms: Seq[(String, String)]): Column =

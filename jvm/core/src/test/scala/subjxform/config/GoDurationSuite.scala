@@ -1,0 +1,30 @@
+package subjxform.config
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Go's time.ParseDuration as nats-server's `-t` showed it (2.15.1, `ping_interval: "<text>"`): the values it takes,
+ * and its errors in its words (tests/validate_corpus/7x_duration_*.conf compare whole configs with every binary).
+ */
+class GoDurationSuite extends AnyFunSuite {
+  private val Second = 1000000000L
+
+  test("the durations -t takes") {
+    assert(GoDuration.parse("-1s") == Right(-Second))
+    assert(GoDuration.parse("1h2m3.5s") == Right(3723 * Second + Second / 2))
+    assert(GoDuration.parse("5\u00b5s") == Right(5000L))
+    assert(GoDuration.parse("0") == Right(0L))
+    assert(GoDuration.parse("+.5m") == Right(30 * Second))
+  }
+
+  test("the errors -t gives, in Go's words") {
+    assert(GoDuration.parse("") == Left("time: invalid duration \"\""))
+    assert(GoDuration.parse(".s") == Left("time: invalid duration \".s\""))
+    assert(GoDuration.parse("1") == Left("time: missing unit in duration \"1\""))
+    assert(GoDuration.parse("9999999999h") == Left("time: invalid duration \"9999999999h\""))
+    assert(GoDuration.parse("1 s") == Left("time: unknown unit \" s\" in duration \"1 s\""))
+    assert(GoDuration.parse("always") == Left("time: invalid duration \"always\""))
+    // Go's quote: a byte that is no printable ASCII as \xNN
+    assert(GoDuration.parse("1\u00e9") == Left("time: unknown unit \"\\xc3\\xa9\" in duration \"1\\xc3\\xa9\""))
+  }
+}
