@@ -49,9 +49,30 @@ object ServerOptions {
     "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
     "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
     "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256")
+
+  /**
+   * The ciphers Go's tls package marks Insecure, which the 2.12 on parser (Go's list) refuses unless
+   * `allow_insecure_cipher_suites` is set (measured one by one on 2.12.0, 2.12.8, 2.14.6, 2.15.1 and 2.15.3).
+   */
+  private val InsecureCiphersOfGo = Set("TLS_RSA_WITH_RC4_128_SHA", "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+    "TLS_RSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_256_CBC_SHA", "TLS_RSA_WITH_AES_128_CBC_SHA256",
+    "TLS_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
+    "TLS_ECDHE_RSA_WITH_RC4_128_SHA", "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256")
   private val Curves2_10 = Set("X25519", "CurveP256", "CurveP384", "CurveP521")
   private val Curves2_12 = Curves2_10 + "X25519MLKEM768"
   private val Curves2_15 = Curves2_12 ++ Set("SecP256r1MLKEM768", "SecP384r1MLKEM1024")
+
+  /**
+   * The version pattern of versionComponents (server/util.go), per line: 2.10 takes a `v`, digits and two optional
+   * dots and digits at the start; from 2.11.0 a whole semver (measured: `2.8` and `v2.7.9` differ between them).
+   */
+  private val SemVer2_10 = """\Av?([0-9]+)\.?([0-9]+)?\.?([0-9]+)?""".r
+  private val SemVer2_11 =
+    ("""\A(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)""" +
+      """(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?\z""").r
+  private val SemVer: Map[String, scala.util.matching.Regex] = Map("2.10" -> SemVer2_10, "2.11" -> SemVer2_11,
+    "2.12" -> SemVer2_11, "2.14" -> SemVer2_11, "2.15" -> SemVer2_11)
 
   /** Per line: (cipher names, curve names). */
   private val TlsNames: Map[String, (Set[String], Set[String])] = Map(
@@ -80,6 +101,9 @@ object ServerOptions {
 
   private def lower(k: String): String = GoBytes.lower(k)
 
+  /** A Windows certificate store is read only on Windows (certstore.ParseCertStore, by the OS -t runs on). */
+  private val onWindows = System.getProperty("os.name", "").startsWith("Windows")
+
   def check(doc: Obj, version: ServerVersion, readFiles: Boolean = true): OptionsCheck =
     new Walk(version, readFiles).run(doc)
 
@@ -102,16 +126,37 @@ object ServerOptions {
         case "leafnodes" | "leaf" => block(v, "leafnodes", k)
         case "websocket" | "ws" => block(v, "websocket", k)
         case "mqtt" => block(v, "mqtt", k)
-        case "jetstream" => v match { case o: Obj => block(o, "jetstream", k); case _ => }
+        case "jetstream" => v match {
+            case o: Obj =>
+              block(o, "jetstream", k)
+              // setJetStreamEkCipher
+              for ((ck, c @ Str(cipher, _, _)) <- o.entries if lower(ck) == "cipher" && known("jetstream")("cipher")
+                if !Set("chacha", "chachapoly", "aes")(cipher.toLowerCase(java.util.Locale.ROOT)))
+                error(c, s"$k.$ck", s"Unknown cipher type: ${GoQuote(cipher)}")
+            case Str(s, _, _)
+                if !Set("enabled", "enable", "disabled", "disable")(s.toLowerCase(java.util.Locale.ROOT)) =>
+              error(v, k, s"Expected 'enabled' or 'disabled' for string value, got '$s'")
+            case _ =>
+          }
+        // int32 fields: a larger integer is refused
+        case "max_control_line" | "max_payload" => v match {
+            case Integer(n, _) if n > Int.MaxValue => error(v, k, s"$k value is too big")
+            case _ =>
+          }
         case "authorization" => block(v, "authorization", k)
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
         case "operator" | "operators" | "roots" | "root" | "root_operators" | "root_operator" =>
           operators(v, k)
         case _ =>
       }
-      if (version.serverNameSpacesRefused)
+      // From 2.11.0 (the same releases, measured: every 2.11.x opts.go has the cluster and gateway checks, no 2.10.x)
+      if (version.serverNameSpacesRefused) {
         for ((k, name: Str) <- doc.entries if lower(k) == "server_name" && name.value.contains(" "))
           error(name, k, "server name cannot contain spaces")
+        for ((k, o: Obj) <- doc.entries; block = lower(k) if block == "cluster" || block == "gateway";
+          (nk, name: Str) <- o.entries if lower(nk) == "name" && name.value.contains(" "))
+          error(name, s"$k.$nk", s"$block name cannot contain spaces")
+      }
       if (version.testRunsStartupChecks) startupChecks(doc)
       OptionsCheck(problems.toVector, tlsBlocks, filesRead)
     }
@@ -222,8 +267,11 @@ object ServerOptions {
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
+          case ("leafnodes", name @ ("min_version" | "minimum_version")) if known(block)(name) =>
+            leafMinVersion(x, s"$field.$k")
           case ("gateway", "gateways") => remotes(x, "gateway_remote", s"$field.$k")
           case ("leafnodes", "remotes") => remotes(x, "leafnode_remote", s"$field.$k")
+          case ("cluster", "routes") => urls(x, "route", s"$field.$k")
           case _ =>
         }
       case other => NotAMap.get(block).foreach(words => error(other, field, words(goType(other))))
@@ -236,7 +284,12 @@ object ServerOptions {
             unknownFields(o, block, s"$field[$i]")
             typed(o, block, s"$field[$i]")
             durations(o, block, s"$field[$i]")
-            for ((k, x) <- o.entries if lower(k) == "tls") tls(x, s"$field[$i].$k")
+            val kind = if (block == "gateway_remote") "gateway" else "leafnode"
+            for ((k, x) <- o.entries) lower(k) match {
+              case "tls" => tls(x, s"$field[$i].$k")
+              case "url" | "urls" => urls(x, kind, s"$field[$i].$k")
+              case _ =>
+            }
           case other =>
             val entry = if (block == "gateway_remote") "gateway entry" else "remote leafnode entry"
             error(other, field, s"Expected $entry to be a map/struct, got ${ConfValue.goText(other)}")
@@ -244,6 +297,47 @@ object ServerOptions {
       case other if block == "leafnode_remote" =>
         error(other, field, s"Expected remotes field to be an array, got ${goType(other)}")
       case _ =>
+    }
+
+    /**
+     * Route, gateway and leafnode URLs as parseURL takes each: what Go's `url.Parse` refuses, on the URL's line;
+     * a list's repeated URL is a warning (not parsed again), which -t refuses as it does an error.
+     */
+    private def urls(v: ConfValue, kind: String, field: String): Unit = {
+      val seen = mutable.Set.empty[String]
+      val written = v match {
+        case Arr(items, _) => items.collect { case s: Str => s }
+        case s: Str => Seq(s)
+        case _ => Nil
+      }
+      for (u <- written) if (!seen.add(u.value)) {
+        error(u, field, s"invalid use of field ${GoQuote(u.value)}: Duplicate $kind entry detected")
+      } else {
+        val trimmed = GoUrl.trimSpace(u.value)
+        if (!GoUrl.parses(trimmed)) error(u, field, s"error parsing $kind url [${GoQuote(trimmed)}]")
+      }
+    }
+
+    /** checkLeafMinVersionConfig: versionComponents' semver (per line: [[SemVer]]), at least 2.8.0. */
+    private def leafMinVersion(v: ConfValue, field: String): Unit = v match {
+      case Str(s, _, _) =>
+        val m = SemVer(version.line).findPrefixMatchOf(s)
+        def atoi(digits: String) =
+          if (digits == null) Left("strconv.Atoi: parsing \"\": invalid syntax")
+          else scala.util.Try(digits.toInt).toOption.toRight(
+            s"strconv.Atoi: parsing ${GoQuote(digits)}: value out of range")
+        val parts = m match {
+          case None => Left("invalid semver")
+          case Some(found) => for (a <- atoi(found.group(1)); b <- atoi(found.group(2)); c <- atoi(found.group(3)))
+              yield (a, b, c)
+        }
+        parts match {
+          case Left(e) => error(v, field, s"invalid leafnode's minimum version: $e")
+          case Right((major, minor, patch)) =>
+            if (!(major > 2 || major == 2 && minor > 8 || major == 2 && minor == 8 && patch >= 0))
+              error(v, field, "the minimum version should be at least 2.8.0")
+        }
+      case _ => // another type: its interface conversion is typed()'s
     }
 
     private def string(o: Obj, key: String): Option[String] =
@@ -265,7 +359,18 @@ object ServerOptions {
             case Arr(items, _) => items.collectFirst { case s @ Str(name, _, _) if !known(name) => (s, s"$what $name") }
             case _ => None
           }
-        named.flatten.headOption match {
+        val empty = o.entries.collectFirst {
+          case (k, a @ Arr(items, _)) if items.isEmpty && Set("cipher_suites", "curve_preferences")(lower(k)) =>
+            (a: ConfValue, s"error parsing tls config, '${lower(k)}' cannot be empty")
+        }
+        val certStore = o.entries.collectFirst {
+          case (k, s @ Str(store, _, _)) if lower(k) == "cert_store" && !onWindows =>
+            val known = Set("windowscurrentuser", "windowslocalmachine")(store.toLowerCase(java.util.Locale.ROOT))
+            (s: ConfValue,
+              if (known) "cert_store not compatible with current operating system"
+              else "cert store type not implemented")
+        }
+        (empty ++ named.flatten ++ certStore).headOption match {
           case Some((at, message)) => return error(at, field, message)
           case None =>
         }
@@ -276,6 +381,15 @@ object ServerOptions {
             return error(x, field, s"error parsing tls config, unknown field $named")
           case None =>
         }
+        // then, with Go's list (2.12 on), the insecure ciphers named, in their written order, unless allowed
+        val allowed =
+          o.entries.exists { case (k, Bool(true, _)) => lower(k) == "allow_insecure_cipher_suites"; case _ => false }
+        val insecure = o.entries.collect { case (k, Arr(items, _)) if lower(k) == "cipher_suites" => items }.flatten
+          .collect { case Str(name, _, _) if InsecureCiphersOfGo(name) => name }
+        if ((ciphers eq CiphersOfGo) && !allowed && insecure.nonEmpty)
+          return error(o, field,
+            "insecure cipher suites configured without 'allow_insecure_cipher_suites' option set: " +
+              insecure.mkString(", "))
         (string(o, "cert_file"), string(o, "key_file")) match {
           case (Some(_), None) => return error(o, field, "missing 'key_file' in TLS configuration")
           case (None, Some(_)) => return error(o, field, "missing 'cert_file' in TLS configuration")
@@ -338,5 +452,79 @@ object ServerOptions {
         OperatorJwts.error(p.value).foreach(e => error(v, field, s"error parsing operator JWT: $e"))
       }
     }
+  }
+}
+
+/**
+ * Whether Go's `net/url.Parse` takes a URL, as nats-server's parseURL calls it (server/opts.go): a control byte,
+ * a scheme that starts with `:`, a scheme-less first segment with a colon, a port that is not digits, a host
+ * byte or a userinfo byte Go refuses, and a `%` that is not an escape (in the user, host, path or fragment; the
+ * query is not read) are errors; a URL with a scheme and no `/` after it is opaque and not read further.
+ */
+private[config] object GoUrl {
+  private def isHex(c: Char) = c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+  private def isAlnum(c: Char) = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+
+  /** Go's strings.TrimSpace over ASCII white space (the URLs' other spaces are kept, and refused in a host). */
+  def trimSpace(s: String): String = s.dropWhile(c => " \t\n\r\u000b\f".indexOf(c) >= 0)
+    .reverse.dropWhile(c => " \t\n\r\u000b\f".indexOf(c) >= 0).reverse
+
+  /** url.unescape: every `%` starts two hex digits; in a host an escape below %80 other than %25 is refused. */
+  private def escapesOk(s: String, host: Boolean): Boolean = {
+    var i = 0
+    while (i < s.length) {
+      val c = s.charAt(i)
+      if (c == '%') {
+        if (i + 2 >= s.length || !isHex(s.charAt(i + 1)) || !isHex(s.charAt(i + 2))) return false
+        if (host && Character.digit(s.charAt(i + 1), 16) < 8 && s.substring(i, i + 3) != "%25") return false
+        i += 3
+      } else {
+        if (host && c < 0x80 && !isAlnum(c) && "!$&'()*+,;=:[]<>\"-_.~".indexOf(c) < 0) return false
+        i += 1
+      }
+    }
+    true
+  }
+
+  /** url.validOptionalPort: empty, or a colon and digits. */
+  private def portOk(p: String) = p.isEmpty || p.charAt(0) == ':' && p.drop(1).forall(c => c >= '0' && c <= '9')
+
+  private def hostOk(host: String): Boolean = {
+    val portFrom =
+      if (host.startsWith("[")) { val i = host.lastIndexOf(']'); if (i < 0) return false; i + 1 }
+      else { val i = host.lastIndexOf(':'); if (i < 0) host.length else i }
+    portOk(host.substring(portFrom)) && escapesOk(host, host = true)
+  }
+
+  private def userOk(user: String): Boolean =
+    user.forall(c => c >= 0x80 || isAlnum(c) || "-._:~!$&'()*+,;=%@".indexOf(c) >= 0) && escapesOk(user, host = false)
+
+  def parses(url: String): Boolean = {
+    val hash = url.indexOf('#')
+    val (beforeFragment, fragment) = if (hash < 0) (url, "") else (url.substring(0, hash), url.substring(hash + 1))
+    if (beforeFragment.exists(c => c < 0x20 || c == 0x7f) || !escapesOk(fragment, host = false)) return false
+    if (beforeFragment.isEmpty) return true
+    // getScheme: letters, then digits, '+', '-', '.' (not first); a ':' ends it; any other byte: no scheme
+    val schemeEnd = beforeFragment.indexWhere(c => !(isAlnum(c) || c == '+' || c == '-' || c == '.'))
+    val hasScheme = schemeEnd > 0 && beforeFragment.charAt(schemeEnd) == ':' && beforeFragment.charAt(0).isLetter &&
+      beforeFragment.charAt(0) < 0x80
+    if (schemeEnd == 0 && beforeFragment.charAt(0) == ':') return false // missing protocol scheme
+    val rest0 = if (hasScheme) beforeFragment.substring(schemeEnd + 1) else beforeFragment
+    val rest =
+      if (rest0.endsWith("?") && rest0.count(_ == '?') == 1) rest0.dropRight(1)
+      else rest0.takeWhile(_ != '?')
+    if (!rest.startsWith("/")) {
+      if (hasScheme) return true // opaque
+      if (rest.takeWhile(_ != '/').contains(':')) return false // first path segment in URL cannot contain colon
+    }
+    val path =
+      if (rest.startsWith("//") && (hasScheme || !rest.startsWith("///"))) {
+        val authority = rest.drop(2).takeWhile(_ != '/')
+        val at = authority.lastIndexOf('@')
+        if (!hostOk(authority.substring(at + 1))) return false
+        if (at >= 0 && !userOk(authority.substring(0, at))) return false
+        rest.drop(2 + authority.length)
+      } else rest
+    escapesOk(path, host = false)
   }
 }

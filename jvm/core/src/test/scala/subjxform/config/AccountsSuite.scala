@@ -44,6 +44,23 @@ class AccountsSuite extends AnyFunSuite {
     assert(one("""{stream: {account: A}}""") == Seq("accounts.B.imports[0]: Expect an account name and a subject"))
   }
 
+  test("a preloaded JWT that does not decode, an import's share that is no bool: -t's words on the entry's line") {
+    // server/jwt_test.go's `resolver_preload: { %s: %s }`: what 2.10.26's and 2.15.1's -t say, on each entry's line
+    val preload = "listen: 127.0.0.1:-1\nresolver: MEM\nresolver_preload: {\n  ADVW: notajwt\n  BDVW: 5\n}\n"
+    assert(plan(preload).errors.map(p => (p.at.line, p.message)) ==
+      Seq((4, "invalid account JWT"), (5, "preload map value should be a string JWT")))
+    // server/accounts_test.go's user in two accounts: 2.10.26's and 2.15.1's -t name the second account's users
+    val twice = "\naccounts {\n  synadia {\n    users = [\n      {user: alice, password: foo}\n      " +
+      "{user: bob, password: bar}\n    ]\n  }\n  nats.io {\n    users = [\n      {user: alice, password: bar}\n" +
+      "    ]\n  }\n}\n"
+    assert(plan(twice).errors.map(p => (p.at.line, p.message)) == Seq((10, "Duplicate user \"alice\" detected")))
+    // test/service_latency_test.go's `share:%t`, on the import's own line (read while the import is)
+    val share = "accounts {\n  SVC: { exports: [{service: \"svc.echo\"}] }\n  CLIENT: { imports: [ {service: " +
+      "{account: SVC, subject: svc.echo}, to: SVC, share:%t} ] }\n}\n"
+    assert(plan(share).errors.map(p => (p.at.line, p.message)) ==
+      Seq((3, "interface conversion: interface {} is string, not bool")))
+  }
+
   test("exports and imports are checked only when the accounts read without error, as nats-server does") {
     val e =
       errors("""accounts { A: { mappings: { "a.*": "b.$2" } }, B: { imports: [{stream: {account: Z, subject: x}}] } }""")

@@ -121,4 +121,158 @@ class ServerOptionsSuite extends AnyFunSuite {
       Seq("error parsing operator JWT: claim failed V2 signature verification"))
     assert(operator(jwts.resolve("not-a-jwt.txt").toString) == Seq("error parsing operator JWT: expected 3 chunks"))
   }
+
+  test("route, gateway and leafnode URLs Go's url.Parse refuses (templates nats-server's tests fill in)") {
+    // the shapes of configs nats-server's own Go tests write with fmt.Sprintf (tests/test_validate_module_corpus.py)
+    val text = """cluster {
+                 |  port: -1
+                 |  routes: [
+                 |    "nats-route://127.0.0.1:%d"
+                 |    "nats-route://127.0.0.1:4245"
+                 |    "localhost:%d"
+                 |    "127.0.0.1:4244"
+                 |  ]
+                 |}
+                 |gateway {
+                 |  name: A
+                 |  gateways: [
+                 |    {name: B, url: "nats://gw:pw@127.0.0.1:%d"}
+                 |    {name: C, urls: ["nats://%s@h:1", "nats://ok:2/p%zz", "nats://h:2#f%"]}
+                 |  ]
+                 |}
+                 |leafnodes {
+                 |  remotes: [
+                 |    {url: "nats-leaf://%s%s:%d"}
+                 |    {urls: ["ws://127.0.0.1:4222", "tls://[::1]:4222", "nats://h ost:1", "*", ""]}
+                 |    {url: " nats://a b@h:1 "}
+                 |  ]
+                 |}
+                 |""".stripMargin
+    // what 2.10.26's -t printed for it (2.15.1 the same, and a duplicate-remote error of its own on lines 20, 21)
+    assert(problems(text, "2.10").map { case (line, _, message) => (line, message) }.sortBy(_._1) == Seq(
+      (4, "error parsing route url [\"nats-route://127.0.0.1:%d\"]"),
+      (7, "error parsing route url [\"127.0.0.1:4244\"]"),
+      (13, "error parsing gateway url [\"nats://gw:pw@127.0.0.1:%d\"]"),
+      (14, "error parsing gateway url [\"nats://%s@h:1\"]"),
+      (14, "error parsing gateway url [\"nats://ok:2/p%zz\"]"),
+      (14, "error parsing gateway url [\"nats://h:2#f%\"]"),
+      (19, "error parsing leafnode url [\"nats-leaf://%s%s:%d\"]"),
+      (20, "error parsing leafnode url [\"nats://h ost:1\"]"),
+      (21, "error parsing leafnode url [\"nats://a b@h:1\"]")))
+  }
+
+  test("durations as parseDuration reads them; warnings, which -t refuses; empty TLS lists; a Windows cert store") {
+    // configs after nats-server's opts_test.go and leafnode_test.go (tests/test_validate_module_corpus.py)
+    val text = """ping_interval: 5
+                 |write_deadline: "2x"
+                 |cluster {
+                 |  port: -1
+                 |  ping_interval: "1.5m30s"
+                 |  routes: ["nats://127.0.0.1:4245", "nats://127.0.0.1:4245"]
+                 |}
+                 |leafnodes {
+                 |  reconnect: "10"
+                 |  dial_timeout: ".s"
+                 |}
+                 |websocket {
+                 |  port: -1
+                 |  no_tls: true
+                 |  ping_interval: true
+                 |}
+                 |mqtt {
+                 |  port: -1
+                 |  ack_wait: "-1.5h"
+                 |}
+                 |tls {
+                 |  cert_store: "WindowsCurrentUser"
+                 |}
+                 |""".stripMargin
+    def lines(line: String) = problems(text, line).map { case (n, _, message) => (n, message) }.sortBy(_._1)
+    // what 2.10.26's and 2.15.1's -t printed (2.10 knows no leafnodes dial_timeout nor websocket ping_interval)
+    val common = Seq(
+      (1, "invalid use of field \"ping_interval\": ping_interval should be converted to a duration"),
+      (2, "error parsing write_deadline: time: unknown unit \"x\" in duration \"2x\""),
+      (5, "Cluster 'ping_interval' will reset to 30s which is the max for routes"),
+      (6, "invalid use of field \"nats://127.0.0.1:4245\": Duplicate route entry detected"),
+      (9, "error parsing reconnect: time: missing unit in duration \"10\""))
+    assert(lines("2.10") == (common ++ Seq((10, "unknown field \"dial_timeout\""),
+      (15, "unknown field \"ping_interval\""), (22, "cert_store not compatible with current operating system")))
+      .sortBy(_._1))
+    assert(lines("2.15") == (common ++ Seq((10, "error parsing dial_timeout: time: invalid duration \".s\""),
+      (15, "invalid use of field \"ping_interval\": ping_interval should be converted to a duration"),
+      (15, "interface conversion: interface {} is bool, not int64"),
+      (22, "cert_store not compatible with current operating system"))).sortBy(_._1))
+    val tlsLists =
+      "port: 4222\ntls {\n  cipher_suites: []\n}\ncluster {\n  tls {\n    cert_store: \"nostore\"\n  }\n}\n"
+    assert(problems(tlsLists).map { case (n, _, message) => (n, message) } == Seq(
+      (3, "error parsing tls config, 'cipher_suites' cannot be empty"), (7, "cert store type not implemented")))
+  }
+
+  test("bools read with a bare type assertion, a JetStream cipher, an int32 too big, jetstream as a string") {
+    // templates of nats-server's leafnode_test.go, jetstream_test.go, opts_test.go (test_validate_module_corpus.py)
+    val text = """port: -1
+                 |max_payload: 4294967296
+                 |debug: "%s"
+                 |jetstream {
+                 |  cipher: "%s"
+                 |}
+                 |leafnodes {
+                 |  remotes [
+                 |    {url: "ws://127.0.0.1:1234", ws_compression: %s}
+                 |  ]
+                 |}
+                 |websocket {
+                 |  port: -1
+                 |  no_tls: true
+                 |  compression: %v
+                 |}
+                 |""".stripMargin
+    val bool = "interface conversion: interface {} is string, not bool"
+    // what 2.10.26's and 2.15.1's -t printed
+    for (line <- Seq("2.10", "2.15"))
+      assert(problems(text, line).map { case (n, _, message) => (n, message) }.sortBy(_._1) == Seq(
+        (2, "max_payload value is too big"), (3, bool), (5, "Unknown cipher type: \"%s\""), (9, bool), (15, bool)))
+    assert(problems("jetstream: \"%s\"\n").map(_._3) ==
+      Seq("Expected 'enabled' or 'disabled' for string value, got '%s'"))
+  }
+
+  test("a cluster or gateway name with a space, refused from 2.11 as a server name is") {
+    // nats-server's server_test.go (tests/test_validate_module_corpus.py): 2.11.11's -t refuses both, 2.10.26's neither
+    val text = "port: -1\ncluster {\n  name: \"my cluster\"\n}\ngateway {\n  name: \"my gateway\"\n}\n"
+    assert(problems(text, "2.11").map { case (n, _, message) => (n, message) } == Seq(
+      (3, "cluster name cannot contain spaces"), (6, "gateway name cannot contain spaces")))
+    assert(problems(text, "2.10").isEmpty)
+  }
+
+  test("insecure ciphers need allow_insecure_cipher_suites from 2.12 (Go's list); 2.10 and 2.11 know fewer names") {
+    // nats-server's server/configs/tls_insecure_ciphers.conf, shortened (tests/test_validate_module_corpus.py)
+    val text = "port: 4222\ntls {\n  cipher_suites: [\"TLS_RSA_WITH_RC4_128_SHA\", " +
+      "\"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\", \"TLS_RSA_WITH_AES_128_GCM_SHA256\"]\n}\n"
+    def said(line: String, t: String = text) = problems(t, line).map { case (n, _, message) => (n, message) }
+    // what 2.12.8's and 2.15.1's -t printed; 2.10.26's and 2.11.11's
+    for (line <- Seq("2.12", "2.15"))
+      assert(said(line) == Seq((2,
+          "insecure cipher suites configured without 'allow_insecure_cipher_suites' " +
+            "option set: TLS_RSA_WITH_RC4_128_SHA, TLS_RSA_WITH_AES_128_GCM_SHA256")))
+    for (line <- Seq("2.10", "2.11"))
+      assert(said(line) == Seq((3, "unrecognized cipher TLS_RSA_WITH_AES_128_GCM_SHA256")))
+    val allowed = "port: 4222\ntls {\n  cipher_suites: [\"TLS_RSA_WITH_RC4_128_SHA\"]\n  " +
+      "allow_insecure_cipher_suites: true\n}\n"
+    assert(said("2.15", allowed).isEmpty)
+  }
+
+  test("a leafnodes min_version as each line's versionComponents reads it, at least 2.8.0") {
+    // nats-server's leafnode_test.go (tests/test_validate_module_corpus.py); what 2.10.26's and 2.15.1's -t printed
+    def said(value: String, line: String) =
+      problems(s"port: -1\nleafnodes {\n  min_version: $value\n}\n", line).map { case (n, _, m) => (n, m) }
+    val semver = "invalid leafnode's minimum version: invalid semver"
+    val empty = "invalid leafnode's minimum version: strconv.Atoi: parsing \"\": invalid syntax"
+    assert(said("\"abc\"", "2.10") == Seq((3, semver)) && said("\"abc\"", "2.15") == Seq((3, semver)))
+    assert(said("\"2.8\"", "2.10") == Seq((3, empty)) && said("\"2.8\"", "2.15") == Seq((3, semver)))
+    assert(said("\"v2.7.9\"", "2.10") == Seq((3, "the minimum version should be at least 2.8.0")))
+    assert(said("\"v2.7.9\"", "2.15") == Seq((3, semver)))
+    assert(said("\"v3\"", "2.10") == Seq((3, empty)))
+    assert(said("\"2.10.0\"", "2.10").isEmpty && said("\"2.10.0\"", "2.15").isEmpty)
+    assert(said("5", "2.15") == Seq((3, "interface conversion: interface {} is int64, not string")))
+  }
 }
