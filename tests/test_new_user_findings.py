@@ -182,7 +182,7 @@ def test_server_upgrade_finds_each_lines_errors_as_the_jar_does(session):
             for p in validate_mappings(table, session, version):
                 if p.severity == "error":
                     jvm.setdefault(p.rule, p.message)
-            assert _Loaded(table, version).errors == jvm, (table, version)
+            assert _Loaded(table, version, None).errors == jvm, (table, version)
 
 
 def test_configure_refuses_a_spark_connect_builder_with_what_to_do():
