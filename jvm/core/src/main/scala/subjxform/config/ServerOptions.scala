@@ -131,10 +131,10 @@ object ServerOptions {
               block(o, "jetstream", k)
               // setJetStreamEkCipher
               for ((ck, c @ Str(cipher, _, _)) <- o.entries if lower(ck) == "cipher" && known("jetstream")("cipher")
-                if !Set("chacha", "chachapoly", "aes")(cipher.toLowerCase(java.util.Locale.ROOT)))
+                if !Set("chacha", "chachapoly", "aes")(lower(cipher)))
                 error(c, s"$k.$ck", s"Unknown cipher type: ${GoQuote(cipher)}")
             case Str(s, _, _)
-                if !Set("enabled", "enable", "disabled", "disable")(s.toLowerCase(java.util.Locale.ROOT)) =>
+                if !Set("enabled", "enable", "disabled", "disable")(lower(s)) =>
               error(v, k, s"Expected 'enabled' or 'disabled' for string value, got '$s'")
             case _ =>
           }
@@ -365,7 +365,7 @@ object ServerOptions {
         }
         val certStore = o.entries.collectFirst {
           case (k, s @ Str(store, _, _)) if lower(k) == "cert_store" && !onWindows =>
-            val known = Set("windowscurrentuser", "windowslocalmachine")(store.toLowerCase(java.util.Locale.ROOT))
+            val known = Set("windowscurrentuser", "windowslocalmachine")(lower(store))
             (s: ConfValue,
               if (known) "cert_store not compatible with current operating system"
               else "cert store type not implemented")
