@@ -43,6 +43,10 @@ FIELDS = {
     "operators refused); else it stops after reading the config",
     "server_name_spaces_refused": "a `server_name` with a space is refused when the config is read; else `-t` takes it",
     "tls_unknown_field_in_list": 'a `tls` block\'s unknown field is named in a list (`unknown field ["verfy"]`); else alone',
+    "authorization_timeout_checked": "an `authorization` block's `timeout` is checked (a wrong type, a bad duration, "
+    "above 60 s); else any value is taken",
+    "permission_queues_checked": "a permission subject with white space is only a subscribe subject and its queue "
+    "group, both valid; else any two words with a valid first one, in publish permissions too",
 }
 
 

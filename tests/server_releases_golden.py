@@ -88,6 +88,8 @@ IMPORT_LEFT = (
 # Config texts whose -t verdict or words differ between releases (tests/validate_corpus holds them as files too).
 CONFIG_PROBES = {
     "tls_unknown_field": "tls {\n  verfy: true\n}\n",
+    "authorization_timeout": "authorization {\n  timeout: true\n}\n",
+    "permission_queue": 'authorization {\n  users: [ {user: a, password: b, permissions: {publish: ["not ok"]}} ]\n}\n',
 }
 
 ACCOUNT_MAPPING = 'accounts {\n  A: { users: [{user: a, password: a}], mappings: { "orders.*": "orders.{{account-hash()}}.$1" } }\n}\n'
@@ -167,7 +169,7 @@ def config_probe(release: str) -> dict:
                 f.write(text)
             out = subprocess.run([binary(release), "-t", "-c", path], capture_output=True, text=True, timeout=60)
             first = (out.stderr + out.stdout).strip().splitlines()[0] if out.returncode else None
-            cases[name] = None if first is None else re.sub(r"^(nats-server: )?\S+\.conf:\d+:\d+: ", "", first)
+            cases[name] = None if first is None else re.sub(r"^(nats-server: )?(\S+\.conf:\d+:\d+: )?", "", first)
     return {"probe": "config", "cases": cases}
 
 

@@ -136,6 +136,13 @@ def test_the_probes_fall_where_the_table_says(release):
     tls = probe(release, "config")["cases"]["tls_unknown_field"]
     named = '["verfy"]' if version.tls_unknown_field_in_list else '"verfy"'
     assert tls == f"error parsing tls config, unknown field {named}", tls
+    # An authorization's timeout of a wrong type is refused exactly where the table says.
+    timeout = probe(release, "config")["cases"]["authorization_timeout"]
+    refused = "error parsing authorization config, 'timeout' wrong type"
+    assert timeout == (refused if version.authorization_timeout_checked else None), timeout
+    # A publish permission of two words is refused exactly where the table says.
+    queue = probe(release, "config")["cases"]["permission_queue"]
+    assert queue == ('subject "not ok" is not a valid subject' if version.permission_queues_checked else None), queue
 
 
 def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):

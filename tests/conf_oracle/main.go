@@ -221,6 +221,14 @@ var fieldBlocks = map[string]string{
 	"parseWebsocket":             "websocket",
 	"parseMQTT":                  "mqtt",
 	"parseTLS":                   "tls",
+	"parseUsers":                 "user",
+	"parseUserPermissions":       "permissions",
+	"parseSubjectPermission":     "subject_permission",
+	"parseAllowResponses":        "allow_responses",
+	"parseAuthCallout":           "auth_callout",
+	"parseLeafAuthorization":     "leaf_authorization",
+	"parseLeafUsers":             "leaf_user",
+	"parseSimpleAuth":            "simple_authorization",
 }
 
 func fields(path string) {
@@ -374,8 +382,8 @@ func goTypeName(e ast.Expr) string {
 	return fmt.Sprintf("%T", e)
 }
 
-// unknownFieldDefault: the switch's default case reports an unknownConfigFieldErr (or, in a tls block, its
-// own "unknown field" error).
+// unknownFieldDefault: the switch's default case reports an unknownConfigFieldErr, or a block's own "unknown field"
+// words (a tls block's; "Unknown field %q parsing permissions" and the like of permissions and auth callouts).
 func unknownFieldDefault(sw *ast.SwitchStmt) bool {
 	for _, c := range sw.Body.List {
 		if cc := c.(*ast.CaseClause); cc.List == nil {
@@ -386,7 +394,8 @@ func unknownFieldDefault(sw *ast.SwitchStmt) bool {
 						found = true
 					}
 				}
-				if lit, ok := n.(*ast.BasicLit); ok && strings.Contains(lit.Value, "error parsing tls config, unknown field") {
+				if lit, ok := n.(*ast.BasicLit); ok && (strings.Contains(lit.Value, "error parsing tls config, unknown field") ||
+					strings.HasPrefix(lit.Value, `"Unknown field `)) {
 					found = true
 				}
 				return !found

@@ -43,6 +43,8 @@ class ServerVersion:
     server_name_spaces_refused: bool
     # a tls block's unknown field is named in a list (`unknown field ["verfy"]`, 2.10.0 to 2.10.7); after, alone
     tls_unknown_field_in_list: bool
+    authorization_timeout_checked: bool
+    permission_queues_checked: bool
     name: str
 
     def __str__(self) -> str:
@@ -133,6 +135,8 @@ V2_10_0 = ServerVersion(
     test_runs_startup_checks=False,
     server_name_spaces_refused=False,
     tls_unknown_field_in_list=True,
+    authorization_timeout_checked=False,
+    permission_queues_checked=False,
     name="2.10.0",
 )
 # 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
@@ -156,8 +160,10 @@ V2_11_0 = _next(
     stream_transforms_checked_as_mappings=True,
     server_name_spaces_refused=True,
 )
+# 2.11.2's parseAuthorization and parseLeafAuthorization check a timeout (its source; not in 2.10)
+V2_11_2 = _next(V2_11_0, "2.11.2", authorization_timeout_checked=True)
 # nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
-V2_11_8 = _next(V2_11_0, "2.11.8", character_counts_bound_to_32_bits=True)
+V2_11_8 = _next(V2_11_2, "2.11.8", character_counts_bound_to_32_bits=True)
 V2_11 = replace(_next(V2_11_8, "2.11.11", implicit_republish=True), name="2.11")  # PR #7515
 V2_12_0 = _next(
     V2_11_8,
@@ -176,8 +182,11 @@ V2_12 = replace(
 )
 # PR #8127, first in 2.12.9 (its source, and its binary built from the Go module)
 V2_12_9 = _next(V2_12, "2.12.9", suppresses_invalid_republish=True)
+# checkPermSubjectArray's allowQueue, first in 2.12.14 and 2.14.4 (their source)
+V2_12_14 = _next(V2_12_9, "2.12.14", permission_queues_checked=True)
 V2_14_0 = _next(V2_12, "2.14.0")  # does exactly what 2.12.8 does
-V2_14 = replace(_next(V2_14_0, "2.14.1", suppresses_invalid_republish=True), name="2.14")
+V2_14_1 = _next(V2_14_0, "2.14.1", suppresses_invalid_republish=True)
+V2_14 = replace(_next(V2_14_1, "2.14.4", permission_queues_checked=True), name="2.14")
 # nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does)
 V2_14_7 = _next(V2_14, "2.14.7", functions=V2_14.functions | {"left", "right"})
 # issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: binaries built from the module)
@@ -193,13 +202,16 @@ ROWS: tuple[ServerVersion, ...] = (
     V2_10_14,
     V2_10,
     V2_11_0,
+    V2_11_2,
     V2_11_8,
     V2_11,
     V2_12_0,
     V2_12_2,
     V2_12,
     V2_12_9,
+    V2_12_14,
     V2_14_0,
+    V2_14_1,
     V2_14,
     V2_14_7,
     V2_14_10,

@@ -228,10 +228,14 @@ object Validate {
     })
   }
 
+  /**
+   * A block of settings rather than a weighted destination: none of a destination's keys, or a block inside it (a
+   * destination holds none: a streaming server's `streaming { cluster: ..., store_limits: {...} }`).
+   */
   private def nestedBlock(v: ConfValue): Boolean = v match {
-    case o: Obj => o.entries.nonEmpty && !o.entries.exists { case (k, _) =>
+    case o: Obj => o.entries.nonEmpty && (!o.entries.exists { case (k, _) =>
         Set("dest", "destination", "weight", "cluster", "subject")(GoBytes.lower(k))
-      }
+      } || o.entries.exists(_._2.isInstanceOf[Obj]))
     case _ => false
   }
 
@@ -326,9 +330,10 @@ object Validate {
     val sorted = problems.map(p => (file.fileOf(p.at), p)).sortBy { case (f, p) =>
       (f != name, f, p.at.line, p.at.column)
     }
-    for ((f, p) <- sorted)
-      verdict.out.println(s"$f:${p.at.line}:${p.at.column}: ${p.severity}: " +
-        s"${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
+    for ((f, p) <- sorted) {
+      val place = if (p.placed) s"$f:${p.at.line}:${p.at.column}" else f
+      verdict.out.println(s"$place: ${p.severity}: ${if (p.field.nonEmpty) p.field + ": " else ""}${p.message}")
+    }
     verdict.summarise(problems, counted, "would not accept it")
   }
 

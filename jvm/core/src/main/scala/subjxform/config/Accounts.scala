@@ -28,8 +28,13 @@ final case class AccountImport(kind: String, account: String, subject: String, t
 final case class AccountSpec(name: String, id: String, mappings: Option[Obj], exports: Seq[AccountExport],
     imports: Seq[AccountImport], at: ConfValue, field: String)
 
-/** One problem found in a config's accounts: where (`at`: its file and line), which entry (`field`), nats-server's words. */
-final case class ConfigProblem(at: ConfValue, field: String, severity: String, message: String) {
+/**
+ * One problem found in a config: where (`at`: its file and line), which entry (`field`), nats-server's words.
+ * `placed` false: nats-server names no line for it (an error its parser gives without a token, like a cluster's
+ * `permissions` that is no map), so neither is one given; `at` still says which file.
+ */
+final case class ConfigProblem(at: ConfValue, field: String, severity: String, message: String,
+    placed: Boolean = true) {
   def isError: Boolean = severity == "error"
   def isCrash: Boolean = severity == "crash"
 }
@@ -86,18 +91,6 @@ object Accounts {
 
   /** nats-server's global account: where a config's top-level `mappings` and users outside any account live. */
   val GlobalAccount = "$G"
-
-  /** Go's `%T` of the value nats-server would hold. */
-  private def goType(v: ConfValue): String = v match {
-    case _: Str => "string"
-    case _: Integer => "int64"
-    case _: Decimal => "float64"
-    case _: Bool => "bool"
-    case _: DateTime => "time.Time"
-    case _: Null => "<nil>"
-    case _: Arr => "[]interface {}"
-    case _: Obj => "map[string]interface {}"
-  }
 
   private def lower(k: String): String = GoBytes.lower(k)
 

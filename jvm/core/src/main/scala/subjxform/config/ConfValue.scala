@@ -44,6 +44,18 @@ object ConfValue {
     var usedVariables: Set[String] = Set.empty
   }
 
+  /** Go's `%T` of the value nats-server would hold. */
+  def goType(v: ConfValue): String = v match {
+    case _: Str => "string"
+    case _: Integer => "int64"
+    case _: Decimal => "float64"
+    case _: Bool => "bool"
+    case _: DateTime => "time.Time"
+    case _: Null => "<nil>"
+    case _: Arr => "[]interface {}"
+    case _: Obj => "map[string]interface {}"
+  }
+
   /**
    * Go's `%v` of the value nats-server would hold, for messages that quote it; lists and maps nested
    * more than [[GoTextDepth]] deep are shown as `...` (a message need not repeat a hostile text).

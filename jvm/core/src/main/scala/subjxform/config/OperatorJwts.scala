@@ -81,7 +81,7 @@ private[config] object OperatorJwts {
   /** The issuer's signature over `signed` (an nkey: base32 of a prefix byte, the Ed25519 key and a CRC). */
   private def signed(claims: Obj, signed: String, signature: Array[Byte]): Either[String, Unit] = {
     val failed = Left(s"claim failed V${if (version(claims) <= 1) 1 else 2} signature verification")
-    val key = base32(str(claims, "iss")).filter(_.length == 35).map(_.slice(1, 33))
+    val key = NKeys.decode(str(claims, "iss")).filter(_.length == 33).map(_.slice(1, 33))
     val verified = key.map { raw =>
       Try {
         val spec = new java.security.spec.X509EncodedKeySpec(
@@ -93,18 +93,5 @@ private[config] object OperatorJwts {
       }.recover { case _: java.security.NoSuchAlgorithmException => true }.getOrElse(false)
     }
     if (verified.contains(true)) Right(()) else failed
-  }
-
-  private def base32(s: String): Option[Array[Byte]] = {
-    val alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-    if (s.isEmpty || s.exists(c => alphabet.indexOf(c) < 0)) return None
-    val out = new java.io.ByteArrayOutputStream
-    var (buffer, bits) = (0, 0)
-    for (c <- s) {
-      buffer = (buffer << 5) | alphabet.indexOf(c)
-      bits += 5
-      if (bits >= 8) { out.write((buffer >> (bits - 8)) & 0xff); bits -= 8 }
-    }
-    Some(out.toByteArray)
   }
 }

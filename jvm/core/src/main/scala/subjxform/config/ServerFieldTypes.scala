@@ -13,6 +13,17 @@ private[subjxform] object ServerFieldTypes {
 
   // format: off
   private val oldestLine: (String, Types) = "2.10" -> Map(
+    "allow_responses" -> Map(
+      "max" -> "int64",
+      "max_messages" -> "int64",
+      "max_msgs" -> "int64",
+      "max_responses" -> "int64"),
+    "auth_callout" -> Map(
+      "acc" -> "string",
+      "account" -> "string",
+      "issuer" -> "string",
+      "key" -> "string",
+      "xkey" -> "string"),
     "authorization" -> Map(
       "pass" -> "string",
       "password" -> "string",
@@ -68,6 +79,19 @@ private[subjxform] object ServerFieldTypes {
       "sync" -> "duration:",
       "sync_interval" -> "duration:",
       "unique_tag" -> "string"),
+    "leaf_authorization" -> Map(
+      "account" -> "string",
+      "nkey" -> "string",
+      "pass" -> "string",
+      "password" -> "string",
+      "user" -> "string",
+      "username" -> "string"),
+    "leaf_user" -> Map(
+      "account" -> "string",
+      "pass" -> "string",
+      "password" -> "string",
+      "user" -> "string",
+      "username" -> "string"),
     "leafnode_remote" -> Map(
       "account" -> "string",
       "dont_randomize" -> "bool",
@@ -112,6 +136,12 @@ private[subjxform] object ServerFieldTypes {
       "port" -> "int64",
       "reject_qos2_publish" -> "bool",
       "stream_replicas" -> "int64"),
+    "simple_authorization" -> Map(
+      "pass" -> "string",
+      "password" -> "string",
+      "token" -> "string",
+      "user" -> "string",
+      "username" -> "string"),
     "tls" -> Map(
       "cipher_suites" -> "[]interface {}",
       "curve_preferences" -> "[]interface {}"),
@@ -168,6 +198,12 @@ private[subjxform] object ServerFieldTypes {
       "trace" -> "bool",
       "trace_verbose" -> "bool",
       "write_deadline" -> "duration:write_deadline"),
+    "user" -> Map(
+      "nkey" -> "string",
+      "pass" -> "string",
+      "password" -> "string",
+      "user" -> "string",
+      "username" -> "string"),
     "websocket" -> Map(
       "advertise" -> "string",
       "compress" -> "bool",
@@ -214,6 +250,10 @@ private[subjxform] object ServerFieldTypes {
         "connect_backoff" -> "bool"),
       "jetstream" -> Map(
         "meta_compact_sync" -> "bool"),
+      "leaf_authorization" -> Map(
+        "proxy_required" -> "bool"),
+      "leaf_user" -> Map(
+        "proxy_required" -> "bool"),
       "leafnode_remote" -> Map(
         "disabled" -> "bool",
         "isolate" -> "bool",
@@ -224,6 +264,8 @@ private[subjxform] object ServerFieldTypes {
         "isolate_leafnode_interest" -> "bool"),
       "top" -> Map(
         "proxy_protocol" -> "bool"),
+      "user" -> Map(
+        "proxy_required" -> "bool"),
       "websocket" -> Map(
         "ping_interval" -> "duration:ping_interval")),
     "2.14" -> Map(
@@ -241,6 +283,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -264,6 +308,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -287,6 +333,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -309,6 +357,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -331,6 +381,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -346,6 +398,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -361,6 +415,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",
@@ -376,6 +432,8 @@ private[subjxform] object ServerFieldTypes {
       "cluster" -> Map(
         "ping_interval" -> "",
         "ping_max" -> ""),
+      "leaf_authorization" -> Map(
+        "nkey" -> ""),
       "leafnode_remote" -> Map(
         "first_info_timeout" -> "",
         "nkey" -> "",

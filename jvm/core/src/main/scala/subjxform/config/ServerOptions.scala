@@ -87,18 +87,6 @@ object ServerOptions {
     "websocket" -> (t => s"Expected websocket to be a map, got $t"),
     "mqtt" -> (t => s"Expected mqtt to be a map, got $t"))
 
-  /** Go's `%T` of the value nats-server would hold. */
-  private def goType(v: ConfValue): String = v match {
-    case _: Str => "string"
-    case _: Integer => "int64"
-    case _: Decimal => "float64"
-    case _: Bool => "bool"
-    case _: DateTime => "time.Time"
-    case _: Null => "<nil>"
-    case _: Arr => "[]interface {}"
-    case _: Obj => "map[string]interface {}"
-  }
-
   private def lower(k: String): String = GoBytes.lower(k)
 
   /** A Windows certificate store is read only on Windows (certstore.ParseCertStore, by the OS -t runs on). */
@@ -107,14 +95,27 @@ object ServerOptions {
   def check(doc: Obj, version: ServerVersion, readFiles: Boolean = true): OptionsCheck =
     new Walk(version, readFiles).run(doc)
 
-  private final class Walk(version: ServerVersion, readFiles: Boolean) {
+  /** What a block's parser says of a field it does not know, where it is not `unknown field "NAME"`. */
+  private val UnknownFieldWords: Map[String, String => String] = Map(
+    "permissions" -> (k => s"Unknown field ${GoQuote(k)} parsing permissions"),
+    "allow_responses" -> (k => s"Unknown field ${GoQuote(k)} parsing permissions"),
+    "subject_permission" ->
+      (k => s"Unknown field name ${GoQuote(k)} parsing subject permissions, only 'allow' or 'deny' are permitted"),
+    "auth_callout" -> (k => s"Unknown field ${GoQuote(k)} parsing authorization callout"))
+
+  private final class Walk(protected val version: ServerVersion, readFiles: Boolean) extends AuthorizationOptions {
     private val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     private var tlsBlocks = 0
     private var filesRead = 0
     private def known(block: String) = ServerFields.of(version.release, version.line, block)
 
-    private def error(at: ConfValue, field: String, message: String): Unit =
-      problems += ConfigProblem(at, field, "error", message)
+    protected def error(at: ConfValue, field: String, message: String, placed: Boolean = true): Unit =
+      problems += ConfigProblem(at, field, "error", message, placed)
+
+    protected def fields(o: Obj, block: String, field: String): Boolean = {
+      unknownFields(o, block, field)
+      typed(o, block, field)
+    }
 
     def run(doc: Obj): OptionsCheck = {
       typed(doc, "top", "")
@@ -143,7 +144,13 @@ object ServerOptions {
             case Integer(n, _) if n > Int.MaxValue => error(v, k, s"$k value is too big")
             case _ =>
           }
-        case "authorization" => block(v, "authorization", k)
+        case "authorization" => authorization(v, k, "top")
+        case "accounts" => for ((name, account: Obj) <- v match { case o: Obj => o.entries; case _ => Nil };
+            (ak, x) <- account.entries) lower(ak) match {
+            case "users" => users(x, s"$k.$name.$ak", "user")
+            case "default_permissions" => permissions(x, s"$k.$name.$ak")
+            case _ =>
+          }
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
         case "operator" | "operators" | "roots" | "root" | "root_operators" | "root_operator" =>
           operators(v, k)
@@ -218,11 +225,14 @@ object ServerOptions {
      * A value of another type than the one its field's case asserts (a string where it takes an integer): Go's panic
      * text, recovered by nats-server as the field's error.
      */
-    private def typed(o: Obj, block: String, field: String): Unit =
-      for ((k, v) <- o.entries if known(block)(lower(k));
-        expected <- assertedType(block, k) if !expected.startsWith(Duration) && goType(v) != expected)
+    private def typed(o: Obj, block: String, field: String): Boolean = {
+      val failed = for ((k, v) <- o.entries if known(block)(lower(k));
+        expected <- assertedType(block, k) if !expected.startsWith(Duration) && goType(v) != expected) yield {
         error(v, if (field.isEmpty) k else s"$field.$k",
           s"interface conversion: interface {} is ${goType(v)}, not $expected")
+      }
+      failed.nonEmpty
+    }
 
     /**
      * The durations: a string is read by Go's `time.ParseDuration`; a number is taken as seconds with a warning, and
@@ -257,7 +267,7 @@ object ServerOptions {
 
     private def unknownFields(o: Obj, block: String, field: String): Unit =
       for ((k, v) <- o.entries if !o.usedVariables(k) && !known(block)(lower(k)))
-        error(v, field, s"unknown field ${GoQuote(k)}")
+        error(v, field, UnknownFieldWords.get(block).fold(s"unknown field ${GoQuote(k)}")(_(k)))
 
     /** A block with its own field list, its integers, its `tls`, and the lists of remotes it holds. */
     private def block(v: ConfValue, block: String, field: String): Unit = v match {
@@ -266,7 +276,14 @@ object ServerOptions {
         typed(o, block, field)
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
-          case (_, "tls") if block != "authorization" && block != "jetstream" => tls(x, s"$field.$k")
+          case (_, "tls") if block != "jetstream" => tls(x, s"$field.$k")
+          case ("cluster" | "gateway", "authorization") => authorization(x, s"$field.$k", block)
+          case ("leafnodes", "authorization") => leafAuthorization(x, s"$field.$k")
+          case ("websocket" | "mqtt", "authorization" | "authentication") => simpleAuthorization(x, s"$field.$k")
+          case ("cluster", "permissions") =>
+            // read without its token: a permissions value that is no map is an error on no line
+            if (permissions(x, s"$field.$k", placed = false))
+              error(x, s"$field.$k", "Cluster permissions do not support dynamic responses")
           case ("leafnodes", name @ ("min_version" | "minimum_version")) if known(block)(name) =>
             leafMinVersion(x, s"$field.$k")
           case ("gateway", "gateways") => remotes(x, "gateway_remote", s"$field.$k")

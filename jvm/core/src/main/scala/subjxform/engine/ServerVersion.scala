@@ -89,6 +89,18 @@ final class ServerVersion private (
      * `[%q]` of 2.10.0 to 2.10.7); after, `unknown field "verfy"`.
      */
     val tlsUnknownFieldInList: Boolean,
+    /**
+     * An `authorization` block's `timeout` (top level, cluster, gateway, leafnodes) is checked when read: a value
+     * neither a number nor a string is refused ("'timeout' wrong type"), a string Go's time.ParseDuration refuses
+     * too, and above 60 seconds it is a warning (which -t refuses). Before, any value is taken.
+     */
+    val authorizationTimeoutChecked: Boolean,
+    /**
+     * A permission subject with white space is taken only as a subscribe subject and its queue group (`q.* workers`),
+     * whose queue must be a valid subject too (checkPermSubjectArray's allowQueue): in a publish permission it is
+     * refused. Before, any two words of which the first is a valid subject are taken, in either.
+     */
+    val permissionQueuesChecked: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -111,12 +123,15 @@ final class ServerVersion private (
       suppressesReservedRepublish: Boolean = suppressesReservedRepublish,
       testRunsStartupChecks: Boolean = testRunsStartupChecks,
       serverNameSpacesRefused: Boolean = serverNameSpacesRefused,
-      tlsUnknownFieldInList: Boolean = tlsUnknownFieldInList): ServerVersion =
+      tlsUnknownFieldInList: Boolean = tlsUnknownFieldInList,
+      authorizationTimeoutChecked: Boolean = authorizationTimeoutChecked,
+      permissionQueuesChecked: Boolean = permissionQueuesChecked): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
-      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, since)
+      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, authorizationTimeoutChecked,
+      permissionQueuesChecked, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
@@ -124,7 +139,8 @@ final class ServerVersion private (
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
-      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, name)
+      testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, authorizationTimeoutChecked,
+      permissionQueuesChecked, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -191,6 +207,8 @@ object ServerVersion {
     testRunsStartupChecks = false,
     serverNameSpacesRefused = false,
     tlsUnknownFieldInList = true,
+    authorizationTimeoutChecked = false,
+    permissionQueuesChecked = false,
     name = "2.10.0")
 
   // 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
@@ -210,8 +228,10 @@ object ServerVersion {
     invalidDestinationError = "invalid mapping destination: invalid transform",
     streamTransformsCheckedAsMappings = true,
     serverNameSpacesRefused = true)
+  // 2.11.2's parseAuthorization and parseLeafAuthorization check a timeout (its source; not in 2.10)
+  val V2_11_2: ServerVersion = V2_11_0.next("2.11.2")(authorizationTimeoutChecked = true)
   // nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
-  val V2_11_8: ServerVersion = V2_11_0.next("2.11.8")(characterCountsBoundTo32Bits = true)
+  val V2_11_8: ServerVersion = V2_11_2.next("2.11.8")(characterCountsBoundTo32Bits = true)
   val V2_11: ServerVersion = V2_11_8.next("2.11.11")(implicitRepublish = true).named("2.11") // #7515
 
   val V2_12_0: ServerVersion = V2_11_8.next("2.12.0")(
@@ -227,10 +247,12 @@ object ServerVersion {
       "2.12")
   // #8127, first in 2.12.9 (its source, and its binary built from the Go module)
   val V2_12_9: ServerVersion = V2_12.next("2.12.9")(suppressesInvalidRepublish = true)
+  // checkPermSubjectArray's allowQueue, first in 2.12.14 and 2.14.4 (their source)
+  val V2_12_14: ServerVersion = V2_12_9.next("2.12.14")(permissionQueuesChecked = true)
 
   val V2_14_0: ServerVersion = V2_12.next("2.14.0")() // does exactly what 2.12.8 does
-  val V2_14: ServerVersion =
-    V2_14_0.next("2.14.1")(suppressesInvalidRepublish = true).named("2.14")
+  val V2_14_1: ServerVersion = V2_14_0.next("2.14.1")(suppressesInvalidRepublish = true)
+  val V2_14: ServerVersion = V2_14_1.next("2.14.4")(permissionQueuesChecked = true).named("2.14")
 
   // nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does); measured 2.14.7 to 2.14.9
   val V2_14_7: ServerVersion = V2_14.next("2.14.7")(functions = V2_14.functions + "left" + "right")
@@ -246,10 +268,8 @@ object ServerVersion {
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =
-    Seq(V2_10_0, V2_10_8, V2_10_14, V2_10, V2_11_0, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_14_0, V2_14,
-      V2_14_7,
-      V2_14_10,
-      V2_15, V2_15_3)
+    Seq(V2_10_0, V2_10_8, V2_10_14, V2_10, V2_11_0, V2_11_2, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_12_14,
+      V2_14_0, V2_14_1, V2_14, V2_14_7, V2_14_10, V2_15, V2_15_3)
 
   /**
    * The patch releases of each line whose binaries were measured, each in tests/golden/releases/<release>.jsonl:

@@ -46,6 +46,28 @@ class ValidateSuite extends AnyFunSuite {
       "f.conf:5:1: error: unknown field \"DEFAULT_PERMISSIONS\""))
   }
 
+  test("a block of settings with a destination's key in it is no weighted destination: a server config's field") {
+    // nats-streaming-server's config (its test_parse.conf's shape): -t (every line) says unknown field "streaming" on
+    // 1:0; read as a mappings block it was rule "streaming" with an unknown field "id"
+    val streaming = "streaming: {\n  id: \"me\"\n  cluster: { node_id: \"a\" }\n  store_limits: { max_msgs: 12 }\n}\n"
+    assert(validate(streaming) == (1, Seq("f.conf:1:0: error: unknown field \"streaming\"",
+      "f.conf: 1 error (a server config of 1 top-level field): nats-server 2.15.1 would not accept it")))
+    // a weighted destination with its cluster is still one
+    assert(validate("\"a.*\": [ { destination: \"b.$1\", weight: 100%, cluster: c1 } ]\n")._1 == 0)
+  }
+
+  test("an error nats-server names no line for is given without one, with the entry it is in") {
+    // -t 2.15.1: `nats-server: Expected permissions to be a map/struct, got 5` (parseUserPermissions is handed the
+    // value without its token), and a publish subject of two words: `subject "not ok" is not a valid subject`
+    assert(validate("cluster {\n  port: 6222\n  permissions: 5\n}\n")._2.head ==
+      "f.conf: error: cluster.permissions: Expected permissions to be a map/struct, got 5")
+    val twoWords = "authorization {\n  users: [ {user: a, password: b, permissions: {publish: [\"not ok\"]}} ]\n}\n"
+    assert(validate(twoWords)._2.head ==
+      "f.conf: error: authorization.users[0].permissions.publish: subject \"not ok\" is not a valid subject")
+    // 2.14.3 takes two words there (its checkPermSubjectArray has no allowQueue: its binary's -t says valid)
+    assert(validate(twoWords, version = ServerVersion.parse("2.14.3"))._1 == 0)
+  }
+
   test("a server config's TLS files are read, counted in the summary, and left alone with --no-file-checks") {
     val certs = subjxform.engine.Golden.root.resolve("tests/validate_corpus/certs")
     val good = s"tls {\n  cert_file: $Q$certs/server-cert.pem$Q\n  key_file: $Q$certs/server-key.pem$Q\n}\n"

@@ -275,4 +275,30 @@ class ServerOptionsSuite extends AnyFunSuite {
     assert(said("\"2.10.0\"", "2.10").isEmpty && said("\"2.10.0\"", "2.15").isEmpty)
     assert(said("5", "2.15") == Seq((3, "interface conversion: interface {} is int64, not string")))
   }
+
+  test("users, permissions and auth callouts as parseUsers, parseUserPermissions and parseAuthCallout read them") {
+    // each expectation: what the line's binary's -t printed (tests/validate_corpus/80-93 compare every release)
+    val types = "accounts {\n  A: {\n    users: [\n      {user: a, password: a, allowed_connection_types: " +
+      "[\"STANDARD\", \"in_process\", \"bogus\"]}\n    ]\n  }\n}\n"
+    val field = "accounts.A.users[0].allowed_connection_types"
+    assert(problems(types, "2.10") == Seq((4, field, "invalid connection types [\"IN_PROCESS\" \"BOGUS\"]")))
+    assert(problems(types, "2.11") == Seq((4, field, "invalid connection types [\"BOGUS\"]")))
+    val user = "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"
+    assert(problems(s"authorization {\n  users: [\n    {nkey: $user}\n  ]\n}\n").isEmpty)
+    // one character changed: its CRC no longer matches
+    assert(problems(s"authorization {\n  users: [\n    {nkey: ${user.dropRight(1)}5}\n  ]\n}\n") ==
+      Seq((3, "authorization.users[0]", "Not a valid public nkey for a user")))
+    assert(problems("authorization {\n  users: [\n    {password: x}\n  ]\n}\n") ==
+      Seq((3, "authorization.users[0]", "User entry requires a user")))
+    // a user key is no account key: an auth callout's issuer must be one
+    assert(problems(s"authorization {\n  auth_callout {\n    issuer: $user\n  }\n}\n") == Seq((3,
+        "authorization.auth_callout.issuer", s"Expected callout user to be a valid public account nkey, got $Q$user$Q")))
+    assert(
+      problems("authorization {\n  permissions: {\n    publish: {allow: [\"a..b\"]}\n    responses: true\n  }\n}\n") ==
+        Seq((4, "authorization.permissions", "Unknown field \"responses\" parsing permissions"),
+          (3, "authorization.permissions.publish.allow", "subject \"a..b\" is not a valid subject")))
+    // a timeout above a minute: a warning from 2.11.2 (which -t refuses), taken before
+    val timeout = "authorization {\n  user: a\n  password: b\n  timeout: \"2m\"\n}\n"
+    assert(problems(timeout, "2.11.1").isEmpty && problems(timeout, "2.11.2").map(_._1) == Seq(4))
+  }
 }

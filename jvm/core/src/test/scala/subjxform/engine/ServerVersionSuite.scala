@@ -147,11 +147,14 @@ class ServerVersionSuite extends AnyFunSuite {
   test("parse: a release decides where releases of its line differ; a line is its measured release") {
     assert(parse("2.12.0") == V2_12_0 && parse("2.12.1") == V2_12_0 && parse("2.12.2") == V2_12_2 && parse(
       "2.12.4") == V2_12_2)
-    assert(parse("2.12.5") == V2_12 && parse("2.12.9") == V2_12_9 && parse("2.12.15") == V2_12_9)
-    assert(parse("2.11.7") == V2_11_0 && parse("2.11.10") == V2_11_8 && parse("v2.11.11") == V2_11 && parse(
+    assert(parse("2.12.5") == V2_12 && parse("2.12.9") == V2_12_9 && parse("2.12.12") == V2_12_9 &&
+      parse("2.12.15") == V2_12_14)
+    assert(parse("2.11.1") == V2_11_0 && parse("2.11.7") == V2_11_2 && parse("2.11.10") == V2_11_8 && parse(
+      "v2.11.11") == V2_11 && parse(
       "nats-server: v2.11.11") == V2_11)
     assert(
-      parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14 && parse("2.14.6") == V2_14 && parse("2.10.0") == V2_10_0)
+      parse("2.14.0") == V2_14_0 && parse("2.14.1") == V2_14_1 && parse("2.14.4") == V2_14 && parse(
+        "2.14.6") == V2_14 && parse("2.10.0") == V2_10_0)
     assert(parse("2.14.0").toString == "2.14.0" && parse("2.14").toString == "2.14" && parse("2.14").release == "2.14.6")
     assert(parse("2.14.6") == V2_14 && parse("2.14.6").toString == "2.14.6") // the line's measured release: its row
     // every published release was measured from its own binary: none says a note
@@ -161,7 +164,8 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(parse("2.10.20").note.isEmpty && V2_10.measured.contains("2.10.20") && V2_10_0.measured.contains("2.10.5"))
     assert(rows.map(_.since) == rows.map(_.since).distinct && rows.forall(r =>
       r.measured.forall(m => m.startsWith(r.line + ".") && parse(m) == r)))
-    assert(rows.map(_.measured.size).sum == 76 && V2_12_9.measured.size == 6 && V2_15_3.measured == Seq("2.15.3"))
+    assert(rows.map(_.measured.size).sum == 76 && V2_12_9.measured.size == 4 && V2_12_14.measured.size == 2 &&
+      V2_15_3.measured == Seq("2.15.3"))
   }
 
   test("every release published of a supported line is taken, with its date; 2.14.7 knows left/right, 2.14.10 and " +
@@ -185,6 +189,13 @@ class ServerVersionSuite extends AnyFunSuite {
     // 2.10.0-2.10.7's parseTLS names a tls block's unknown field in a list
     assert(
       parse("2.10.7").tlsUnknownFieldInList && !parse("2.10.8").tlsUnknownFieldInList && !V2_10.tlsUnknownFieldInList)
+    // 2.11.2's parseAuthorization checks a timeout; no 2.10 release does
+    assert(!V2_10.authorizationTimeoutChecked && !parse("2.11.1").authorizationTimeoutChecked &&
+      parse("2.11.2").authorizationTimeoutChecked && V2_15_3.authorizationTimeoutChecked)
+    // checkPermSubjectArray's allowQueue from 2.12.14 and 2.14.4: every 2.15 release
+    assert(!V2_12.permissionQueuesChecked && !parse("2.12.12").permissionQueuesChecked &&
+      parse("2.12.14").permissionQueuesChecked && !parse("2.14.3").permissionQueuesChecked &&
+      V2_14.permissionQueuesChecked && V2_15.permissionQueuesChecked && V2_15_3.permissionQueuesChecked)
     assert(V2_10_0.measured.size == 8 && V2_10_8.measured.size == 5 && V2_10_14.measured == Seq(
       "2.10.14") && V2_10.measured.size == 15)
     // an import's `to` is checked only as a transform: a function the parser does not read is unknown there
