@@ -229,6 +229,10 @@ var fieldBlocks = map[string]string{
 	"parseLeafAuthorization":     "leaf_authorization",
 	"parseLeafUsers":             "leaf_user",
 	"parseSimpleAuth":            "simple_authorization",
+	"parseJetStreamLimits":       "jetstream_limits",
+	"parseJetStreamLimitsBatch":  "jetstream_limits_batch",
+	"parseJetStreamTPM":          "jetstream_tpm",
+	"parseJetStreamForAccount":   "account_jetstream",
 }
 
 func fields(path string) {

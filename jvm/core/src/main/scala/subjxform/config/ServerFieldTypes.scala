@@ -79,6 +79,10 @@ private[subjxform] object ServerFieldTypes {
       "sync" -> "duration:",
       "sync_interval" -> "duration:",
       "unique_tag" -> "string"),
+    "jetstream_limits" -> Map(
+      "max_ack_pending" -> "int64",
+      "max_ha_assets" -> "int64",
+      "max_request_batch" -> "int64"),
     "leaf_authorization" -> Map(
       "account" -> "string",
       "nkey" -> "string",
@@ -227,6 +231,11 @@ private[subjxform] object ServerFieldTypes {
         "write_timeout" -> "string"),
       "jetstream" -> Map(
         "cipher" -> ""),
+      "jetstream_tpm" -> Map(
+        "encryption_password" -> "string",
+        "keys_file" -> "string",
+        "pcr" -> "int64",
+        "srk_password" -> "string"),
       "leafnodes" -> Map(
         "write_deadline" -> "duration:write_deadline",
         "write_timeout" -> "string"),
@@ -250,6 +259,10 @@ private[subjxform] object ServerFieldTypes {
         "connect_backoff" -> "bool"),
       "jetstream" -> Map(
         "meta_compact_sync" -> "bool"),
+      "jetstream_limits_batch" -> Map(
+        "max_inflight_per_stream" -> "int64",
+        "max_inflight_total" -> "int64",
+        "max_msgs" -> "int64"),
       "leaf_authorization" -> Map(
         "proxy_required" -> "bool"),
       "leaf_user" -> Map(
@@ -275,7 +288,8 @@ private[subjxform] object ServerFieldTypes {
       "leafnodes" -> Map(
         "dial_timeout" -> "duration:dial_timeout")),
     "2.15" -> Map(
-))
+      "jetstream_limits" -> Map(
+        "default_max_consumers" -> "int64")))
 
   /** The releases whose types differ from their line's release, the same way. */
   private val releaseChanges: Map[String, Types] = Map(

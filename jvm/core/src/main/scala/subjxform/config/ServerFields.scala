@@ -117,6 +117,16 @@ private[subjxform] object ServerFields {
   private val SimpleAuthorization2_10 = Set(
     "pass", "password", "timeout", "token", "user", "username")
 
+  private val JetstreamLimits2_10 = Set(
+    "duplicate_window", "max_ack_pending", "max_ha_assets", "max_request_batch")
+
+  private val JetstreamLimitsBatch2_10 = Set.empty[String]
+
+  private val AccountJetstream2_10 = Set(
+    "consumers", "disk", "disk_max_stream_bytes", "max_ack_pending", "max_bytes", "max_bytes_required",
+    "max_consumers", "max_disk", "max_file", "max_mem", "max_memory", "max_store", "max_stream_bytes", "max_streams",
+    "mem", "mem_max_stream_bytes", "memory", "memory_max_stream_bytes", "store", "store_max_stream_bytes", "streams")
+
   private val Top2_11 = Top2_10 ++ Set("default_sentinel", "trace_headers", "write_timeout")
 
   private val Account2_11 = Account2_10 ++ Set("msg_trace", "trace_dest")
@@ -139,6 +149,11 @@ private[subjxform] object ServerFields {
   private val Mqtt2_11 = Mqtt2_10 ++ Set("api_timeout", "js_api_timeout")
 
   private val AuthCallout2_11 = AuthCallout2_10 ++ Set("allowed_accounts")
+
+  private val JetstreamTpm2_11 = Set(
+    "cipher", "encryption_password", "keys_file", "pcr", "srk_password")
+
+  private val AccountJetstream2_11 = AccountJetstream2_10 ++ Set("cluster_traffic")
 
   private val Top2_12 = Top2_11 ++ Set("proxies", "proxy_protocol", "server_metadata")
 
@@ -165,6 +180,11 @@ private[subjxform] object ServerFields {
 
   private val LeafUser2_12 = LeafUser2_10 ++ Set("proxy_required")
 
+  private val JetstreamLimits2_12 = JetstreamLimits2_10 ++ Set("batch")
+
+  private val JetstreamLimitsBatch2_12 = JetstreamLimitsBatch2_10 ++ Set(
+    "max_inflight_per_stream", "max_inflight_total", "max_msgs", "timeout")
+
   private val Top2_14 = Top2_12 ++ Set("feature_flags")
 
   private val Jetstream2_14 = Jetstream2_12 ++ Set("info_queue_limit", "max_concurrent_io")
@@ -172,6 +192,8 @@ private[subjxform] object ServerFields {
   private val Leafnodes2_14 = Leafnodes2_12 ++ Set("dial_timeout")
 
   private val LeafnodeRemote2_14 = LeafnodeRemote2_12 ++ Set("dial_timeout", "ignore_discovered_servers")
+
+  private val JetstreamLimits2_15 = JetstreamLimits2_12 ++ Set("default_max_consumers")
 
   val known: Map[String, Map[String, Set[String]]] = Map(
     "2.10" -> Map(
@@ -182,7 +204,9 @@ private[subjxform] object ServerFields {
       "mqtt" -> Mqtt2_10, "tls" -> Tls2_10, "user" -> User2_10, "permissions" -> Permissions2_10,
       "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
       "auth_callout" -> AuthCallout2_10, "leaf_authorization" -> LeafAuthorization2_10, "leaf_user" -> LeafUser2_10,
-      "simple_authorization" -> SimpleAuthorization2_10),
+      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_10,
+      "jetstream_limits_batch" -> JetstreamLimitsBatch2_10, "jetstream_tpm" -> JetstreamLimitsBatch2_10,
+      "account_jetstream" -> AccountJetstream2_10),
     "2.11" -> Map(
       "top" -> Top2_11, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_10, "cluster" -> Cluster2_11,
@@ -191,7 +215,9 @@ private[subjxform] object ServerFields {
       "mqtt" -> Mqtt2_11, "tls" -> Tls2_10, "user" -> User2_10, "permissions" -> Permissions2_10,
       "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_10, "leaf_user" -> LeafUser2_10,
-      "simple_authorization" -> SimpleAuthorization2_10),
+      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_10,
+      "jetstream_limits_batch" -> JetstreamLimitsBatch2_10, "jetstream_tpm" -> JetstreamTpm2_11,
+      "account_jetstream" -> AccountJetstream2_11),
     "2.12" -> Map(
       "top" -> Top2_12, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
@@ -200,7 +226,9 @@ private[subjxform] object ServerFields {
       "mqtt" -> Mqtt2_11, "tls" -> Tls2_12, "user" -> User2_12, "permissions" -> Permissions2_10,
       "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
-      "simple_authorization" -> SimpleAuthorization2_10),
+      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_12,
+      "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
+      "account_jetstream" -> AccountJetstream2_11),
     "2.14" -> Map(
       "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
@@ -209,7 +237,9 @@ private[subjxform] object ServerFields {
       "mqtt" -> Mqtt2_11, "tls" -> Tls2_12, "user" -> User2_12, "permissions" -> Permissions2_10,
       "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
-      "simple_authorization" -> SimpleAuthorization2_10),
+      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_12,
+      "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
+      "account_jetstream" -> AccountJetstream2_11),
     "2.15" -> Map(
       "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
@@ -218,7 +248,9 @@ private[subjxform] object ServerFields {
       "mqtt" -> Mqtt2_11, "tls" -> Tls2_12, "user" -> User2_12, "permissions" -> Permissions2_10,
       "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
-      "simple_authorization" -> SimpleAuthorization2_10))
+      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_15,
+      "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
+      "account_jetstream" -> AccountJetstream2_11))
 
   /**
    * The releases whose lists differ from their line's (its measured release's): per block, the fields the

@@ -103,18 +103,21 @@ object ServerOptions {
       (k => s"Unknown field name ${GoQuote(k)} parsing subject permissions, only 'allow' or 'deny' are permitted"),
     "auth_callout" -> (k => s"Unknown field ${GoQuote(k)} parsing authorization callout"))
 
-  private final class Walk(protected val version: ServerVersion, readFiles: Boolean) extends AuthorizationOptions {
+  private final class Walk(protected val version: ServerVersion, readFiles: Boolean)
+    extends AuthorizationOptions with JetStreamOptions {
     private val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     private var tlsBlocks = 0
     private var filesRead = 0
-    private def known(block: String) = ServerFields.of(version.release, version.line, block)
+    protected def known(block: String): Set[String] = ServerFields.of(version.release, version.line, block)
 
     protected def error(at: ConfValue, field: String, message: String, placed: Boolean = true): Unit =
       problems += ConfigProblem(at, field, "error", message, placed)
 
-    protected def fields(o: Obj, block: String, field: String): Boolean = {
+    protected def fields(o: Obj, block: String, field: String): Boolean = fields(o, block, field, None)
+
+    protected def fields(o: Obj, block: String, field: String, panicAt: Option[ConfValue]): Boolean = {
       unknownFields(o, block, field)
-      typed(o, block, field)
+      typed(o, block, field, panicAt)
     }
 
     def run(doc: Obj): OptionsCheck = {
@@ -127,18 +130,7 @@ object ServerOptions {
         case "leafnodes" | "leaf" => block(v, "leafnodes", k)
         case "websocket" | "ws" => block(v, "websocket", k)
         case "mqtt" => block(v, "mqtt", k)
-        case "jetstream" => v match {
-            case o: Obj =>
-              block(o, "jetstream", k)
-              // setJetStreamEkCipher
-              for ((ck, c @ Str(cipher, _, _)) <- o.entries if lower(ck) == "cipher" && known("jetstream")("cipher")
-                if !Set("chacha", "chachapoly", "aes")(lower(cipher)))
-                error(c, s"$k.$ck", s"Unknown cipher type: ${GoQuote(cipher)}")
-            case Str(s, _, _)
-                if !Set("enabled", "enable", "disabled", "disable")(lower(s)) =>
-              error(v, k, s"Expected 'enabled' or 'disabled' for string value, got '$s'")
-            case _ =>
-          }
+        case "jetstream" => jetStream(v, k)
         // int32 fields: a larger integer is refused
         case "max_control_line" | "max_payload" => v match {
             case Integer(n, _) if n > Int.MaxValue => error(v, k, s"$k value is too big")
@@ -149,6 +141,7 @@ object ServerOptions {
             (ak, x) <- account.entries) lower(ak) match {
             case "users" => users(x, s"$k.$name.$ak", "user")
             case "default_permissions" => permissions(x, s"$k.$name.$ak")
+            case "jetstream" => accountJetStream(x, s"$k.$name.$ak")
             case _ =>
           }
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
@@ -223,12 +216,13 @@ object ServerOptions {
 
     /**
      * A value of another type than the one its field's case asserts (a string where it takes an integer): Go's panic
-     * text, recovered by nats-server as the field's error.
+     * text, recovered by nats-server as the field's error, on the field's token, or on `panicAt` for a parser that
+     * recovers none (the caller's recovery names its own last token). Whether one failed.
      */
-    private def typed(o: Obj, block: String, field: String): Boolean = {
+    private def typed(o: Obj, block: String, field: String, panicAt: Option[ConfValue] = None): Boolean = {
       val failed = for ((k, v) <- o.entries if known(block)(lower(k));
         expected <- assertedType(block, k) if !expected.startsWith(Duration) && goType(v) != expected) yield {
-        error(v, if (field.isEmpty) k else s"$field.$k",
+        error(panicAt.getOrElse(v), if (field.isEmpty) k else s"$field.$k",
           s"interface conversion: interface {} is ${goType(v)}, not $expected")
       }
       failed.nonEmpty
@@ -238,7 +232,7 @@ object ServerOptions {
      * The durations: a string is read by Go's `time.ParseDuration`; a number is taken as seconds with a warning, and
      * anything else panics after that warning: `-t` fails on either. A JetStream `sync: always` is no duration.
      */
-    private def durations(o: Obj, block: String, field: String): Unit =
+    protected def durations(o: Obj, block: String, field: String): Unit =
       for ((k, v) <- o.entries if known(block)(lower(k)) && !(block == "jetstream" && isAlways(v));
         how <- assertedType(block, k) if how.startsWith(Duration)) {
         val path = if (field.isEmpty) k else s"$field.$k"
@@ -276,7 +270,7 @@ object ServerOptions {
         typed(o, block, field)
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
-          case (_, "tls") if block != "jetstream" => tls(x, s"$field.$k")
+          case (_, "tls") => tls(x, s"$field.$k")
           case ("cluster" | "gateway", "authorization") => authorization(x, s"$field.$k", block)
           case ("leafnodes", "authorization") => leafAuthorization(x, s"$field.$k")
           case ("websocket" | "mqtt", "authorization" | "authentication") => simpleAuthorization(x, s"$field.$k")

@@ -301,4 +301,27 @@ class ServerOptionsSuite extends AnyFunSuite {
     val timeout = "authorization {\n  user: a\n  password: b\n  timeout: \"2m\"\n}\n"
     assert(problems(timeout, "2.11.1").isEmpty && problems(timeout, "2.11.2").map(_._1) == Seq(4))
   }
+
+  test("jetstream sizes, counts and limits as parseJetStream reads them; a failed assertion on the jetstream key") {
+    def js(fields: String, line: String = "2.15") = problems(s"jetstream {\n$fields\n}\n", line)
+    // each: the 2.15 binary's -t (tests/validate_corpus/94-97 compare every release)
+    assert(js("max_file: \"10x\"") == Seq((2, "jetstream.max_file",
+        "max_file_store sizes defined as strings must end in K, M, G, T")))
+    assert(js("max_mem: \"x\"") == Seq((2, "jetstream.max_mem",
+        "max_mem_store strconv.ParseInt: parsing \"\": invalid syntax")))
+    assert(js("max_mem: 1.5") == Seq((2, "jetstream.max_mem", "max_mem_store must be int64 or string")))
+    assert(js("max_mem: 1G\nmax_file: \"10G\"\nmax_buffered_size: \"\"").isEmpty)
+    assert(js("max_concurrent_io: 2") ==
+      Seq((2, "jetstream.max_concurrent_io",
+          "Expected an absolute size for \"max_concurrent_io\" between 4 and 8192, got 2")))
+    assert(js("strict: 5") == Seq((2, "jetstream.strict",
+        "Expected 'true' or 'false' for bool value, got '%!s(int64=5)'")))
+    // parseJetStream recovers no panic: the config's recovery names the top-level key's line
+    assert(js("domain: 5") == Seq((1, "jetstream.domain", "interface conversion: interface {} is int64, not string")))
+    assert(js("limits: { default_max_consumers: 1 }", "2.14") ==
+      Seq((2, "jetstream.limits", "unknown field \"default_max_consumers\"")))
+    assert(js("limits: { default_max_consumers: 1 }").isEmpty)
+    assert(problems("jetstream: 5\n") == Seq((1, "jetstream",
+        "Expected map, bool or string to define JetStream, got int64")))
+  }
 }
