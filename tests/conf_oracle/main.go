@@ -297,9 +297,14 @@ func types(path string) {
 				}
 				first := cc.Body[0]
 				// a comma-ok assertion (`v, ok := mv.(string)`, also as an if's init) checks instead of panicking
+				// (not `d, err := time.ParseDuration(v.(string))`: two results, but its assertion is a bare one)
 				commaOk := func(st ast.Stmt) bool {
 					a, ok := st.(*ast.AssignStmt)
-					return ok && len(a.Lhs) == 2
+					if !ok || len(a.Lhs) != 2 || len(a.Rhs) != 1 {
+						return false
+					}
+					_, isAssertion := a.Rhs[0].(*ast.TypeAssertExpr)
+					return isAssertion
 				}
 				asserted := durationOf(first)
 				if ifs, ok := first.(*ast.IfStmt); asserted == "" && ok && ifs.Init != nil && commaOk(ifs.Init) {

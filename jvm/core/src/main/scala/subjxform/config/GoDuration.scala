@@ -30,6 +30,31 @@ private[config] object GoDuration {
     b.append('"').toString
   }
 
+  /** Go's `time.Duration.String`: `1s`, `1m30s`, `1.5ms`, `2h0m0s`; `0s`. */
+  def format(nanos: Long): String = {
+    if (nanos == 0) return "0s"
+    val u = BigInt(nanos).abs
+
+    /** `v`'s last `prec` digits as a fraction without trailing zeros (".25", or "" for none), and the rest. */
+    def fraction(v: BigInt, prec: Int): (String, BigInt) = {
+      val scale = BigInt(10).pow(prec)
+      val digits = (v % scale).toString.reverse.padTo(prec, '0').reverse.reverse.dropWhile(_ == '0').reverse
+      (if (digits.isEmpty) "" else "." + digits, v / scale)
+    }
+    val body =
+      if (u < BigInt(1000000000L)) {
+        val (unit, prec) = if (u < 1000) ("ns", 0) else if (u < 1000000) ("\u00b5s", 3) else ("ms", 6)
+        val (f, whole) = fraction(u, prec)
+        s"$whole$f$unit"
+      } else {
+        val (f, seconds) = fraction(u, 9)
+        val (minutes, hours) = (seconds / 60, seconds / 3600)
+        val s = s"${seconds % 60}${f}s"
+        if (minutes == 0) s else if (hours == 0) s"${minutes}m$s" else s"${hours}h${minutes % 60}m$s"
+      }
+    if (nanos < 0) "-" + body else body
+  }
+
   /** The duration in nanoseconds, or Go's error text. */
   def parse(text: String): Either[String, Long] = {
     val s = text.getBytes(UTF_8)

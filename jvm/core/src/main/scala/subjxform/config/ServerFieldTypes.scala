@@ -56,7 +56,9 @@ private[subjxform] object ServerFieldTypes {
       "reject_unknown" -> "bool",
       "reject_unknown_cluster" -> "bool"),
     "gateway_remote" -> Map(
-      "name" -> "string"),
+      "name" -> "string",
+      "url" -> "string",
+      "urls" -> "[]interface {}"),
     "import" -> Map(
       "prefix" -> "string",
       "share" -> "bool",
@@ -98,6 +100,8 @@ private[subjxform] object ServerFieldTypes {
       "username" -> "string"),
     "leafnode_remote" -> Map(
       "account" -> "string",
+      "credentials" -> "string",
+      "creds" -> "string",
       "dont_randomize" -> "bool",
       "first_info_timeout" -> "duration:",
       "hub" -> "bool",
@@ -159,6 +163,8 @@ private[subjxform] object ServerFieldTypes {
       "http_base_path" -> "string",
       "http_port" -> "int64",
       "https_port" -> "int64",
+      "lame_duck_duration" -> "string",
+      "lame_duck_grace_period" -> "string",
       "log_file" -> "string",
       "log_max_num" -> "int64",
       "log_size_limit" -> "int64",

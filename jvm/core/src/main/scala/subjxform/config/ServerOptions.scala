@@ -131,6 +131,9 @@ object ServerOptions {
         case "websocket" | "ws" => block(v, "websocket", k)
         case "mqtt" => block(v, "mqtt", k)
         case "jetstream" => jetStream(v, k)
+        case "listen" | "http" | "https" => listen(v, k)
+        case "write_timeout" => writeTimeout(v, k)
+        case name @ ("lame_duck_duration" | "lame_duck_grace_period") => lameDuck(v, k, name)
         // int32 fields: a larger integer is refused
         case "max_control_line" | "max_payload" => v match {
             case Integer(n, _) if n > Int.MaxValue => error(v, k, s"$k value is too big")
@@ -271,6 +274,9 @@ object ServerOptions {
         durations(o, block, field)
         for ((k, x) <- o.entries) (block, lower(k)) match {
           case (_, "tls") => tls(x, s"$field.$k")
+          case ("cluster" | "gateway" | "leafnodes" | "websocket" | "mqtt", "listen") => listen(x, s"$field.$k")
+          case ("cluster" | "gateway" | "leafnodes", "write_timeout") => writeTimeout(x, s"$field.$k")
+          case ("cluster" | "leafnodes", "compression") => compression(x, s"$field.$k", k)
           case ("cluster" | "gateway", "authorization") => authorization(x, s"$field.$k", block)
           case ("leafnodes", "authorization") => leafAuthorization(x, s"$field.$k")
           case ("websocket" | "mqtt", "authorization" | "authentication") => simpleAuthorization(x, s"$field.$k")
@@ -286,6 +292,64 @@ object ServerOptions {
           case _ =>
         }
       case other => NotAMap.get(block).foreach(words => error(other, field, words(goType(other))))
+    }
+
+    /** parseListen: a port, or `host:port` as Go's net.SplitHostPort and strconv.Atoi read it. */
+    private def listen(v: ConfValue, field: String): Unit = v match {
+      case _: Integer =>
+      case Str(s, _, _) =>
+        GoNet.splitHostPort(s) match {
+          case None => error(v, field, s"could not parse address string ${GoQuote(s)}")
+          case Some((_, port)) =>
+            if (!GoNet.atoi(port)) error(v, field, s"could not parse port ${GoQuote(port)}")
+        }
+      case other => error(other, field, s"expected port or host:port, got ${goType(other)}")
+    }
+
+    /** parseWriteDeadlinePolicy (its string asserted by the field's own case: typed's). */
+    private def writeTimeout(v: ConfValue, field: String): Unit = v match {
+      case Str("default" | "close" | "retry", _, _) =>
+      case _: Str => error(v, field, "write_timeout must be 'default', 'close' or 'retry'")
+      case _ =>
+    }
+
+    /** parseCompression: a mode, a bool, or a map of `mode` and `rtt_thresholds` durations. */
+    private def compression(v: ConfValue, field: String, key: String): Unit = v match {
+      case _: Str | _: Bool =>
+      case o: Obj =>
+        // it returns at its first error (Go's map order picks which): each is one it may give
+        for ((k, x) <- o.entries; path = s"$field.$k") lower(k) match {
+          case "mode" => if (!x.isInstanceOf[Str])
+              error(x, path, s"interface conversion: interface {} is ${goType(x)}, not string")
+          case "rtt_thresholds" | "thresholds" | "rtts" | "rtt" => x match {
+              case Arr(items, _) =>
+                items.collectFirst {
+                  case Str(d, _, _) if GoDuration.parse(d).isLeft => GoDuration.parse(d).left.toOption.get
+                  case other if !other.isInstanceOf[Str] =>
+                    s"interface conversion: interface {} is ${goType(other)}, not string"
+                }.foreach(error(x, path, _))
+              case other =>
+                error(other, path, s"interface conversion: interface {} is ${goType(other)}, not []interface {}")
+            }
+          case _ if !o.usedVariables(k) => error(x, path, s"unknown field ${GoQuote(k)}")
+          case _ =>
+        }
+      case other =>
+        error(other, field, s"field ${GoQuote(key)} should be a boolean or a structure, got ${goType(other)}")
+    }
+
+    /** A lame duck duration (a Go duration string: its type is typed's): at least 30 seconds, a grace period >= 0. */
+    private def lameDuck(v: ConfValue, field: String, name: String): Unit = v match {
+      case Str(s, _, _) =>
+        GoDuration.parse(s) match {
+          case Left(e) => error(v, field, s"error parsing $name: $e")
+          case Right(d) if name == "lame_duck_duration" && d < 30L * 1000000000L =>
+            error(v, field, s"invalid lame_duck_duration of ${GoDuration.format(d)}, minimum is 30 seconds")
+          case Right(d) if name == "lame_duck_grace_period" && d < 0 =>
+            error(v, field, "invalid lame_duck_grace_period, needs to be positive")
+          case _ =>
+        }
+      case _ =>
     }
 
     private def remotes(v: ConfValue, block: String, field: String): Unit = v match {
@@ -464,6 +528,28 @@ object ServerOptions {
       }
     }
   }
+}
+
+/** Go's net.SplitHostPort (the host and port, or None for its error) and whether strconv.Atoi reads a port. */
+private[config] object GoNet {
+  def splitHostPort(hostport: String): Option[(String, String)] = {
+    val i = hostport.lastIndexOf(':')
+    if (i < 0) return None // missing port in address
+    val (host, j, k) =
+      if (hostport.charAt(0) == '[') {
+        val end = hostport.indexOf(']')
+        if (end < 0 || end + 1 != i) return None // missing ']', missing port, too many colons
+        (hostport.substring(1, end), 1, end + 1)
+      } else {
+        val h = hostport.substring(0, i)
+        if (h.contains(':')) return None // too many colons in address
+        (h, 0, 0)
+      }
+    if (hostport.indexOf('[', j) >= 0 || hostport.indexOf(']', k) >= 0) return None
+    Some((host, hostport.substring(i + 1)))
+  }
+
+  def atoi(s: String): Boolean = GoInts.parseInt64(s).isRight
 }
 
 /**

@@ -27,4 +27,11 @@ class GoDurationSuite extends AnyFunSuite {
     // Go's quote: a byte that is no printable ASCII as \xNN
     assert(GoDuration.parse("1\u00e9") == Left("time: unknown unit \"\\xc3\\xa9\" in duration \"1\\xc3\\xa9\""))
   }
+
+  test("format: Go's time.Duration.String (each printed by Go 1.26's fmt)") {
+    val printed = Seq(0L -> "0s", 1L -> "1ns", 100L -> "100ns", 1500L -> "1.5\u00b5s", 1500000L -> "1.5ms",
+      1000000000L -> "1s", 90000000000L -> "1m30s", 7200000000000L -> "2h0m0s", -1500000000L -> "-1.5s",
+      3723004005006L -> "1h2m3.004005006s", 10000000000L -> "10s")
+    for ((nanos, text) <- printed) assert(GoDuration.format(nanos) == text, nanos)
+  }
 }
