@@ -11,6 +11,7 @@ private[config] object NKeys {
   val User: Int = 20 << 3 // 'U'
   val Account: Int = 0 // 'A'
   val Curve: Int = 23 << 3 // 'X'
+  val Operator: Int = 14 << 3 // 'O'
 
   def isValidPublic(key: String, prefix: Int): Boolean =
     decode(key).exists(raw => (raw(0) & 0xf8) == prefix)

@@ -104,7 +104,7 @@ object ServerOptions {
     "auth_callout" -> (k => s"Unknown field ${GoQuote(k)} parsing authorization callout"))
 
   private final class Walk(protected val version: ServerVersion, readFiles: Boolean)
-    extends AuthorizationOptions with JetStreamOptions {
+    extends AuthorizationOptions with JetStreamOptions with ValueOptions {
     private val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     private var tlsBlocks = 0
     private var filesRead = 0
@@ -150,6 +150,8 @@ object ServerOptions {
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
         case "operator" | "operators" | "roots" | "root" | "root_operators" | "root_operator" =>
           operators(v, k)
+        case "resolver_tls" => tls(v, k)
+        case key if known("top")(key) => topValue(key, v, k)
         case _ =>
       }
       // From 2.11.0 (the same releases, measured: every 2.11.x opts.go has the cluster and gateway checks, no 2.10.x)
@@ -278,8 +280,14 @@ object ServerOptions {
           case ("cluster" | "gateway" | "leafnodes", "write_timeout") => writeTimeout(x, s"$field.$k")
           case ("cluster" | "leafnodes", "compression") => compression(x, s"$field.$k", k)
           case ("cluster" | "gateway", "authorization") => authorization(x, s"$field.$k", block)
-          case ("leafnodes", "authorization") => leafAuthorization(x, s"$field.$k")
           case ("websocket" | "mqtt", "authorization" | "authentication") => simpleAuthorization(x, s"$field.$k")
+          case ("cluster", "accounts") => strings(x, s"$field.$k", "accounts")
+          // whatever its value, a warning on every line measured (which -t refuses)
+          case ("mqtt", "consumer_replicas") => error(x, s"$field.$k",
+              s"invalid use of field ${GoQuote(k)}: consumer replicas setting ignored in this server version")
+          case ("websocket", key) if known(block)(key) =>
+            websocketValue(key, x, s"$field.$k")
+          case ("leafnodes", "authorization") => leafAuthorization(x, s"$field.$k")
           case ("cluster", "permissions") =>
             // read without its token: a permissions value that is no map is an error on no line
             if (permissions(x, s"$field.$k", placed = false))
@@ -371,7 +379,8 @@ object ServerOptions {
         }
       case other if block == "leafnode_remote" =>
         error(other, field, s"Expected remotes field to be an array, got ${goType(other)}")
-      case _ =>
+      // parseGateways is handed the value without its token: no line
+      case other => error(other, field, s"Expected gateways field to be an array, got ${goType(other)}", placed = false)
     }
 
     /**
