@@ -28,6 +28,9 @@ from validate_verdicts import LINES, VALIDATE, binary, server_verdicts, validate
 VALUES = {"string": '"x"', "integer": "5", "bool": "true", "float": "1.5", "duration": '"1s"', "list": "[1]",
           "map": "{a: 1}"}  # fmt: skip
 
+# A public account nkey (nats-server's auth callout examples'): an auth callout's issuer must be one.
+CALLOUT_ISSUER = "ABJHLOVMPA4CI6R5KLNGOB4GSLNIY7IOUPAJC4YFNDLQVIOBYQGUWVLA"
+
 # Each block as a config holds it, with what it needs to be read at all (a port, a name, a store); `{field}` and
 # `{value}` are the field given a value. The fields the wrapper writes itself are not varied.
 BLOCKS = {
@@ -39,6 +42,32 @@ BLOCKS = {
     "mqtt": ('server_name: s\njetstream {{ store_dir: "{store}" }}\nmqtt {{ port: 1883, {field}: {value} }}', {"port"}),
     "jetstream": ('jetstream {{ store_dir: "{store}", {field}: {value} }}', {"store_dir", "store", "storedir"}),
     "authorization": ("authorization {{ {field}: {value} }}", set()),
+    # the blocks inside those, each with what it needs to be read (a user's name, a callout's issuer and users)
+    "account": ("accounts {{ A: {{ {field}: {value} }} }}", set()),
+    "user": ("authorization {{ users: [ {{ user: u, {field}: {value} }} ] }}", {"user", "username"}),
+    "permissions": ("authorization {{ permissions: {{ {field}: {value} }} }}", set()),
+    "subject_permission": ("authorization {{ permissions: {{ publish: {{ {field}: {value} }} }} }}", set()),
+    "allow_responses": ("authorization {{ permissions: {{ allow_responses: {{ {field}: {value} }} }} }}", set()),
+    "auth_callout": (
+        "authorization {{ users: [ {{ user: auth, password: p }} ], auth_callout {{ issuer: "
+        + CALLOUT_ISSUER
+        + ", auth_users: [ auth ], {field}: {value} }} }}",
+        {"issuer", "auth_users", "users"},
+    ),
+    "leaf_authorization": ("leafnodes {{ port: 7422, authorization {{ {field}: {value} }} }}", set()),
+    "leaf_user": ("leafnodes {{ port: 7422, authorization {{ users: [ {{ user: u, {field}: {value} }} ] }} }}",
+                  {"user", "username"}),  # fmt: skip
+    "simple_authorization": ("websocket {{ port: 8080, no_tls: true, authorization {{ {field}: {value} }} }}", set()),
+    "jetstream_limits": ('jetstream {{ store_dir: "{store}", limits {{ {field}: {value} }} }}', set()),
+    "jetstream_tpm": ('jetstream {{ store_dir: "{store}", tpm {{ {field}: {value} }} }}', set()),
+    "account_jetstream": ('jetstream {{ store_dir: "{store}" }}\naccounts {{ A: {{ jetstream: {{ {field}: {value} }} }} }}',
+                          set()),  # fmt: skip
+    "gateway_remote": (
+        'gateway {{ name: g, port: 7222, gateways: [ {{ name: r, url: "nats://127.0.0.1:7223", {field}: {value} }} ] }}',
+        {"name", "url", "urls"},
+    ),
+    "leafnode_remote": ('leafnodes {{ remotes: [ {{ url: "nats://127.0.0.1:7422", {field}: {value} }} ] }}',
+                        {"url", "urls"}),  # fmt: skip
 }
 # Fields that name files or folders the server would open or make (not what this fuzz is about).
 SKIPPED = {"include", "store_dir", "store", "storedir", "log_file", "logfile", "pid_file", "pidfile", "ports_file_dir"}
