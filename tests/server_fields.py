@@ -57,6 +57,7 @@ BLOCKS = (
     "jetstream_limits_batch",
     "jetstream_tpm",
     "account_jetstream",
+    "account_limits",
 )
 # Blocks a line's opts.go may not have yet (JetStream's `tpm` from 2.11, its limits' `batch` from 2.12): no fields there.
 LATER_BLOCKS = {"jetstream_limits_batch", "jetstream_tpm"}

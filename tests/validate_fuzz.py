@@ -55,19 +55,25 @@ BLOCKS = {
         {"issuer", "auth_users", "users"},
     ),
     "leaf_authorization": ("leafnodes {{ port: 7422, authorization {{ {field}: {value} }} }}", set()),
-    "leaf_user": ("leafnodes {{ port: 7422, authorization {{ users: [ {{ user: u, {field}: {value} }} ] }} }}",
-                  {"user", "username"}),  # fmt: skip
+    "leaf_user": (
+        "leafnodes {{ port: 7422, authorization {{ users: [ {{ user: u, {field}: {value} }} ] }} }}",
+        {"user", "username"},
+    ),  # fmt: skip
     "simple_authorization": ("websocket {{ port: 8080, no_tls: true, authorization {{ {field}: {value} }} }}", set()),
     "jetstream_limits": ('jetstream {{ store_dir: "{store}", limits {{ {field}: {value} }} }}', set()),
     "jetstream_tpm": ('jetstream {{ store_dir: "{store}", tpm {{ {field}: {value} }} }}', set()),
-    "account_jetstream": ('jetstream {{ store_dir: "{store}" }}\naccounts {{ A: {{ jetstream: {{ {field}: {value} }} }} }}',
-                          set()),  # fmt: skip
+    "account_jetstream": (
+        'jetstream {{ store_dir: "{store}" }}\naccounts {{ A: {{ jetstream: {{ {field}: {value} }} }} }}',
+        set(),
+    ),  # fmt: skip
     "gateway_remote": (
         'gateway {{ name: g, port: 7222, gateways: [ {{ name: r, url: "nats://127.0.0.1:7223", {field}: {value} }} ] }}',
         {"name", "url", "urls"},
     ),
-    "leafnode_remote": ('leafnodes {{ remotes: [ {{ url: "nats://127.0.0.1:7422", {field}: {value} }} ] }}',
-                        {"url", "urls"}),  # fmt: skip
+    "leafnode_remote": (
+        'leafnodes {{ remotes: [ {{ url: "nats://127.0.0.1:7422", {field}: {value} }} ] }}',
+        {"url", "urls"},
+    ),  # fmt: skip
 }
 # Fields that name files or folders the server would open or make (not what this fuzz is about).
 SKIPPED = {"include", "store_dir", "store", "storedir", "log_file", "logfile", "pid_file", "pidfile", "ports_file_dir"}

@@ -233,6 +233,7 @@ var fieldBlocks = map[string]string{
 	"parseJetStreamLimitsBatch":  "jetstream_limits_batch",
 	"parseJetStreamTPM":          "jetstream_tpm",
 	"parseJetStreamForAccount":   "account_jetstream",
+	"parseAccountLimits":         "account_limits",
 }
 
 func fields(path string) {

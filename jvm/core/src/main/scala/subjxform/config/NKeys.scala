@@ -16,6 +16,13 @@ private[config] object NKeys {
   def isValidPublic(key: String, prefix: Int): Boolean =
     decode(key).exists(raw => (raw(0) & 0xf8) == prefix)
 
+  private val Seed = 18 << 3 // 'S'
+
+  /** A seed of a kind (nkeys' DecodeSeed, which reads its two prefixes and no length, then the kind it names). */
+  def isValidSeed(seed: String, kind: Int): Boolean = decode(seed).exists { raw =>
+    (raw(0) & 0xf8) == Seed && (((raw(0) & 7) << 5) | ((raw(1) & 0xf8) >> 3)) == kind
+  }
+
   /** The bytes before the CRC, when the text is base32 whose last two bytes are the CRC of the rest. */
   def decode(text: String): Option[Array[Byte]] = {
     val alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"

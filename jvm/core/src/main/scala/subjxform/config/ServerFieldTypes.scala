@@ -13,6 +13,15 @@ private[subjxform] object ServerFieldTypes {
 
   // format: off
   private val oldestLine: (String, Types) = "2.10" -> Map(
+    "account_limits" -> Map(
+      "max_conn" -> "int64",
+      "max_connections" -> "int64",
+      "max_leafnodes" -> "int64",
+      "max_leafs" -> "int64",
+      "max_pay" -> "int64",
+      "max_payload" -> "int64",
+      "max_subs" -> "int64",
+      "max_subscriptions" -> "int64"),
     "allow_responses" -> Map(
       "max" -> "int64",
       "max_messages" -> "int64",

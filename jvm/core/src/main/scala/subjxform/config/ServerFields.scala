@@ -127,6 +127,10 @@ private[subjxform] object ServerFields {
     "max_consumers", "max_disk", "max_file", "max_mem", "max_memory", "max_store", "max_stream_bytes", "max_streams",
     "mem", "mem_max_stream_bytes", "memory", "memory_max_stream_bytes", "store", "store_max_stream_bytes", "streams")
 
+  private val AccountLimits2_10 = Set(
+    "max_conn", "max_connections", "max_leafnodes", "max_leafs", "max_pay", "max_payload", "max_subs",
+    "max_subscriptions")
+
   private val Top2_11 = Top2_10 ++ Set("default_sentinel", "trace_headers", "write_timeout")
 
   private val Account2_11 = Account2_10 ++ Set("msg_trace", "trace_dest")
@@ -206,7 +210,7 @@ private[subjxform] object ServerFields {
       "auth_callout" -> AuthCallout2_10, "leaf_authorization" -> LeafAuthorization2_10, "leaf_user" -> LeafUser2_10,
       "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_10,
       "jetstream_limits_batch" -> JetstreamLimitsBatch2_10, "jetstream_tpm" -> JetstreamLimitsBatch2_10,
-      "account_jetstream" -> AccountJetstream2_10),
+      "account_jetstream" -> AccountJetstream2_10, "account_limits" -> AccountLimits2_10),
     "2.11" -> Map(
       "top" -> Top2_11, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_10, "cluster" -> Cluster2_11,
@@ -217,7 +221,7 @@ private[subjxform] object ServerFields {
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_10, "leaf_user" -> LeafUser2_10,
       "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_10,
       "jetstream_limits_batch" -> JetstreamLimitsBatch2_10, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11),
+      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10),
     "2.12" -> Map(
       "top" -> Top2_12, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
@@ -228,7 +232,7 @@ private[subjxform] object ServerFields {
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
       "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_12,
       "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11),
+      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10),
     "2.14" -> Map(
       "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
@@ -239,7 +243,7 @@ private[subjxform] object ServerFields {
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
       "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_12,
       "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11),
+      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10),
     "2.15" -> Map(
       "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
@@ -250,7 +254,7 @@ private[subjxform] object ServerFields {
       "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
       "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_15,
       "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11))
+      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10))
 
   /**
    * The releases whose lists differ from their line's (its measured release's): per block, the fields the

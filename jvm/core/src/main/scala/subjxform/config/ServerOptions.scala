@@ -101,7 +101,8 @@ object ServerOptions {
     "allow_responses" -> (k => s"Unknown field ${GoQuote(k)} parsing permissions"),
     "subject_permission" ->
       (k => s"Unknown field name ${GoQuote(k)} parsing subject permissions, only 'allow' or 'deny' are permitted"),
-    "auth_callout" -> (k => s"Unknown field ${GoQuote(k)} parsing authorization callout"))
+    "auth_callout" -> (k => s"Unknown field ${GoQuote(k)} parsing authorization callout"),
+    "account_limits" -> (k => s"Unknown field ${GoQuote(k)} parsing account limits"))
 
   private final class Walk(protected val version: ServerVersion, readFiles: Boolean)
     extends AuthorizationOptions with JetStreamOptions with ValueOptions {
@@ -145,6 +146,10 @@ object ServerOptions {
             case "users" => users(x, s"$k.$name.$ak", "user")
             case "default_permissions" => permissions(x, s"$k.$name.$ak")
             case "jetstream" => accountJetStream(x, s"$k.$name.$ak")
+            case "limits" =>
+              accountValue("limits", ak, x, s"$k.$name.$ak")
+              x match { case o: Obj => fields(o, "account_limits", s"$k.$name.$ak"); case _ => }
+            case key if known("account")(key) => accountValue(key, ak, x, s"$k.$name.$ak")
             case _ =>
           }
         case "resolver" | "account_resolver" | "accounts_resolver" => resolver(v, k)
@@ -371,6 +376,9 @@ object ServerOptions {
             for ((k, x) <- o.entries) lower(k) match {
               case "tls" => tls(x, s"$field[$i].$k")
               case "url" | "urls" => urls(x, kind, s"$field[$i].$k")
+              case "compression" if block == "leafnode_remote" => compression(x, s"$field[$i].$k", k)
+              case key if block == "leafnode_remote" && known(block)(key) =>
+                leafRemoteValue(key, k, x, s"$field[$i].$k")
               case _ =>
             }
           case other =>

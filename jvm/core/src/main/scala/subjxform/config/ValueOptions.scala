@@ -11,6 +11,7 @@ import subjxform.engine.GoQuote
  * on the token it names. Part of [[ServerOptions]]' walk.
  */
 private[config] trait ValueOptions {
+  protected def version: subjxform.engine.ServerVersion
   protected def error(at: ConfValue, field: String, message: String, placed: Boolean = true): Unit
 
   /** The top-level `key` (lower case), written `field`, if this trait reads it. */
@@ -62,6 +63,94 @@ private[config] trait ValueOptions {
           error(v, field, s"expected proxies to be a map/struct, got ${goType(v)}")
       case _ =>
     }
+  }
+
+  /**
+   * A field of an account (lower case `key`, written `written`; parseAccounts' own cases), if this trait reads it:
+   * its public key, its limits (parseAccountLimits) and its message trace destination (parseAccountMsgTrace).
+   */
+  protected def accountValue(key: String, written: String, v: ConfValue, field: String): Unit = key match {
+    case "nkey" => v match {
+        case Str(s, _, _) if NKeys.isValidPublic(s, NKeys.Account) =>
+        case other => error(other, field, s"Not a valid public nkey for an account: ${goQ(other)}")
+      }
+    case "limits" => v match {
+        case _: Obj => // its fields: ServerOptions' (the account_limits block)
+        case other => error(other, field, s"Expected account limits to be a map/struct, got ${ConfValue.goText(other)}")
+      }
+    case "msg_trace" | "trace_dest" => v match {
+        case Str(dest, _, _) => traceDestination(v, dest, written, field)
+        case o: Obj =>
+          // it returns at its first error (Go's map order picks which): each is one it may give
+          for ((k, x) <- o.entries; path = s"$field.$k") (GoBytes.lower(k), x) match {
+            case ("dest", Str(dest, _, _)) => traceDestination(x, dest, k, path)
+            case ("dest", other) => error(other, path, s"Field ${GoQuote(k)} should be a string, got ${goType(other)}")
+            case ("sampling", Integer(n, _)) => sampling(x, n, path)
+            case ("sampling", Str(text, _, _)) =>
+              val percent = text.stripSuffix("%")
+              GoInts.parseInt64(percent).toOption.filter(_.isValidInt) match {
+                case Some(n) => sampling(x, n, path)
+                case None => error(x, path, s"Invalid trace destination sampling value ${GoQuote(text)}")
+              }
+            case ("sampling", other) => error(other, path,
+                s"Trace destination sampling field ${GoQuote(k)} should be an integer or a percentage, got ${goType(other)}")
+            case _ if !o.usedVariables(k) =>
+              error(x, path,
+                s"Unknown field ${GoQuote(k)} parsing account message trace map/struct ${GoQuote(written)}")
+            case _ =>
+          }
+        case other => error(other, field,
+            s"Expected account message trace ${GoQuote(written)} to be a string or a map/struct, got ${goType(other)}")
+      }
+    case _ =>
+  }
+
+  private def traceDestination(v: ConfValue, dest: String, key: String, field: String): Unit =
+    if (!subjxform.engine.Subjects.isValidSubject(dest) || dest.split('.').exists(t => t == "*" || t == ">"))
+      error(v, field, s"Trace destination ${GoQuote(dest)} is not valid")
+
+  private def sampling(v: ConfValue, n: Long, field: String): Unit =
+    if (n <= 0 || n > 100) // (the server's own spelling)
+      error(v, field, s"Ttrace destination sampling value $n is invalid, needs to be [1..100]")
+
+  /** Go's `%q` of a value nats-server holds: a string quoted; anything else in fmt's words for a wrong verb. */
+  private def goQ(v: ConfValue): String = v match {
+    case Str(s, _, _) => GoQuote(s)
+    case other => s"%!q(${goType(other)}=${ConfValue.goText(other)})"
+  }
+
+  /**
+   * Per line, whether a leafnode remote's JetStream cluster migration is checked (every 2.11 and later module, no 2.10
+   * one: it takes any value).
+   */
+  private val MigrateChecked: Map[String, Boolean] = Map("2.10" -> false).withDefaultValue(true)
+
+  /**
+   * A field of a leafnode remote (lower case `key`, written `written`), if this trait reads it: its user seed, the
+   * subjects it denies, its JetStream cluster migration and its proxy.
+   */
+  protected def leafRemoteValue(key: String, written: String, v: ConfValue, field: String): Unit = key match {
+    case "nkey" | "seed" => v match {
+        case Str(s, _, _) if !NKeys.isValidSeed(s, NKeys.User) =>
+          error(v, field, s"Remote leafnode nkey is not a valid seed: ${GoQuote(s)}")
+        case _ => // another type: its interface conversion is typed()'s
+      }
+    case "deny_imports" | "deny_import" | "deny_exports" | "deny_export" => v match {
+        case _: Str =>
+        case Arr(items, _) => items.find(!_.isInstanceOf[Str])
+            .foreach(x => error(x, field, "Subject in permissions array cannot be cast to string"))
+        case other => error(other, field,
+            s"Expected subject permissions to be a subject, or array of subjects, got ${goType(other)}")
+      }
+    // (read without the field's token: no line)
+    case "jetstream_cluster_migrate" | "js_cluster_migrate" => v match {
+        case _ if !MigrateChecked(version.line) =>
+        case _: Bool | _: Obj =>
+        case other => error(other, field,
+            s"Expected boolean or map for jetstream_cluster_migrate, got ${goType(other)}", placed = false)
+      }
+    case "proxy" => if (!v.isInstanceOf[Obj]) error(v, field, s"Expected proxy to be a map, got ${goType(v)}")
+    case _ =>
   }
 
   /** A field of websocket (lower case `key`), if this trait reads it. */

@@ -324,4 +324,30 @@ class ServerOptionsSuite extends AnyFunSuite {
     assert(problems("jetstream: 5\n") == Seq((1, "jetstream",
         "Expected map, bool or string to define JetStream, got int64")))
   }
+
+  test("values read by their own switch of types: listen addresses, lame duck, tags, keys, seeds, trace sampling") {
+    // each: the 2.15 binary's -t (tests/validate_corpus/98-108 compare every release)
+    assert(problems("listen: \"0.0.0.0:4222\"\nhttp: \"localhost:x\"\n") ==
+      Seq((2, "http", "could not parse port \"x\"")))
+    assert(problems("leafnodes {\n  listen: \"a:b:7422\"\n}\n") ==
+      Seq((2, "leafnodes.listen", "could not parse address string \"a:b:7422\"")))
+    assert(problems("cluster {\n  listen: \"[::1]:6222\"\n}\n").isEmpty)
+    assert(problems("lame_duck_duration: \"10s\"\n") ==
+      Seq((1, "lame_duck_duration", "invalid lame_duck_duration of 10s, minimum is 30 seconds")))
+    assert(problems("lame_duck_duration: \"2m\"\n").isEmpty)
+    assert(problems("trusted_keys: [\"OBADKEY\"]\n") ==
+      Seq((1, "trusted_keys", "trust key \"OBADKEY\" required to be a valid public operator nkey")))
+    assert(problems("feature_flags: { a: true, b: \"yes\" }\n") ==
+      Seq((1, "feature_flags.b", "error parsing feature flag \"b\": expected bool, got string")))
+    assert(problems("accounts {\n  A: {\n    nkey: \"ABADKEY\"\n  }\n}\n") ==
+      Seq((3, "accounts.A.nkey", "Not a valid public nkey for an account: \"ABADKEY\"")))
+    assert(problems("accounts {\n  B: {\n    msg_trace: { dest: \"t.b\", sampling: \"50x\" }\n  }\n}\n") ==
+      Seq((3, "accounts.B.msg_trace.sampling", "Invalid trace destination sampling value \"50x\"")))
+    // a user seed (nkeys' test seed): valid; an account seed is no user seed
+    val userSeed = "SUAMK2FG4MI6UE3ACF3FK3OIQBCEIEZV7NSWFFEW63UXMRLFM2XLAXK4GY"
+    val remote = (seed: String) => s"leafnodes {\n  remotes: [ { url: \"nats://h:7422\", seed: $Q$seed$Q } ]\n}\n"
+    assert(problems(remote(userSeed)).isEmpty)
+    assert(problems(remote("SUBADSEED")) ==
+      Seq((2, "leafnodes.remotes[0].seed", "Remote leafnode nkey is not a valid seed: \"SUBADSEED\"")))
+  }
 }
