@@ -47,6 +47,7 @@ FIELDS = {
     "above 60 s); else any value is taken",
     "permission_queues_checked": "a permission subject with white space is only a subscribe subject and its queue "
     "group, both valid; else any two words with a valid first one, in publish permissions too",
+    "tls_verify_optional": 'a `tls` block\'s `verify` takes `"optional"`; else only a bool',
 }
 
 

@@ -90,6 +90,7 @@ CONFIG_PROBES = {
     "tls_unknown_field": "tls {\n  verfy: true\n}\n",
     "authorization_timeout": "authorization {\n  timeout: true\n}\n",
     "permission_queue": 'authorization {\n  users: [ {user: a, password: b, permissions: {publish: ["not ok"]}} ]\n}\n',
+    "tls_verify_word": 'tls {\n  verify: "maybe"\n}\n',
 }
 
 ACCOUNT_MAPPING = 'accounts {\n  A: { users: [{user: a, password: a}], mappings: { "orders.*": "orders.{{account-hash()}}.$1" } }\n}\n'

@@ -143,6 +143,10 @@ def test_the_probes_fall_where_the_table_says(release):
     # A publish permission of two words is refused exactly where the table says.
     queue = probe(release, "config")["cases"]["permission_queue"]
     assert queue == ('subject "not ok" is not a valid subject' if version.permission_queues_checked else None), queue
+    # A tls block's verify that is no bool is refused in the words the table says.
+    verify = probe(release, "config")["cases"]["tls_verify_word"]
+    words = " or 'optional'" if version.tls_verify_optional else ""
+    assert verify == f"error parsing tls config, expected 'verify' to be a boolean{words}", verify
 
 
 def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):

@@ -45,6 +45,7 @@ class ServerVersion:
     tls_unknown_field_in_list: bool
     authorization_timeout_checked: bool
     permission_queues_checked: bool
+    tls_verify_optional: bool
     name: str
 
     def __str__(self) -> str:
@@ -137,6 +138,7 @@ V2_10_0 = ServerVersion(
     tls_unknown_field_in_list=True,
     authorization_timeout_checked=False,
     permission_queues_checked=False,
+    tls_verify_optional=False,
     name="2.10.0",
 )
 # 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
@@ -189,11 +191,19 @@ V2_14_1 = _next(V2_14_0, "2.14.1", suppresses_invalid_republish=True)
 V2_14 = replace(_next(V2_14_1, "2.14.4", permission_queues_checked=True), name="2.14")
 # nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does)
 V2_14_7 = _next(V2_14, "2.14.7", functions=V2_14.functions | {"left", "right"})
-# issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: binaries built from the module)
-V2_14_10 = _next(V2_14_7, "2.14.10", account_functions=True, suppresses_reserved_republish=True)
+# issue #8631, the reserved republish destinations and TLS `verify: optional`, in 2.14.10 and 2.15.3 (measured:
+# binaries built from the module)
+V2_14_10 = _next(
+    V2_14_7, "2.14.10", account_functions=True, suppresses_reserved_republish=True, tls_verify_optional=True
+)
 V2_15 = replace(_next(V2_14, "2.15.0", functions=V2_14.functions | {"left", "right"}), name="2.15")
 V2_15_3 = _next(
-    V2_15, "2.15.3", account_functions=True, suppresses_reserved_republish=True, test_runs_startup_checks=True
+    V2_15,
+    "2.15.3",
+    account_functions=True,
+    suppresses_reserved_republish=True,
+    test_runs_startup_checks=True,
+    tls_verify_optional=True,
 )
 
 ROWS: tuple[ServerVersion, ...] = (

@@ -462,7 +462,10 @@ object ServerOptions {
               if (known) "cert_store not compatible with current operating system"
               else "cert store type not implemented")
         }
-        (empty ++ named.flatten ++ certStore).headOption match {
+        val values = o.entries.flatMap { case (k, x) =>
+          if (known("tls")(lower(k))) tlsValue(lower(k), k, x).map(m => (x, m)) else None
+        }
+        (empty ++ named.flatten ++ certStore ++ values).headOption match {
           case Some((at, message)) => return error(at, field, message)
           case None =>
         }
@@ -499,6 +502,39 @@ object ServerOptions {
         }
       case other =>
         error(other, field, s"interface conversion: interface {} is ${goType(other)}, not map[string]interface {}")
+    }
+
+    /**
+     * What parseTLS says of a field's value of another kind than its case reads (`key` lower case, written `written`),
+     * if it does; it returns at the first (Go's map order picks which).
+     */
+    private def tlsValue(key: String, written: String, v: ConfValue): Option[String] = {
+      val words = "error parsing tls config, "
+      // a case that starts with a bare assertion (the release's: the first 2.10 releases' handshake_first takes a bool)
+      val asserted = assertedType("tls", key).filter(t => !t.startsWith(Duration) && goType(v) != t)
+      if (asserted.nonEmpty) return asserted.map(t => s"interface conversion: interface {} is ${goType(v)}, not $t")
+      (key, v) match {
+        case ("cert_file" | "key_file" | "ca_file", _: Str) => None
+        case ("cert_file" | "key_file" | "ca_file", _) => Some(s"${words}expected '$key' to be filename")
+        case ("insecure" | "verify_and_map" | "verify_cert_and_check_known_urls" | "allow_insecure_cipher_suites",
+              other) => if (other.isInstanceOf[Bool]) None else Some(s"${words}expected '$key' to be a boolean")
+        case ("verify", _: Bool) => None
+        case ("verify", Str(s, _, _)) if version.tlsVerifyOptional && s.equalsIgnoreCase("optional") => None
+        case ("verify", _) =>
+          Some(s"${words}expected 'verify' to be a boolean${if (version.tlsVerifyOptional) " or 'optional'" else ""}")
+        case ("timeout", _: Integer | _: Decimal) => None
+        case ("timeout", Str(s, _, _)) => GoDuration.parse(s).left.toOption.map(e => s"$words'timeout' $e")
+        case ("timeout", _) => Some(s"$words'timeout' wrong type")
+        case ("connection_rate_limit", _: Integer) => None
+        case ("connection_rate_limit", _) => Some(s"$words'connection_rate_limit' wrong type")
+        case ("handshake_first" | "first" | "immediate", _: Bool) => None
+        case ("handshake_first" | "first" | "immediate", Str(s, _, _)) =>
+          if (Set("true", "on", "false", "off", "auto", "auto_fallback")(lower(s)) || GoDuration.parse(s).isRight) None
+          else Some(s"field ${GoQuote(written)}'s value ${GoQuote(s)} is invalid")
+        case ("handshake_first" | "first" | "immediate", other) =>
+          Some(s"field ${GoQuote(written)} should be a boolean or a string, got ${goType(other)}")
+        case _ => None
+      }
     }
 
     private val ResolverWords =

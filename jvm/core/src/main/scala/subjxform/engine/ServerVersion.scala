@@ -101,6 +101,11 @@ final class ServerVersion private (
      * refused. Before, any two words of which the first is a valid subject are taken, in either.
      */
     val permissionQueuesChecked: Boolean,
+    /**
+     * A `tls` block's `verify` takes "optional" (verify a client certificate only if one is given), and its error
+     * says so ("expected 'verify' to be a boolean or 'optional'"); before, only a bool.
+     */
+    val tlsVerifyOptional: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -125,13 +130,14 @@ final class ServerVersion private (
       serverNameSpacesRefused: Boolean = serverNameSpacesRefused,
       tlsUnknownFieldInList: Boolean = tlsUnknownFieldInList,
       authorizationTimeoutChecked: Boolean = authorizationTimeoutChecked,
-      permissionQueuesChecked: Boolean = permissionQueuesChecked): ServerVersion =
+      permissionQueuesChecked: Boolean = permissionQueuesChecked,
+      tlsVerifyOptional: Boolean = tlsVerifyOptional): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
       testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, authorizationTimeoutChecked,
-      permissionQueuesChecked, since)
+      permissionQueuesChecked, tlsVerifyOptional, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
@@ -140,7 +146,7 @@ final class ServerVersion private (
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
       testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, authorizationTimeoutChecked,
-      permissionQueuesChecked, name)
+      permissionQueuesChecked, tlsVerifyOptional, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -209,6 +215,7 @@ object ServerVersion {
     tlsUnknownFieldInList = true,
     authorizationTimeoutChecked = false,
     permissionQueuesChecked = false,
+    tlsVerifyOptional = false,
     name = "2.10.0")
 
   // 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
@@ -256,15 +263,17 @@ object ServerVersion {
 
   // nats-server's sublist.go ValidateMapping lists left/right from 2.14.7 (as 2.15.0 does); measured 2.14.7 to 2.14.9
   val V2_14_7: ServerVersion = V2_14.next("2.14.7")(functions = V2_14.functions + "left" + "right")
-  // issue #8631 and the reserved republish destinations, in 2.14.10 and 2.15.3 (measured: their binaries built from
-  // the Go module)
-  val V2_14_10: ServerVersion = V2_14_7.next("2.14.10")(accountFunctions = true, suppressesReservedRepublish = true)
+  // issue #8631, the reserved republish destinations and TLS `verify: optional`, in 2.14.10 and 2.15.3 (measured: their
+  // binaries built from the Go module)
+  val V2_14_10: ServerVersion =
+    V2_14_7.next("2.14.10")(accountFunctions = true, suppressesReservedRepublish = true, tlsVerifyOptional = true)
 
   val V2_15: ServerVersion =
     V2_14.next("2.15.0")(functions = V2_14.functions + "left" + "right").named("2.15")
   // ... and -t runs the startup checks of the options (main.go / opts.go ConfigureOptions: validateOptions on a copy)
   val V2_15_3: ServerVersion =
-    V2_15.next("2.15.3")(accountFunctions = true, suppressesReservedRepublish = true, testRunsStartupChecks = true)
+    V2_15.next("2.15.3")(accountFunctions = true, suppressesReservedRepublish = true, testRunsStartupChecks = true,
+      tlsVerifyOptional = true)
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =

@@ -196,6 +196,9 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(!V2_12.permissionQueuesChecked && !parse("2.12.12").permissionQueuesChecked &&
       parse("2.12.14").permissionQueuesChecked && !parse("2.14.3").permissionQueuesChecked &&
       V2_14.permissionQueuesChecked && V2_15.permissionQueuesChecked && V2_15_3.permissionQueuesChecked)
+    // TLS `verify: optional` in 2.14.10 and 2.15.3 (as the account functions)
+    assert(Seq("2.14.10", "2.15.3").forall(parse(_).tlsVerifyOptional) &&
+      Seq("2.14.9", "2.15.2", "2.15").forall(!parse(_).tlsVerifyOptional))
     assert(V2_10_0.measured.size == 8 && V2_10_8.measured.size == 5 && V2_10_14.measured == Seq(
       "2.10.14") && V2_10.measured.size == 15)
     // an import's `to` is checked only as a transform: a function the parser does not read is unknown there
