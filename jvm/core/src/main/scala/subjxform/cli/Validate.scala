@@ -191,8 +191,9 @@ object Validate {
    * value no mapping has (a number, a boolean), or an entry holding a block that is no rule's destination
    * (`mapping { a.*: b.$1 }`: a misspelled `mappings`, which nats-server reads as a config's unknown field,
    * and so is it reported). It is read as a mappings block only when nothing in it reads as a server config
-   * and something reads as a mapping (a subject of several tokens, a wildcard, a function, weighted
-   * destinations), or with `--mappings`; otherwise (`foo = bar`) as the server reads it, with a note.
+   * and something reads as a mapping (a source subject of several tokens, a wildcard or its reference, a function,
+   * weighted destinations), or with `--mappings`; otherwise (`foo = bar`, `PASS: $2a$10$...`) as the server reads
+   * it, with a note.
    */
   private def reading(doc: Obj, forced: Option[Kind]): Reading =
     if (isWrappedBlock(doc)) AsMappingsBlock
@@ -203,8 +204,9 @@ object Validate {
       })
       AsMappingsBlock
     else
-      AsServerConfig(Some("nothing in it reads as a mapping (a subject of several tokens, a wildcard, a function, " +
-          "weighted destinations) and nats-server reads every file so; --mappings reads it as a mappings block"))
+      AsServerConfig(Some("nothing in it reads as a mapping (a source subject of several tokens, a wildcard or its " +
+          "reference, a function, weighted destinations) and nats-server reads every file so; --mappings reads it as " +
+          "a mappings block"))
 
   private def isServerConfig(doc: Obj, forced: Option[Kind]): Boolean =
     reading(doc, forced).isInstanceOf[AsServerConfig]
@@ -217,12 +219,17 @@ object Validate {
     case _ => false
   }
 
-  /** Something only a mapping has: a subject of several tokens or with wildcards, a function, weights. */
+  /**
+   * Something only a mapping has: a source subject of several tokens or with wildcards, a destination with a
+   * wildcard's reference (`$1`, `{{wildcard(1)}}`, `*`) or a function, weights. A destination of several tokens
+   * alone is no evidence: a variable's value (a bcrypt hash, a URL) has dots too.
+   */
   private def readsAsMapping(key: String, v: ConfValue): Boolean = {
-    def subjectLike(s: String) = s.contains('.') || s.contains('*') || s.contains('>') || s.contains("{{") ||
-      s.contains("<<") || s.contains('$')
-    subjectLike(key) || (v match {
-      case Str(d, _, _) => subjectLike(d)
+    def source(s: String) = s.contains('.') || s.contains('*') || s.contains('>')
+    def destination(s: String) = s.contains('*') || s.contains('>') || s.contains("{{") || s.contains("<<") ||
+      s.split('.').exists(_.matches("\\$[0-9]+"))
+    source(key) || (v match {
+      case Str(d, _, _) => destination(d)
       case _: Arr | _: Obj => true
       case _ => false
     })

@@ -52,6 +52,16 @@ class ValidateSuite extends AnyFunSuite {
     val streaming = "streaming: {\n  id: \"me\"\n  cluster: { node_id: \"a\" }\n  store_limits: { max_msgs: 12 }\n}\n"
     assert(validate(streaming) == (1, Seq("f.conf:1:0: error: unknown field \"streaming\"",
       "f.conf: 1 error (a server config of 1 top-level field): nats-server 2.15.1 would not accept it")))
+    // a file of variables whose values have dots (nats-server's conf/includes/passwords.conf: bcrypt hashes): -t
+    // reads it as a server config, each an unknown field (2:1, 3:1); it was read as 2 mappings, valid
+    val passwords = "# foo & bar\nALICE_PASS: $2a$10$UHR6GhotWhpLsKtVP0/i6.Nh9.fuY73cWjLoJjb2sKT8KISBcUW5q\n" +
+      "BOB_PASS: $2a$11$dZM98SpGeI7dCFFGSpt.JObQcix8YHml4TBUZoge9R1uxnMIln5ly\n"
+    val (passwordsCode, passwordsLines) = validate(passwords)
+    assert(passwordsCode == 1 && passwordsLines.head.startsWith("f.conf: note: read as a server config") &&
+      passwordsLines.slice(1, 3) == Seq("f.conf:2:1: error: unknown field \"ALICE_PASS\"",
+        "f.conf:3:1: error: unknown field \"BOB_PASS\""))
+    // a wildcard's reference in a destination still reads as a mapping
+    assert(validate("orders: \"orders.$1\"\n")._2.exists(_.contains("rule \"orders\"")))
     // a weighted destination with its cluster is still one
     assert(validate("\"a.*\": [ { destination: \"b.$1\", weight: 100%, cluster: c1 } ]\n")._1 == 0)
   }
