@@ -105,7 +105,7 @@ object ServerOptions {
     "account_limits" -> (k => s"Unknown field ${GoQuote(k)} parsing account limits"))
 
   private final class Walk(protected val version: ServerVersion, readFiles: Boolean)
-    extends AuthorizationOptions with JetStreamOptions with ValueOptions {
+    extends AuthorizationOptions with JetStreamOptions with ValueOptions with StartupChecks {
     private val problems = mutable.ArrayBuffer.empty[ConfigProblem]
     private var tlsBlocks = 0
     private var filesRead = 0
@@ -169,50 +169,6 @@ object ServerOptions {
       }
       if (version.testRunsStartupChecks) startupChecks(doc)
       OptionsCheck(problems.toVector, tlsBlocks, filesRead)
-    }
-
-    /**
-     * The checks a server makes of its options when it starts (server.go's validateOptions), which -t runs too
-     * from 2.15.3; the server stops at the first, and names no line. Modelled: a `default_sentinel` without
-     * operators (validateTrustedOperators) and the first checks of validateMQTTOptions; not yet: lame duck durations,
-     * max_payload above max_pending, the leafnode, auth, proxies, gateway, cluster, JetStream and websocket checks,
-     * MQTT's no_auth_user and users.
-     */
-    private def startupChecks(doc: Obj): Unit = {
-      def entry(o: Obj, keys: String*) = o.entries.reverseIterator.collectFirst {
-        case (k, v) if keys.contains(lower(k)) => v
-      }
-      val operators = entry(doc, "operator", "operators", "roots", "root", "root_operators", "root_operator")
-      for (sentinel <- entry(doc, "default_sentinel").collect { case s: Str if s.value.nonEmpty => s }
-        if operators.isEmpty)
-        error(sentinel, "default_sentinel", "default sentinel requires operators and accounts")
-      def block(keys: String*) = entry(doc, keys: _*).collect { case o: Obj => o }
-      def port(o: Option[Obj]) = o.flatMap(entry(_, "port")).collect { case Integer(p, _) => p }.getOrElse(0L)
-      def negative(o: Obj, key: String) = entry(o, key).collect { case Str(d, _, _) => GoDuration.parse(d) }.exists {
-        case Right(nanos) => nanos < 0
-        case Left(_) => false
-      }
-      for (mqtt <- block("mqtt") if port(Some(mqtt)) != 0) {
-        val (cluster, gateway, leafnodes) = (block("cluster"), block("gateway"), block("leafnodes", "leaf"))
-        val named = entry(doc, "server_name").exists { case Str(n, _, _) => n.nonEmpty; case _ => true }
-        val jetstream = entry(doc, "jetstream").exists {
-          case Bool(on, _) => on
-          case Str(s, _, _) => Set("enabled", "enable")(lower(s))
-          case o: Obj => entry(o, "enabled", "enable").forall { case Bool(on, _) => on; case _ => true }
-          case _ => false
-        }
-        val remotes =
-          leafnodes.flatMap(entry(_, "remotes")).exists { case Arr(items, _) => items.nonEmpty; case _ => false }
-        val problem =
-          if (!named && (port(cluster) != 0 || port(gateway) != 0))
-            Some("mqtt requires server name to be explicitly set")
-          else if (negative(mqtt, "ack_wait")) Some("ack wait must be a positive value")
-          else if (negative(mqtt, "js_api_timeout")) Some("JS API timeout must be a positive value")
-          else if (!jetstream && port(cluster) == 0 && port(gateway) == 0 && port(leafnodes) == 0 && !remotes)
-            Some("mqtt requires JetStream to be enabled if running in standalone mode")
-          else None
-        problem.foreach(error(mqtt, "mqtt", _))
-      }
     }
 
     /**

@@ -350,4 +350,25 @@ class ServerOptionsSuite extends AnyFunSuite {
     assert(problems(remote("SUBADSEED")) ==
       Seq((2, "leafnodes.remotes[0].seed", "Remote leafnode nkey is not a valid seed: \"SUBADSEED\"")))
   }
+
+  test("2.15.3's -t runs the startup checks: the first that fails, on no line; before, -t takes these configs") {
+    def said(text: String, release: String) =
+      ServerOptions.check(ConfSyntax.parseDocument(text), ServerVersion.parse(release)).problems
+        .map(p => (p.placed, p.message))
+    // each: the 2.15.3 binary's -t (tests/validate_corpus/112-117 compare every release)
+    val checks = Seq(
+      "lame_duck_duration: \"30s\"\nlame_duck_grace_period: \"40s\"\n" ->
+        "lame duck grace period (40s) should be strictly lower than lame duck duration (30s)",
+      "max_payload: 100000\nmax_pending: 50000\n" -> "max_payload (100000) cannot be higher than max_pending (50000)",
+      "websocket {\n  port: 8080\n}\n" -> "websocket requires TLS configuration",
+      "cluster {\n  name: a\n  port: 6222\n}\ngateway {\n  name: b\n  port: 7222\n}\n" ->
+        "cluster name conflicts between cluster and gateway definitions",
+      "jetstream: enabled\ncluster {\n  listen: \"127.0.0.1:6222\"\n}\n" ->
+        "jetstream cluster requires `server_name` to be set",
+      "cluster {\n  port: 6222\n  compression: \"fastest\"\n}\n" -> "unsupported compression mode \"fastest\"")
+    for ((text, message) <- checks) {
+      assert(said(text, "2.15.3") == Seq((false, message)), text)
+      assert(said(text, "2.15.2").isEmpty, text)
+    }
+  }
 }
