@@ -48,6 +48,8 @@ FIELDS = {
     "permission_queues_checked": "a permission subject with white space is only a subscribe subject and its queue "
     "group, both valid; else any two words with a valid first one, in publish permissions too",
     "tls_verify_optional": 'a `tls` block\'s `verify` takes `"optional"`; else only a bool',
+    "service_import_subject_per_account": "two service imports may share a local subject from different accounts; "
+    "else a second one is refused",
 }
 
 

@@ -91,6 +91,8 @@ CONFIG_PROBES = {
     "authorization_timeout": "authorization {\n  timeout: true\n}\n",
     "permission_queue": 'authorization {\n  users: [ {user: a, password: b, permissions: {publish: ["not ok"]}} ]\n}\n',
     "tls_verify_word": 'tls {\n  verify: "maybe"\n}\n',
+    "service_import_twice": "accounts {\n  A: { exports: [ {service: a} ] }\n  B: { exports: [ {service: b} ] }\n"
+    "  C: { imports: [ {service: {account: A, subject: a}, to: q}, {service: {account: B, subject: b}, to: q} ] }\n}\n",
 }
 
 ACCOUNT_MAPPING = 'accounts {\n  A: { users: [{user: a, password: a}], mappings: { "orders.*": "orders.{{account-hash()}}.$1" } }\n}\n'

@@ -82,7 +82,7 @@ def test_a_release_newer_than_the_data_follows_its_lines_newest_known_release():
         "2026-11-11): it follows 2.15.3, the newest 2.15 release known here; `bash scripts/server-releases.sh` "
         "measures the releases published since"
     )
-    assert versions.parse("v2.14.11") == versions.V2_14_10 and versions.parse("2.10.30") == versions.V2_10
+    assert versions.parse("v2.14.11") == versions.V2_14_10 and versions.parse("2.10.30") == versions.V2_10_28
 
 
 def test_a_release_newer_than_the_data_is_taken_by_the_functions(spark):
@@ -147,6 +147,10 @@ def test_the_probes_fall_where_the_table_says(release):
     verify = probe(release, "config")["cases"]["tls_verify_word"]
     words = " or 'optional'" if version.tls_verify_optional else ""
     assert verify == f"error parsing tls config, expected 'verify' to be a boolean{words}", verify
+    # A local subject imported from two accounts is taken exactly where the table says.
+    twice = probe(release, "config")["cases"]["service_import_twice"]
+    refused = 'Duplicate service import subject "q", previously used in import for account "A", subject "a"'
+    assert twice == (None if version.service_import_subject_per_account else refused), twice
 
 
 def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):

@@ -46,6 +46,7 @@ class ServerVersion:
     authorization_timeout_checked: bool
     permission_queues_checked: bool
     tls_verify_optional: bool
+    service_import_subject_per_account: bool
     name: str
 
     def __str__(self) -> str:
@@ -139,6 +140,7 @@ V2_10_0 = ServerVersion(
     authorization_timeout_checked=False,
     permission_queues_checked=False,
     tls_verify_optional=False,
+    service_import_subject_per_account=False,
     name="2.10.0",
 )
 # 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
@@ -155,6 +157,8 @@ V2_10 = replace(
     ),
     name="2.10",
 )
+# parseAccountImports' duplicate check per exporting account, in 2.10.28 and 2.11.2 (their source)
+V2_10_28 = _next(V2_10, "2.10.28", service_import_subject_per_account=True)
 V2_11_0 = _next(
     V2_10,
     "2.11.0",
@@ -163,7 +167,7 @@ V2_11_0 = _next(
     server_name_spaces_refused=True,
 )
 # 2.11.2's parseAuthorization and parseLeafAuthorization check a timeout (its source; not in 2.10)
-V2_11_2 = _next(V2_11_0, "2.11.2", authorization_timeout_checked=True)
+V2_11_2 = _next(V2_11_0, "2.11.2", authorization_timeout_checked=True, service_import_subject_per_account=True)
 # nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
 V2_11_8 = _next(V2_11_2, "2.11.8", character_counts_bound_to_32_bits=True)
 V2_11 = replace(_next(V2_11_8, "2.11.11", implicit_republish=True), name="2.11")  # PR #7515
@@ -211,6 +215,7 @@ ROWS: tuple[ServerVersion, ...] = (
     V2_10_8,
     V2_10_14,
     V2_10,
+    V2_10_28,
     V2_11_0,
     V2_11_2,
     V2_11_8,

@@ -197,7 +197,7 @@ object Accounts {
           case Arr(items, _) =>
             imports =
               items.zipWithIndex.flatMap { case (e, i) => readImport(e, s"$field.$k[$i]", problems, version) }
-            duplicateServiceImports(imports, problems)
+            duplicateServiceImports(imports, problems, version)
           case other =>
             problems += ConfigProblem(other, s"$field.$k", "error", s"Imports should be an array, got ${goType(other)}")
         }
@@ -207,12 +207,15 @@ object Accounts {
     AccountSpec(name, name, mappings, exports, imports, o, field)
   }
 
-  /** parseAccountImports: two service imports of one account may not share their local subject. */
+  /**
+   * parseAccountImports: two service imports of one account may not share their local subject, from one exporting
+   * account (or from any, before the release checks per account: [[ServerVersion.serviceImportSubjectPerAccount]]).
+   */
   private def duplicateServiceImports(
-      imports: Seq[AccountImport], problems: mutable.ArrayBuffer[ConfigProblem]): Unit = {
+      imports: Seq[AccountImport], problems: mutable.ArrayBuffer[ConfigProblem], version: ServerVersion): Unit = {
     val seen = mutable.ArrayBuffer.empty[AccountImport]
     for (i <- imports if i.kind == "service") {
-      seen.find(d => d.to == i.to && d.account == i.account) match {
+      seen.find(d => d.to == i.to && (d.account == i.account || !version.serviceImportSubjectPerAccount)) match {
         case Some(d) => problems += ConfigProblem(i.at, i.field, "error",
             s"Duplicate service import subject ${GoQuote(i.to)}, previously used in import for account ${GoQuote(
                 d.account)}, subject ${GoQuote(d.subject)}")

@@ -106,6 +106,12 @@ final class ServerVersion private (
      * says so ("expected 'verify' to be a boolean or 'optional'"); before, only a bool.
      */
     val tlsVerifyOptional: Boolean,
+    /**
+     * Two service imports of an account may share their local subject when they import from different accounts
+     * (parseAccountImports keys its check by the exporting account too); before, any second service import of a
+     * local subject is refused ("Duplicate service import subject").
+     */
+    val serviceImportSubjectPerAccount: Boolean,
     /** What was asked for: a line ("2.14", the row of its measured release) or a release ("2.14.0"). */
     val name: String) extends Serializable {
 
@@ -131,13 +137,14 @@ final class ServerVersion private (
       tlsUnknownFieldInList: Boolean = tlsUnknownFieldInList,
       authorizationTimeoutChecked: Boolean = authorizationTimeoutChecked,
       permissionQueuesChecked: Boolean = permissionQueuesChecked,
-      tlsVerifyOptional: Boolean = tlsVerifyOptional): ServerVersion =
+      tlsVerifyOptional: Boolean = tlsVerifyOptional,
+      serviceImportSubjectPerAccount: Boolean = serviceImportSubjectPerAccount): ServerVersion =
     new ServerVersion(ServerVersion.lineOf(since), since, functions, parsedFunctions, partitionOfWholeSubject,
       functionsNeedASourceWildcard, countsBoundTo32Bits, characterCountsBoundTo32Bits, partitionByZeroIsZero,
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
       testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, authorizationTimeoutChecked,
-      permissionQueuesChecked, tlsVerifyOptional, since)
+      permissionQueuesChecked, tlsVerifyOptional, serviceImportSubjectPerAccount, since)
 
   /** This row under another name (a line, or a release it covers). */
   private def named(name: String): ServerVersion =
@@ -146,7 +153,7 @@ final class ServerVersion private (
       invalidDestinationError, emptyTokenErrorSaysIn, streamTransformsCheckedAsMappings, implicitRepublish,
       suppressesInvalidRepublish, consumerFiltersMayCollide, accountFunctions, suppressesReservedRepublish,
       testRunsStartupChecks, serverNameSpacesRefused, tlsUnknownFieldInList, authorizationTimeoutChecked,
-      permissionQueuesChecked, tlsVerifyOptional, name)
+      permissionQueuesChecked, tlsVerifyOptional, serviceImportSubjectPerAccount, name)
 
   /**
    * The releases of this row whose binaries were measured ([[ServerVersion.Measured]]); none for a row read
@@ -216,6 +223,7 @@ object ServerVersion {
     authorizationTimeoutChecked = false,
     permissionQueuesChecked = false,
     tlsVerifyOptional = false,
+    serviceImportSubjectPerAccount = false,
     name = "2.10.0")
 
   // 2.10.8's parseTLS names an unknown field alone (measured: every 2.10 binary's -t on tests/validate_corpus)
@@ -231,12 +239,16 @@ object ServerVersion {
     parsedFunctions = Seq("wildcard", "partition", "splitfromleft", "splitfromright", "slicefromleft", "slicefromright",
       "right", "left", "split")).named("2.10")
 
+  // parseAccountImports' duplicate check per exporting account, in 2.10.28 and 2.11.2 (their source)
+  val V2_10_28: ServerVersion = V2_10.next("2.10.28")(serviceImportSubjectPerAccount = true)
+
   val V2_11_0: ServerVersion = V2_10.next("2.11.0")(
     invalidDestinationError = "invalid mapping destination: invalid transform",
     streamTransformsCheckedAsMappings = true,
     serverNameSpacesRefused = true)
   // 2.11.2's parseAuthorization and parseLeafAuthorization check a timeout (its source; not in 2.10)
-  val V2_11_2: ServerVersion = V2_11_0.next("2.11.2")(authorizationTimeoutChecked = true)
+  val V2_11_2: ServerVersion =
+    V2_11_0.next("2.11.2")(authorizationTimeoutChecked = true, serviceImportSubjectPerAccount = true)
   // nats-server commit 97dbe4deb ("Fix some integer overflows/underflows"), first in 2.11.8 and 2.12.0; not in 2.10
   val V2_11_8: ServerVersion = V2_11_2.next("2.11.8")(characterCountsBoundTo32Bits = true)
   val V2_11: ServerVersion = V2_11_8.next("2.11.11")(implicitRepublish = true).named("2.11") // #7515
@@ -277,7 +289,8 @@ object ServerVersion {
 
   /** Every row of the table, oldest first. */
   val rows: Seq[ServerVersion] =
-    Seq(V2_10_0, V2_10_8, V2_10_14, V2_10, V2_11_0, V2_11_2, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9, V2_12_14,
+    Seq(V2_10_0, V2_10_8, V2_10_14, V2_10, V2_10_28, V2_11_0, V2_11_2, V2_11_8, V2_11, V2_12_0, V2_12_2, V2_12, V2_12_9,
+      V2_12_14,
       V2_14_0, V2_14_1, V2_14, V2_14_7, V2_14_10, V2_15, V2_15_3)
 
   /**

@@ -343,9 +343,9 @@ class ServerOptionsSuite extends AnyFunSuite {
       Seq((3, "accounts.A.nkey", "Not a valid public nkey for an account: \"ABADKEY\"")))
     assert(problems("accounts {\n  B: {\n    msg_trace: { dest: \"t.b\", sampling: \"50x\" }\n  }\n}\n") ==
       Seq((3, "accounts.B.msg_trace.sampling", "Invalid trace destination sampling value \"50x\"")))
-    // a user seed (nkeys' test seed): valid; an account seed is no user seed
+    // a user seed (nkeys' test seed): valid; a text that is no seed is refused
     val userSeed = "SUAMK2FG4MI6UE3ACF3FK3OIQBCEIEZV7NSWFFEW63UXMRLFM2XLAXK4GY"
-    val remote = (seed: String) => s"leafnodes {\n  remotes: [ { url: \"nats://h:7422\", seed: $Q$seed$Q } ]\n}\n"
+    val remote = (seed: String) => s"leafnodes {\n  remotes: [ { url: ${Q}nats://h:7422$Q, seed: $Q$seed$Q } ]\n}\n"
     assert(problems(remote(userSeed)).isEmpty)
     assert(problems(remote("SUBADSEED")) ==
       Seq((2, "leafnodes.remotes[0].seed", "Remote leafnode nkey is not a valid seed: \"SUBADSEED\"")))

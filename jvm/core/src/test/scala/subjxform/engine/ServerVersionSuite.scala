@@ -182,7 +182,8 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(Seq("2.14.10", "2.15.3").forall(v => parse(v).accountFunctions && parse(v).suppressesReservedRepublish))
     assert(parse("2.15.3").functions == parse("2.15.1").functions && parse("2.14.10").functions == V2_15.functions)
     assert(!parse("2.10.14").parsedFunctions.contains("left") && parse("2.10.15").parsedFunctions.contains("left"))
-    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_14 && parse("2.10.12") == V2_10_8)
+    assert(parse("2.10.15") == V2_10 && parse("2.10.14") == V2_10_14 && parse("2.10.12") == V2_10_8 &&
+      parse("2.10.27") == V2_10 && parse("2.10.29") == V2_10_28)
     // 2.10.0-2.10.12 take a source's colliding filters; 2.10.14 to 2.12.4 refuse them (the consumer fails)
     assert(
       V2_10_8.consumerFiltersMayCollide && !V2_10_14.consumerFiltersMayCollide && !V2_12_2.consumerFiltersMayCollide)
@@ -199,8 +200,11 @@ class ServerVersionSuite extends AnyFunSuite {
     // TLS `verify: optional` in 2.14.10 and 2.15.3 (as the account functions)
     assert(Seq("2.14.10", "2.15.3").forall(parse(_).tlsVerifyOptional) &&
       Seq("2.14.9", "2.15.2", "2.15").forall(!parse(_).tlsVerifyOptional))
+    // a local subject imported from two accounts: refused up to 2.10.27 and 2.11.1
+    assert(Seq("2.10.27", "2.10", "2.11.1").forall(!parse(_).serviceImportSubjectPerAccount) &&
+      Seq("2.10.28", "2.11.2", "2.12", "2.15.3").forall(parse(_).serviceImportSubjectPerAccount))
     assert(V2_10_0.measured.size == 8 && V2_10_8.measured.size == 5 && V2_10_14.measured == Seq(
-      "2.10.14") && V2_10.measured.size == 15)
+      "2.10.14") && V2_10.measured.size == 13 && V2_10_28.measured == Seq("2.10.28", "2.10.29"))
     // an import's `to` is checked only as a transform: a function the parser does not read is unknown there
     assert(verdict("a.*", "b.{{left(1,2)}}", parse("2.10.14"), "a.xyz") == Left(Unknown + "{{left(1,2)}}"))
   }
@@ -211,7 +215,7 @@ class ServerVersionSuite extends AnyFunSuite {
     assert(later.note.contains(s"nats-server 2.15.9 is not known to subjxform $subjxformVersion (its release data " +
         "ends at 2.15.3, 2026-11-11): it follows 2.15.3, the newest 2.15 release known here; " +
         "`bash scripts/server-releases.sh` measures the releases published since"))
-    assert(parse("v2.14.11") == V2_14_10 && parse("2.10.30") == V2_10 && parse("2.11.18").note.exists(
+    assert(parse("v2.14.11") == V2_14_10 && parse("2.10.30") == V2_10_28 && parse("2.11.18").note.exists(
       _.contains("it follows 2.11.17, the newest 2.11 release known here")))
     assert(subjxformVersion.matches("""\d+\.\d+\.\d+.*"""), subjxformVersion)
   }
