@@ -117,11 +117,12 @@ def scala(known: dict[str, dict[str, list[str]]], changes: dict[str, dict[str, t
                     )
                 previous[b] = fields
     rows = []
+    before: dict[str, tuple] = {}  # the line before's lists: a later line is written as the blocks whose list differs
     for line, blocks in known.items():
-        pairs = [f'"{b}" -> {lists[tuple(blocks[b])]}' for b in BLOCKS]
-        grouped = [
-            ""
-        ]  # pairs packed into lines of at most 120 characters (each with its comma), as scalafmt keeps them
+        pairs = [f'"{b}" -> {lists[tuple(blocks[b])]}' for b in BLOCKS if before.get(b) != tuple(blocks[b])]
+        before = {b: tuple(blocks[b]) for b in BLOCKS}
+        # pairs packed into lines of at most 120 characters (each with its comma), as scalafmt keeps them
+        grouped = [""]
         for pair in pairs:
             joined = f"{grouped[-1]}, {pair}" if grouped[-1] else pair
             if grouped[-1] and len("      " + joined) + 2 > 120:
@@ -157,8 +158,14 @@ def scala(known: dict[str, dict[str, list[str]]], changes: dict[str, dict[str, t
 private[subjxform] object ServerFields {{
 {val_text}
 
-  val known: Map[String, Map[String, Set[String]]] = Map(
+  /** The oldest line's lists, then each later line's that differ from the line before's. */
+  private val lineChanges: Seq[(String, Map[String, Set[String]])] = Seq(
 {body})
+
+  val known: Map[String, Map[String, Set[String]]] =
+    lineChanges.scanLeft(("", Map.empty[String, Set[String]])) {{ case ((_, before), (line, changed)) =>
+      (line, before ++ changed)
+    }}.tail.toMap
 
   /**
    * The releases whose lists differ from their line's (its measured release's): per block, the fields the

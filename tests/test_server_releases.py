@@ -132,25 +132,32 @@ def test_the_probes_fall_where_the_table_says(release):
     republished = streams["republished"]
     assert ("rpw.a" in republished) == (not version.suppresses_invalid_republish), republished
     assert "rp.x" in republished and "rp." not in republished
-    # A tls block's unknown field is named in a list exactly where the table says.
-    tls = probe(release, "config")["cases"]["tls_unknown_field"]
-    named = '["verfy"]' if version.tls_unknown_field_in_list else '"verfy"'
-    assert tls == f"error parsing tls config, unknown field {named}", tls
-    # An authorization's timeout of a wrong type is refused exactly where the table says.
-    timeout = probe(release, "config")["cases"]["authorization_timeout"]
-    refused = "error parsing authorization config, 'timeout' wrong type"
-    assert timeout == (refused if version.authorization_timeout_checked else None), timeout
-    # A publish permission of two words is refused exactly where the table says.
-    queue = probe(release, "config")["cases"]["permission_queue"]
-    assert queue == ('subject "not ok" is not a valid subject' if version.permission_queues_checked else None), queue
-    # A tls block's verify that is no bool is refused in the words the table says.
-    verify = probe(release, "config")["cases"]["tls_verify_word"]
-    words = " or 'optional'" if version.tls_verify_optional else ""
-    assert verify == f"error parsing tls config, expected 'verify' to be a boolean{words}", verify
-    # A local subject imported from two accounts is taken exactly where the table says.
-    twice = probe(release, "config")["cases"]["service_import_twice"]
-    refused = 'Duplicate service import subject "q", previously used in import for account "A", subject "a"'
-    assert twice == (None if version.service_import_subject_per_account else refused), twice
+    # Each config probe's first error (None: valid) is the one the table says: (the field, -t's words where it is
+    # set, where it is not).
+    cases = probe(release, "config")["cases"]
+    tls = "error parsing tls config, "
+    duplicate = 'Duplicate service import subject "q", previously used in import for account "A", subject "a"'
+    expected = {
+        "tls_unknown_field": (
+            version.tls_unknown_field_in_list,
+            tls + 'unknown field ["verfy"]',
+            tls + 'unknown field "verfy"',
+        ),
+        "authorization_timeout": (
+            version.authorization_timeout_checked,
+            "error parsing authorization config, 'timeout' wrong type",
+            None,
+        ),
+        "permission_queue": (version.permission_queues_checked, 'subject "not ok" is not a valid subject', None),
+        "tls_verify_word": (
+            version.tls_verify_optional,
+            tls + "expected 'verify' to be a boolean or 'optional'",
+            tls + "expected 'verify' to be a boolean",
+        ),
+        "service_import_twice": (version.service_import_subject_per_account, None, duplicate),
+    }
+    for name, (field_set, where_set, where_not) in expected.items():
+        assert cases[name] == (where_set if field_set else where_not), (name, cases[name])
 
 
 def test_the_project_republishes_neither_invalid_subject_on_any_release(spark):

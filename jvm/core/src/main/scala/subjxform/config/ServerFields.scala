@@ -199,7 +199,8 @@ private[subjxform] object ServerFields {
 
   private val JetstreamLimits2_15 = JetstreamLimits2_12 ++ Set("default_max_consumers")
 
-  val known: Map[String, Map[String, Set[String]]] = Map(
+  /** The oldest line's lists, then each later line's that differ from the line before's. */
+  private val lineChanges: Seq[(String, Map[String, Set[String]])] = Seq(
     "2.10" -> Map(
       "top" -> Top2_10, "account" -> Account2_10, "export" -> Export2_10, "import" -> Import2_10,
       "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_10, "cluster" -> Cluster2_10,
@@ -213,48 +214,25 @@ private[subjxform] object ServerFields {
       "account_jetstream" -> AccountJetstream2_10, "account_limits" -> AccountLimits2_10),
     "2.11" -> Map(
       "top" -> Top2_11, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
-      "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_10, "cluster" -> Cluster2_11,
-      "gateway" -> Gateway2_11, "gateway_remote" -> GatewayRemote2_10, "jetstream" -> Jetstream2_11,
-      "leafnodes" -> Leafnodes2_11, "leafnode_remote" -> LeafnodeRemote2_10, "websocket" -> Websocket2_11,
-      "mqtt" -> Mqtt2_11, "tls" -> Tls2_10, "user" -> User2_10, "permissions" -> Permissions2_10,
-      "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
-      "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_10, "leaf_user" -> LeafUser2_10,
-      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_10,
-      "jetstream_limits_batch" -> JetstreamLimitsBatch2_10, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10),
+      "cluster" -> Cluster2_11, "gateway" -> Gateway2_11, "jetstream" -> Jetstream2_11, "leafnodes" -> Leafnodes2_11,
+      "websocket" -> Websocket2_11, "mqtt" -> Mqtt2_11, "auth_callout" -> AuthCallout2_11,
+      "jetstream_tpm" -> JetstreamTpm2_11, "account_jetstream" -> AccountJetstream2_11),
     "2.12" -> Map(
-      "top" -> Top2_12, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
-      "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
-      "gateway" -> Gateway2_12, "gateway_remote" -> GatewayRemote2_10, "jetstream" -> Jetstream2_12,
-      "leafnodes" -> Leafnodes2_12, "leafnode_remote" -> LeafnodeRemote2_12, "websocket" -> Websocket2_12,
-      "mqtt" -> Mqtt2_11, "tls" -> Tls2_12, "user" -> User2_12, "permissions" -> Permissions2_10,
-      "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
-      "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
-      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_12,
-      "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10),
+      "top" -> Top2_12, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12, "gateway" -> Gateway2_12,
+      "jetstream" -> Jetstream2_12, "leafnodes" -> Leafnodes2_12, "leafnode_remote" -> LeafnodeRemote2_12,
+      "websocket" -> Websocket2_12, "tls" -> Tls2_12, "user" -> User2_12,
+      "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
+      "jetstream_limits" -> JetstreamLimits2_12, "jetstream_limits_batch" -> JetstreamLimitsBatch2_12),
     "2.14" -> Map(
-      "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
-      "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
-      "gateway" -> Gateway2_12, "gateway_remote" -> GatewayRemote2_10, "jetstream" -> Jetstream2_14,
-      "leafnodes" -> Leafnodes2_14, "leafnode_remote" -> LeafnodeRemote2_14, "websocket" -> Websocket2_12,
-      "mqtt" -> Mqtt2_11, "tls" -> Tls2_12, "user" -> User2_12, "permissions" -> Permissions2_10,
-      "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
-      "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
-      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_12,
-      "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10),
+      "top" -> Top2_14, "jetstream" -> Jetstream2_14, "leafnodes" -> Leafnodes2_14,
+      "leafnode_remote" -> LeafnodeRemote2_14),
     "2.15" -> Map(
-      "top" -> Top2_14, "account" -> Account2_11, "export" -> Export2_11, "import" -> Import2_11,
-      "import_account" -> ImportAccount2_10, "authorization" -> Authorization2_12, "cluster" -> Cluster2_12,
-      "gateway" -> Gateway2_12, "gateway_remote" -> GatewayRemote2_10, "jetstream" -> Jetstream2_14,
-      "leafnodes" -> Leafnodes2_14, "leafnode_remote" -> LeafnodeRemote2_14, "websocket" -> Websocket2_12,
-      "mqtt" -> Mqtt2_11, "tls" -> Tls2_12, "user" -> User2_12, "permissions" -> Permissions2_10,
-      "subject_permission" -> SubjectPermission2_10, "allow_responses" -> AllowResponses2_10,
-      "auth_callout" -> AuthCallout2_11, "leaf_authorization" -> LeafAuthorization2_12, "leaf_user" -> LeafUser2_12,
-      "simple_authorization" -> SimpleAuthorization2_10, "jetstream_limits" -> JetstreamLimits2_15,
-      "jetstream_limits_batch" -> JetstreamLimitsBatch2_12, "jetstream_tpm" -> JetstreamTpm2_11,
-      "account_jetstream" -> AccountJetstream2_11, "account_limits" -> AccountLimits2_10))
+      "jetstream_limits" -> JetstreamLimits2_15))
+
+  val known: Map[String, Map[String, Set[String]]] =
+    lineChanges.scanLeft(("", Map.empty[String, Set[String]])) { case ((_, before), (line, changed)) =>
+      (line, before ++ changed)
+    }.tail.toMap
 
   /**
    * The releases whose lists differ from their line's (its measured release's): per block, the fields the
