@@ -16,6 +16,10 @@ private[config] object NKeys {
   def isValidPublic(key: String, prefix: Int): Boolean =
     decode(key).exists(raw => (raw(0) & 0xf8) == prefix)
 
+  /** nkeys' IsValidPublicKey: a public key of any kind (operator, server, cluster, account, user, curve). */
+  def isValidPublicAny(key: String): Boolean =
+    decode(key).exists(raw => Set(Operator, 13 << 3, 2 << 3, Account, User, Curve)(raw(0) & 0xff))
+
   private val Seed = 18 << 3 // 'S'
 
   /** A seed of a kind (nkeys' DecodeSeed, which reads its two prefixes and no length, then the kind it names). */

@@ -52,15 +52,19 @@ private[config] trait ValueOptions {
           error(v, field, "preload should be a map of account_public_key:account_jwt")
       // (its words say tags: the server's own)
       case "ocsp_cache" => v match {
-          case _: Bool | _: Obj =>
+          case _: Bool =>
+          case o: Obj => ocspCache(o, field)
           case other => error(other, field, s"error parsing tags: unsupported type ${goType(other)}")
         }
       case "ocsp" => v match {
-          case _: Bool | _: Obj =>
+          case _: Bool =>
+          case o: Obj => ocsp(o, field)
           case other => error(other, field, s"error parsing ocsp config: unsupported type ${goType(other)}")
         }
-      case "proxies" => if (!v.isInstanceOf[Obj])
-          error(v, field, s"expected proxies to be a map/struct, got ${goType(v)}")
+      case "proxies" => v match {
+          case o: Obj => proxies(o, field)
+          case other => error(other, field, s"expected proxies to be a map/struct, got ${goType(other)}")
+        }
       case _ =>
     }
   }
@@ -149,9 +153,73 @@ private[config] trait ValueOptions {
         case other => error(other, field,
             s"Expected boolean or map for jetstream_cluster_migrate, got ${goType(other)}", placed = false)
       }
-    case "proxy" => if (!v.isInstanceOf[Obj]) error(v, field, s"Expected proxy to be a map, got ${goType(v)}")
+    case "proxy" => v match {
+        case o: Obj => for ((k, x) <- o.entries; path = s"$field.$k") (GoBytes.lower(k), x) match {
+            case ("url" | "username" | "password", _: Str) | ("timeout" | "tls", _) =>
+            case ("url" | "username" | "password", other) =>
+              error(other, path, s"interface conversion: interface {} is ${goType(other)}, not string")
+            case _ if !o.usedVariables(k) => error(x, path, s"unknown field ${GoQuote(k)}")
+            case _ =>
+          }
+        case other => error(other, field, s"Expected proxy to be a map, got ${goType(other)}")
+      }
     case _ =>
   }
+
+  /**
+   * `ocsp` as a map: its `mode` (always, must, never or auto), `url` and `urls` (which the server asserts as a
+   * []string, which no config list is), no other key (compared as written). It returns at its first error (Go's map
+   * order picks which): each is one it may give.
+   */
+  private def ocsp(o: Obj, field: String): Unit =
+    for ((k, x) <- o.entries; path = s"$field.$k") (k, x) match {
+      case ("mode", Str(mode, _, _)) =>
+        if (!Set("always", "must", "never", "auto").exists(_.equalsIgnoreCase(mode)))
+          error(x, path, "error parsing ocsp config: unsupported ocsp mode string")
+      case ("url", _: Str) =>
+      case ("mode" | "url", other) =>
+        error(other, path, s"interface conversion: interface {} is ${goType(other)}, not string")
+      case ("urls", other) => error(other, path, s"interface conversion: interface {} is ${goType(other)}, not []string")
+      case _ => error(x, path, "error parsing ocsp config: unsupported field string")
+    }
+
+  /** parseOCSPResponseCache: its `type` (none or local), `local_store`, `preserve_revoked` and `save_interval`. */
+  private def ocspCache(o: Obj, field: String): Unit = {
+    val words = "error parsing OCSP peer cache config, "
+    for ((k, x) <- o.entries; path = s"$field.$k") (GoBytes.lower(k), x) match {
+      case ("type", Str(kind, _, _)) => if (!Set("none", "local")(GoBytes.lower(kind)))
+          error(x, path, s"${words}unknown type [$kind]")
+      case ("local_store", _: Str) | ("preserve_revoked", _: Bool) =>
+      case ("save_interval", _: Integer | _: Decimal) =>
+      case ("save_interval", Str(d, _, _)) => GoDuration.parse(d).left.foreach(e =>
+          error(x, path, s"error parsing tls peer config, conversion error: $e"))
+      case ("save_interval", _) => error(x, path, s"${words}conversion error: unexpected type")
+      // a field of another type, or no field it knows: the same words
+      case _ => error(x, path, s"${words}unknown field [${GoQuote(k)}]")
+    }
+  }
+
+  /** parseProxies: its `trusted` list of proxies, each a map of a public `key` (parseProxiesTrusted). */
+  private def proxies(o: Obj, field: String): Unit =
+    for ((k, x) <- o.entries; path = s"$field.$k") GoBytes.lower(k) match {
+      case "trusted" => x match {
+          case Arr(items, _) => for (item <- items) item match {
+              case entry: Obj => for ((ek, kv) <- entry.entries) (GoBytes.lower(ek), kv) match {
+                  case ("key" | "public_key", Str(key, _, _)) =>
+                    if (!NKeys.isValidPublicAny(key)) error(kv, s"$path.$ek", s"invalid proxy key ${GoQuote(key)}")
+                  case ("key" | "public_key", other) =>
+                    error(other, s"$path.$ek", s"interface conversion: interface {} is ${goType(other)}, not string")
+                  case _ if !entry.usedVariables(ek) => error(kv, path, s"unknown field ${GoQuote(ek)}")
+                  case _ =>
+                }
+              case other => error(other, path,
+                  s"expected proxies' trusted entry to be a map/struct, got ${goType(other)}")
+            }
+          case other => error(other, path, s"expected proxies' trusted field to be an array, got ${goType(other)}")
+        }
+      case _ if !o.usedVariables(k) => error(x, field, s"unknown field ${GoQuote(k)}")
+      case _ =>
+    }
 
   /** A field of websocket (lower case `key`), if this trait reads it. */
   protected def websocketValue(key: String, v: ConfValue, field: String): Unit = {

@@ -347,6 +347,13 @@ class ServerOptionsSuite extends AnyFunSuite {
     val userSeed = "SUAMK2FG4MI6UE3ACF3FK3OIQBCEIEZV7NSWFFEW63UXMRLFM2XLAXK4GY"
     val remote = (seed: String) => s"leafnodes {\n  remotes: [ { url: ${Q}nats://h:7422$Q, seed: $Q$seed$Q } ]\n}\n"
     assert(problems(remote(userSeed)).isEmpty)
+    // the maps of ocsp, ocsp_cache and proxies (tests/validate_corpus/118-120)
+    assert(problems("ocsp {\n  mode: \"sometimes\"\n}\n") ==
+      Seq((2, "ocsp.mode", "error parsing ocsp config: unsupported ocsp mode string")))
+    assert(problems("ocsp_cache {\n  type: \"remote\"\n}\n") ==
+      Seq((2, "ocsp_cache.type", "error parsing OCSP peer cache config, unknown type [remote]")))
+    assert(problems("proxies {\n  trusted: [ { key: \"XBADKEY\" } ]\n}\n") ==
+      Seq((2, "proxies.trusted.key", "invalid proxy key \"XBADKEY\"")))
     assert(problems(remote("SUBADSEED")) ==
       Seq((2, "leafnodes.remotes[0].seed", "Remote leafnode nkey is not a valid seed: \"SUBADSEED\"")))
   }
