@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -151,12 +152,22 @@ class Processes:
                 env,
             )
 
+        def ui_port() -> int:
+            # The chosen port may be taken between its choice and the master's start (another Spark UI of the
+            # run): the master then binds the next one, which its log names.
+            bound = re.findall(r"MasterWebUI.* started at http://[^:/]+:(\d+)", self.log("master", chars=10**6))
+            return int(bound[-1]) if bound else ui
+
         def registered() -> bool:
-            with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as r:
-                return json.load(r).get("aliveworkers", 0) == workers
+            with urllib.request.urlopen(f"http://127.0.0.1:{ui_port()}/json/", timeout=2) as r:
+                body = r.read()
+            try:
+                return json.loads(body).get("aliveworkers", 0) == workers
+            except ValueError:  # another process's page on that port: not the master's yet
+                return False
 
         self.wait_until(f"{workers} workers", registered, 90, names)
-        return master, ui
+        return master, ui_port()
 
     def __exit__(self, *exc) -> None:
         for _name, proc in reversed(self.procs):
